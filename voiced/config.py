@@ -1,0 +1,119 @@
+"""Configuration: config.yaml parsed once, at the edge, into immutable pydantic models.
+
+This is the only module that reads the environment (for secrets).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from voiced.devices.registry import DeviceRegistry, load_yaml
+from voiced.errors import ConfigError, describe_validation_error
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class AudioConfig(_Section):
+    input_device: str | None = Field(None, description="sounddevice name or index; None = default")
+    output_device: str | None = None
+    sample_rate: int = Field(16000, description="microphone capture rate; the ear works at 16 kHz")
+    half_duplex: bool = Field(
+        True, description="ignore the microphone while the speaker plays (until barge-in exists)"
+    )
+
+
+class VadConfig(_Section):
+    aggressiveness: int = Field(2, ge=0, le=3)
+    frame_ms: Literal[10, 20, 30] = 30
+    pre_roll_ms: int = Field(300, ge=0, le=2000)
+    onset_ms: int = Field(90, ge=10, le=1000, description="speech needed to open an utterance")
+    hangover_ms: int = Field(600, ge=90, le=5000, description="silence needed to close it")
+    min_speech_ms: int = Field(250, ge=0, le=5000)
+    max_utterance_s: float = Field(15.0, gt=1, le=120)
+
+
+class AsrConfig(_Section):
+    model: str = Field("tiny.en", description="'tiny.en' (pip package) or a CTranslate2 model dir")
+    compute_type: str = "int8"
+    beam_size: int = Field(1, ge=1, le=10)
+    language: str = "en"
+    threads: int = Field(2, ge=1, le=64)
+
+
+class TtsConfig(_Section):
+    voice: str = Field("en_US-joe-medium", description="bundled voice name or path to a .onnx")
+    length_scale: float = Field(1.0, gt=0.3, le=3.0)
+    sentence_silence_s: float = Field(0.15, ge=0, le=2)
+
+
+class MqttConfig(_Section):
+    host: str = "127.0.0.1"
+    port: int = Field(1883, ge=1, le=65535)
+    client_id: str = "voiced"
+    username: str | None = None
+    password: str | None = Field(None, exclude=True, description="from VOICED_MQTT_PASSWORD only")
+    keepalive_s: int = Field(30, ge=5, le=3600)
+    connect_timeout_s: float = Field(5.0, gt=0, le=120)
+
+
+class AgentConfig(_Section):
+    kind: Literal["local"] = "local"
+    brightness_step_pct: int = Field(25, ge=1, le=100)
+
+
+class Config(_Section):
+    devices_dir: Path = Path("devices")
+    models_dir: Path = Path("models")
+    audio: AudioConfig = AudioConfig()
+    vad: VadConfig = VadConfig()
+    asr: AsrConfig = AsrConfig()
+    tts: TtsConfig = TtsConfig()
+    mqtt: MqttConfig = MqttConfig()
+    agent: AgentConfig = AgentConfig()
+
+    @model_validator(mode="after")
+    def _hangover_covers_a_frame(self) -> Config:
+        if self.vad.hangover_ms < self.vad.frame_ms:
+            raise ValueError("vad.hangover_ms must be at least one frame")
+        return self
+
+
+SECRET_ENV = {"VOICED_MQTT_PASSWORD": ("mqtt", "password")}
+
+
+def load_config(path: Path | None, environ: Mapping[str, str]) -> Config:
+    """Parse a config file (or the defaults) and resolve relative paths against its folder."""
+    raw: object = {}
+    base = Path.cwd()
+    if path is not None:
+        raw = load_yaml(path) or {}
+        base = path.resolve().parent
+        if not isinstance(raw, dict):
+            raise ConfigError(f"{path}: expected a mapping at the top level, got {type(raw).__name__}")
+    data = dict(raw)
+    for var, (section, key) in SECRET_ENV.items():
+        if key in (data.get(section) or {}):
+            raise ConfigError(f"{path}: {section}.{key}: secrets belong in the environment ({var})")
+        if var in environ:
+            data[section] = {**(data.get(section) or {}), key: environ[var]}
+    try:
+        config = Config.model_validate(data)
+    except ValidationError as exc:
+        raise ConfigError(describe_validation_error(path or "defaults", exc)) from None
+    return config.model_copy(
+        update={
+            "devices_dir": base / config.devices_dir,
+            "models_dir": base / config.models_dir,
+        }
+    )
+
+
+def load_all(path: Path | None, environ: Mapping[str, str]) -> tuple[Config, DeviceRegistry]:
+    config = load_config(path, environ)
+    return config, DeviceRegistry.load(config.devices_dir)

@@ -1,0 +1,109 @@
+"""Declared devices (from devices/*.yaml) and the typed commands they accept."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+SCENT_NAMES = ("lavender", "citrus", "eucalyptus", "sandalwood", "peppermint")
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+def check_topic(topic: str) -> str:
+    """Refuse topics we must never publish to: wildcards, $SYS and friends, empty levels."""
+    if not topic or any(ch in topic for ch in "+#\x00"):
+        raise ValueError(f"topic {topic!r} must be a plain topic without wildcards")
+    if topic.startswith("$"):
+        raise ValueError(f"topic {topic!r} is a broker-reserved ($) topic")
+    if "//" in topic or topic.startswith("/") or topic.endswith("/"):
+        raise ValueError(f"topic {topic!r} has an empty level")
+    return topic
+
+
+class _DeviceBase(_Strict):
+    name: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
+    room: str | None = None
+    aliases: list[str] = []
+    command_topic: str
+    state_topic: str
+
+    @field_validator("command_topic", "state_topic")
+    @classmethod
+    def _plain_topic(cls, value: str) -> str:
+        return check_topic(value)
+
+
+class LightDevice(_DeviceBase):
+    kind: Literal["light"]
+    brightness_max: int = Field(254, ge=1, le=254)
+    color_temp_min: int = Field(153, ge=50, le=1000)
+    color_temp_max: int = Field(500, ge=50, le=1000)
+
+
+class DiffuserDevice(_DeviceBase):
+    kind: Literal["diffuser"]
+    scents: list[str] = list(SCENT_NAMES)
+    intensity_max: int = Field(100, ge=1, le=100)
+
+
+class MusicDevice(_DeviceBase):
+    kind: Literal["music"]
+    genres: list[str] = []
+    volume_max: int = Field(100, ge=1, le=100)
+
+
+Device = Annotated[Union[LightDevice, DiffuserDevice, MusicDevice], Field(discriminator="kind")]
+
+
+class LightSet(_Strict):
+    """Zigbee2MQTT light command; absolute values only, never TOGGLE."""
+
+    device: str
+    state: Literal["ON", "OFF"] | None = None
+    brightness: int | None = Field(None, ge=0, le=254)
+    color_temp: int | None = Field(None, ge=50, le=1000)
+    color_hex: str | None = Field(None, pattern=r"^#[0-9a-fA-F]{6}$")
+
+    def payload(self) -> dict[str, object]:
+        body: dict[str, object] = {}
+        if self.state is not None:
+            body["state"] = self.state
+        if self.brightness is not None:
+            body["brightness"] = self.brightness
+        if self.color_temp is not None:
+            body["color_temp"] = self.color_temp
+        if self.color_hex is not None:
+            body["color"] = {"hex": self.color_hex.upper()}
+        return body
+
+
+class DiffuserSet(_Strict):
+    device: str
+    state: Literal["ON", "OFF"] | None = None
+    scent: str | None = None
+    intensity: int | None = Field(None, ge=0, le=100)
+
+    def payload(self) -> dict[str, object]:
+        return self.model_dump(exclude={"device"}, exclude_none=True)
+
+
+class MusicSet(_Strict):
+    device: str
+    action: Literal["play", "pause", "stop"] | None = None
+    genre: str | None = None
+    volume: int | None = Field(None, ge=0, le=100)
+
+    def payload(self) -> dict[str, object]:
+        return self.model_dump(exclude={"device"}, exclude_none=True)
+
+
+DeviceCommand = Union[LightSet, DiffuserSet, MusicSet]
+
+
+def encode(command: DeviceCommand) -> bytes:
+    return json.dumps(command.payload(), separators=(",", ":")).encode()

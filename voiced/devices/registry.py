@@ -1,0 +1,118 @@
+"""The device registry: devices/*.yaml, validated, and the gate every command passes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import TypeAdapter, ValidationError
+
+from voiced.devices.model import (
+    Device,
+    DeviceCommand,
+    DiffuserDevice,
+    DiffuserSet,
+    LightDevice,
+    LightSet,
+    MusicDevice,
+    MusicSet,
+    check_topic,
+)
+from voiced.errors import ConfigError, DeviceError, describe_validation_error
+
+_DEVICE_ADAPTER: TypeAdapter[Device] = TypeAdapter(Device)
+
+
+def load_yaml(path: Path) -> Any:
+    try:
+        return yaml.safe_load(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: file not found") from None
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{path}: not valid YAML: {exc}") from None
+
+
+def _clamp(value: int | None, low: int, high: int) -> int | None:
+    return None if value is None else max(low, min(high, value))
+
+
+class DeviceRegistry:
+    def __init__(self, devices: list[Device]) -> None:
+        self._devices: dict[str, Device] = {}
+        for device in devices:
+            if device.name in self._devices:
+                raise ConfigError(f"device {device.name!r} is declared twice")
+            self._devices[device.name] = device
+
+    @classmethod
+    def load(cls, directory: Path) -> DeviceRegistry:
+        if not directory.is_dir():
+            raise ConfigError(f"{directory}: devices directory not found")
+        files = sorted(directory.glob("*.yaml"))
+        if not files:
+            raise ConfigError(f"{directory}: no device files (*.yaml) found")
+        devices = []
+        for path in files:
+            try:
+                devices.append(_DEVICE_ADAPTER.validate_python(load_yaml(path)))
+            except ValidationError as exc:
+                raise ConfigError(describe_validation_error(path, exc)) from None
+        return cls(devices)
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        return iter(self._devices.values())
+
+    def __len__(self) -> int:
+        return len(self._devices)
+
+    def get(self, name: str) -> Device:
+        try:
+            return self._devices[name]
+        except KeyError:
+            known = ", ".join(sorted(self._devices))
+            raise DeviceError(f"unknown device {name!r} (declared: {known})") from None
+
+    def by_kind(self, kind: str) -> list[Device]:
+        return [d for d in self._devices.values() if d.kind == kind]
+
+    def by_state_topic(self, topic: str) -> Device | None:
+        for device in self._devices.values():
+            if device.state_topic == topic:
+                return device
+        return None
+
+    def prepare(self, command: DeviceCommand) -> tuple[str, DeviceCommand]:
+        """Check a command against its device's declaration; clamp values to the declared range.
+
+        Returns the command topic and the command as it will be sent.
+        """
+        device = self.get(command.device)
+        if isinstance(command, LightSet) and isinstance(device, LightDevice):
+            command = command.model_copy(
+                update={
+                    "brightness": _clamp(command.brightness, 0, device.brightness_max),
+                    "color_temp": _clamp(command.color_temp, device.color_temp_min, device.color_temp_max),
+                }
+            )
+        elif isinstance(command, DiffuserSet) and isinstance(device, DiffuserDevice):
+            if command.scent is not None and command.scent not in device.scents:
+                raise DeviceError(
+                    f"{device.name}: unknown scent {command.scent!r} (has: {', '.join(device.scents)})"
+                )
+            command = command.model_copy(
+                update={"intensity": _clamp(command.intensity, 0, device.intensity_max)}
+            )
+        elif isinstance(command, MusicSet) and isinstance(device, MusicDevice):
+            if command.genre is not None and device.genres and command.genre not in device.genres:
+                raise DeviceError(
+                    f"{device.name}: unknown genre {command.genre!r} (has: {', '.join(device.genres)})"
+                )
+            command = command.model_copy(update={"volume": _clamp(command.volume, 0, device.volume_max)})
+        else:
+            raise DeviceError(
+                f"{device.name} is a {device.kind}; it does not take a {type(command).__name__} command"
+            )
+        if not command.payload():
+            raise DeviceError(f"{device.name}: empty command")
+        return check_topic(device.command_topic), command

@@ -1,0 +1,135 @@
+"""A simulator that plays every declared device on the broker.
+
+It applies each valid command and publishes the new state, retained, on the
+device's state topic. A malformed payload is logged and ignored.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+from typing import Any
+
+from pydantic import ValidationError
+
+from voiced.config import MqttConfig
+from voiced.devices.model import (
+    Device,
+    DiffuserDevice,
+    DiffuserSet,
+    LightDevice,
+    LightSet,
+    MusicSet,
+)
+from voiced.devices.mqtt import MqttLink
+from voiced.devices.registry import DeviceRegistry
+from voiced.errors import DeviceError
+
+_LOGGER = logging.getLogger(__name__)
+
+
+def initial_state(device: Device) -> dict[str, Any]:
+    if isinstance(device, LightDevice):
+        return {"state": "OFF", "brightness": 127, "color_temp": 300}
+    if isinstance(device, DiffuserDevice):
+        return {"state": "OFF", "scent": device.scents[0], "intensity": 50}
+    return {"state": "stopped", "genre": None, "volume": 50}
+
+
+def parse_command(device: Device, raw: bytes) -> LightSet | DiffuserSet | MusicSet:
+    """Parse a wire payload into the device's typed command; raises ValueError naming the problem."""
+    try:
+        body = json.loads(raw)
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"not JSON: {exc}") from None
+    if not isinstance(body, dict):
+        raise ValueError(f"expected a JSON object, got {type(body).__name__}")
+    body = dict(body, device=device.name)
+    try:
+        if isinstance(device, LightDevice):
+            color = body.pop("color", None)
+            if color is not None:
+                if not isinstance(color, dict) or "hex" not in color:
+                    raise ValueError("color must be an object with a 'hex' field")
+                body["color_hex"] = color["hex"]
+            return LightSet.model_validate(body)
+        if isinstance(device, DiffuserDevice):
+            return DiffuserSet.model_validate(body)
+        return MusicSet.model_validate(body)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors()
+        )
+        raise ValueError(problems) from None
+
+
+def apply(state: dict[str, Any], command: LightSet | DiffuserSet | MusicSet) -> dict[str, Any]:
+    new = dict(state)
+    if isinstance(command, MusicSet):
+        if command.action is not None:
+            new["state"] = {"play": "playing", "pause": "paused", "stop": "stopped"}[command.action]
+        if command.genre is not None:
+            new["genre"] = command.genre
+        if command.volume is not None:
+            new["volume"] = command.volume
+    else:
+        new.update(command.payload())
+    return new
+
+
+class DeviceSimulator:
+    def __init__(self, registry: DeviceRegistry, mqtt_config: MqttConfig) -> None:
+        self._registry = registry
+        self._by_command_topic = {d.command_topic: d for d in registry}
+        self._states = {d.name: initial_state(d) for d in registry}
+        self._lock = threading.Lock()
+        self.applied = 0
+        self.rejected = 0
+        self._link = MqttLink(
+            mqtt_config,
+            client_id=f"{mqtt_config.client_id}-simulator",
+            subscriptions=list(self._by_command_topic),
+            on_message=self._handle,
+            on_status=self._publish_all_on_connect,
+        )
+
+    def start(self) -> None:
+        self._link.start()
+
+    async def wait_connected(self, timeout: float) -> bool:
+        return await self._link.wait_connected(timeout)
+
+    def stop(self) -> None:
+        self._link.stop()
+
+    def state_of(self, name: str) -> dict[str, Any]:
+        with self._lock:
+            return dict(self._states[name])
+
+    def _publish_all_on_connect(self, connected: bool, _detail: str) -> None:
+        if connected:
+            for device in self._registry:
+                self._publish_state(device)
+
+    def _publish_state(self, device: Device) -> None:
+        payload = json.dumps(self.state_of(device.name)).encode()
+        self._link.publish(device.state_topic, payload, retain=True)
+
+    def _handle(self, topic: str, payload: bytes) -> None:
+        device = self._by_command_topic.get(topic)
+        if device is None:
+            return
+        try:
+            command = parse_command(device, payload)
+            _, command = self._registry.prepare(command)
+        except (ValueError, DeviceError) as exc:
+            self.rejected += 1
+            _LOGGER.warning("%s: ignoring malformed command %r: %s", device.name, payload[:200], exc)
+            return
+        with self._lock:
+            self._states[device.name] = apply(self._states[device.name], command)
+        self.applied += 1
+        _LOGGER.info("%s <- %s", device.name, payload.decode(errors="replace"))
+        self._publish_state(device)
+

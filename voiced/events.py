@@ -1,0 +1,155 @@
+"""The event spine: small immutable events on an asyncio bus.
+
+Every component publishes here; the CLI's live view, the JSON event log used by
+the benchmark, and the tests all read the same stream.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import logging
+import time
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+_LOGGER = logging.getLogger(__name__)
+
+
+def _now() -> float:
+    return time.monotonic()
+
+
+@dataclass(frozen=True)
+class Event:
+    kind: ClassVar[str] = "event"
+    t: float = field(default_factory=_now, kw_only=True)
+
+    def to_dict(self) -> dict[str, Any]:
+        data = dataclasses.asdict(self)
+        data["kind"] = self.kind
+        return data
+
+
+@dataclass(frozen=True)
+class Ready(Event):
+    kind: ClassVar[str] = "ready"
+
+
+@dataclass(frozen=True)
+class SpeechStarted(Event):
+    kind: ClassVar[str] = "speech_started"
+    turn: int
+
+
+@dataclass(frozen=True)
+class SpeechEnded(Event):
+    """The segmenter closed an utterance; `voice_end_t` is when the last voiced frame arrived."""
+
+    kind: ClassVar[str] = "speech_ended"
+    turn: int
+    duration_s: float
+    voice_end_t: float
+
+
+@dataclass(frozen=True)
+class Transcript(Event):
+    kind: ClassVar[str] = "transcript"
+    turn: int
+    text: str
+
+
+@dataclass(frozen=True)
+class AgentText(Event):
+    kind: ClassVar[str] = "agent_text"
+    turn: int
+    text: str
+    understood: bool
+
+
+@dataclass(frozen=True)
+class CommandSent(Event):
+    kind: ClassVar[str] = "command_sent"
+    turn: int
+    device: str
+    topic: str
+    payload: str
+
+
+@dataclass(frozen=True)
+class CommandRefused(Event):
+    kind: ClassVar[str] = "command_refused"
+    turn: int
+    device: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class DeviceStateChanged(Event):
+    kind: ClassVar[str] = "device_state"
+    device: str
+    state: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class TtsStarted(Event):
+    """First audio of a turn's reply reached the sink."""
+
+    kind: ClassVar[str] = "tts_started"
+    turn: int
+
+
+@dataclass(frozen=True)
+class TtsStopped(Event):
+    kind: ClassVar[str] = "tts_stopped"
+    turn: int
+    audio_s: float
+
+
+@dataclass(frozen=True)
+class TurnFinished(Event):
+    kind: ClassVar[str] = "turn_finished"
+    turn: int
+
+
+@dataclass(frozen=True)
+class InputEnded(Event):
+    kind: ClassVar[str] = "input_ended"
+
+
+@dataclass(frozen=True)
+class BrokerStatus(Event):
+    kind: ClassVar[str] = "broker_status"
+    connected: bool
+    detail: str = ""
+
+
+class EventBus:
+    """Fan-out of events to subscriber queues; publish never blocks."""
+
+    def __init__(self) -> None:
+        self._queues: list[asyncio.Queue[Event]] = []
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    def bind_loop(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._loop = loop
+
+    def subscribe(self) -> asyncio.Queue[Event]:
+        queue: asyncio.Queue[Event] = asyncio.Queue()
+        self._queues.append(queue)
+        return queue
+
+    def unsubscribe(self, queue: asyncio.Queue[Event]) -> None:
+        if queue in self._queues:
+            self._queues.remove(queue)
+
+    def publish(self, event: Event) -> None:
+        _LOGGER.debug("event %s", event)
+        for queue in self._queues:
+            queue.put_nowait(event)
+
+    def publish_threadsafe(self, event: Event) -> None:
+        """Publish from a foreign thread (paho network thread, audio callbacks)."""
+        if self._loop is None or self._loop.is_closed():
+            return
+        self._loop.call_soon_threadsafe(self.publish, event)
