@@ -1,0 +1,112 @@
+"""Audio sinks: where the daemon's voice goes."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+import wave
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+
+_LOGGER = logging.getLogger(__name__)
+
+
+class AudioSinkError(Exception):
+    """The output device or file cannot be opened; the message names it."""
+
+
+class AudioSink(Protocol):
+    async def play(self, samples: np.ndarray, rate: int) -> None:
+        """Return once the samples have been handed to the device (or written)."""
+        ...
+
+    async def drain(self) -> None:
+        """Return once everything handed over has been heard."""
+        ...
+
+    def close(self) -> None: ...
+
+
+class WavFileSink:
+    """Appends every reply to one WAV file, with a short gap between turns."""
+
+    def __init__(self, path: Path) -> None:
+        self._path = path
+        self._wav: wave.Wave_write | None = None
+        self._rate = 0
+        self.seconds_written = 0.0
+
+    async def play(self, samples: np.ndarray, rate: int) -> None:
+        if self._wav is None:
+            try:
+                self._wav = wave.open(str(self._path), "wb")
+            except OSError as exc:
+                raise AudioSinkError(f"cannot write {self._path}: {exc}") from None
+            self._wav.setnchannels(1)
+            self._wav.setsampwidth(2)
+            self._wav.setframerate(rate)
+            self._rate = rate
+        elif rate != self._rate:
+            raise AudioSinkError(f"{self._path}: sample rate changed from {self._rate} to {rate}")
+        self._wav.writeframes(np.asarray(samples, dtype=np.int16).tobytes())
+        self.seconds_written += len(samples) / rate
+
+    async def drain(self) -> None:
+        return None
+
+    def close(self) -> None:
+        if self._wav is not None:
+            self._wav.close()
+            self._wav = None
+
+
+class SpeakerSink:
+    """A sounddevice output stream, opened at the voice's rate on first use."""
+
+    def __init__(self, device: str | None) -> None:
+        self._device = device
+        self._stream: Any = None
+        self._rate = 0
+        self._lock = threading.Lock()
+
+    def _open(self, rate: int) -> None:
+        import sounddevice as sd
+
+        try:
+            self._stream = sd.RawOutputStream(
+                samplerate=rate, channels=1, dtype="int16", device=self._device, latency="low"
+            )
+            self._stream.start()
+        except (sd.PortAudioError, ValueError) as exc:
+            raise AudioSinkError(f"cannot open speaker {self._device or '(default)'}: {exc}") from None
+        self._rate = rate
+
+    def _write(self, samples: np.ndarray, rate: int) -> None:
+        with self._lock:
+            if self._stream is None or rate != self._rate:
+                self.close()
+                self._open(rate)
+            self._stream.write(np.asarray(samples, dtype=np.int16).tobytes())
+
+    async def play(self, samples: np.ndarray, rate: int) -> None:
+        # Write in 100 ms slices so a cancellation takes effect within one slice.
+        step = max(1, rate // 10)
+        for offset in range(0, len(samples), step):
+            await asyncio.to_thread(self._write, samples[offset : offset + step], rate)
+
+    async def drain(self) -> None:
+        stream = self._stream
+        if stream is not None:
+            await asyncio.sleep(float(stream.latency))
+
+    def close(self) -> None:
+        if self._stream is not None:
+            try:
+                self._stream.stop()
+                self._stream.close()
+            except Exception:  # noqa: BLE001 - closing a dead device must not mask the real error
+                _LOGGER.debug("closing speaker failed", exc_info=True)
+            self._stream = None

@@ -1,0 +1,102 @@
+"""Audio sources: each yields 16 kHz mono int16 frames of a fixed length."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any, Protocol
+
+from voiced.audio.pcm import EAR_RATE, read_wav, resample
+
+_LOGGER = logging.getLogger(__name__)
+
+
+class AudioSourceError(Exception):
+    """The input device or file cannot be opened; the message names it."""
+
+
+class AudioSource(Protocol):
+    def frames(self, frame_ms: int) -> AsyncIterator[bytes]: ...
+
+
+class WavFileSource:
+    """A WAV file as the microphone, paced in real time or as fast as possible."""
+
+    def __init__(self, path: Path, *, realtime: bool = True) -> None:
+        try:
+            samples, rate = read_wav(path)
+        except (FileNotFoundError, ValueError) as exc:
+            raise AudioSourceError(str(exc)) from None
+        self._samples = resample(samples, rate, EAR_RATE)
+        self._realtime = realtime
+        self.duration_s = len(self._samples) / EAR_RATE
+
+    async def frames(self, frame_ms: int) -> AsyncIterator[bytes]:
+        step = EAR_RATE * frame_ms // 1000
+        start = time.monotonic()
+        for index, offset in enumerate(range(0, len(self._samples) - step + 1, step)):
+            if self._realtime:
+                due = start + index * frame_ms / 1000
+                delay = due - time.monotonic()
+                if delay > 0:
+                    await asyncio.sleep(delay)
+            elif index % 32 == 0:
+                await asyncio.sleep(0)  # let the rest of the daemon run
+            yield self._samples[offset : offset + step].tobytes()
+
+
+class MicrophoneSource:
+    """A sounddevice input stream; the PortAudio callback hands blocks to the loop."""
+
+    def __init__(self, device: str | None) -> None:
+        self._device = device
+
+    async def frames(self, frame_ms: int) -> AsyncIterator[bytes]:
+        import sounddevice as sd  # imported here: needs libportaudio2 only when a mic is used
+
+        loop = asyncio.get_running_loop()
+        queue: asyncio.Queue[bytes] = asyncio.Queue(maxsize=500)
+        step = EAR_RATE * frame_ms // 1000
+
+        def on_block(data: Any, _frames: int, _time: Any, status: Any) -> None:
+            if status:
+                _LOGGER.debug("microphone status: %s", status)
+            loop.call_soon_threadsafe(_offer, queue, bytes(data))
+
+        try:
+            stream = sd.RawInputStream(
+                samplerate=EAR_RATE,
+                channels=1,
+                dtype="int16",
+                blocksize=step,
+                device=self._device,
+                callback=on_block,
+            )
+        except (sd.PortAudioError, ValueError) as exc:
+            raise AudioSourceError(
+                f"cannot open microphone {self._device or '(default)'}: {exc}"
+            ) from None
+        with stream:
+            _LOGGER.info("microphone open: %s", self._device or "(default)")
+            while True:
+                yield await queue.get()
+
+
+def _offer(queue: asyncio.Queue[bytes], block: bytes) -> None:
+    if queue.full():
+        queue.get_nowait()  # drop the oldest block rather than fall behind the speaker
+    queue.put_nowait(block)
+
+
+def has_microphone(device: str | None) -> tuple[bool, str]:
+    try:
+        import sounddevice as sd
+
+        info = sd.query_devices(device, kind="input")
+        sd.check_input_settings(device=device, samplerate=EAR_RATE, channels=1, dtype="int16")
+    except (OSError, ValueError, Exception) as exc:  # noqa: BLE001 - PortAudio raises many types
+        return False, str(exc)
+    return True, str(info["name"])

@@ -1,0 +1,123 @@
+"""A pure, clock-free VAD segmenter.
+
+Feed it one frame at a time together with the VAD's verdict; it answers when
+an utterance starts and ends. Time is counted in frames, never read from a
+clock, so it is tested with plain asserts.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass
+from typing import Literal
+
+
+@dataclass(frozen=True)
+class SegmenterSettings:
+    frame_ms: int = 30
+    pre_roll_ms: int = 300
+    onset_ms: int = 90
+    hangover_ms: int = 600
+    min_speech_ms: int = 250
+    max_utterance_ms: int = 15000
+
+    def frames(self, ms: int) -> int:
+        return max(1, -(-ms // self.frame_ms))
+
+
+@dataclass(frozen=True)
+class UtteranceStarted:
+    pass
+
+
+@dataclass(frozen=True)
+class UtteranceEnded:
+    audio: bytes
+    speech_ms: int
+    trailing_silence_ms: int
+    reason: Literal["silence", "max_length", "input_ended"]
+
+
+@dataclass(frozen=True)
+class UtteranceDiscarded:
+    """Opened on a noise burst, but too little speech to be worth transcribing."""
+
+    speech_ms: int
+
+
+SegmenterEvent = UtteranceStarted | UtteranceEnded | UtteranceDiscarded
+
+
+class Segmenter:
+    def __init__(self, settings: SegmenterSettings) -> None:
+        self._s = settings
+        self._onset_frames = settings.frames(settings.onset_ms)
+        self._hangover_frames = settings.frames(settings.hangover_ms)
+        self._max_frames = settings.frames(settings.max_utterance_ms)
+        self._pre_roll: deque[bytes] = deque(
+            maxlen=settings.frames(settings.pre_roll_ms) + self._onset_frames
+        )
+        self._reset()
+
+    @property
+    def in_speech(self) -> bool:
+        return self._in_speech
+
+    def _reset(self) -> None:
+        self._in_speech = False
+        self._voiced_run = 0
+        self._frames: list[bytes] = []
+        self._speech_frames = 0
+        self._silence_run = 0
+        self._pre_roll.clear()
+
+    def reset(self) -> None:
+        """Drop whatever is in progress (e.g. while our own voice is playing)."""
+        self._reset()
+
+    def process(self, frame: bytes, is_speech: bool) -> list[SegmenterEvent]:
+        if not self._in_speech:
+            self._pre_roll.append(frame)
+            self._voiced_run = self._voiced_run + 1 if is_speech else 0
+            if self._voiced_run < self._onset_frames:
+                return []
+            self._in_speech = True
+            self._frames = list(self._pre_roll)
+            self._speech_frames = self._voiced_run
+            self._silence_run = 0
+            return [UtteranceStarted()]
+
+        self._frames.append(frame)
+        if is_speech:
+            self._speech_frames += 1
+            self._silence_run = 0
+        else:
+            self._silence_run += 1
+        if self._silence_run >= self._hangover_frames:
+            return [self._close("silence")]
+        if len(self._frames) >= self._max_frames:
+            return [self._close("max_length")]
+        return []
+
+    def flush(self) -> list[SegmenterEvent]:
+        """The input has ended: close an utterance in progress."""
+        if not self._in_speech:
+            self._reset()
+            return []
+        return [self._close("input_ended")]
+
+    def _close(self, reason: Literal["silence", "max_length", "input_ended"]) -> SegmenterEvent:
+        frame_ms = self._s.frame_ms
+        speech_ms = self._speech_frames * frame_ms
+        event: SegmenterEvent
+        if speech_ms < self._s.min_speech_ms:
+            event = UtteranceDiscarded(speech_ms=speech_ms)
+        else:
+            event = UtteranceEnded(
+                audio=b"".join(self._frames),
+                speech_ms=speech_ms,
+                trailing_silence_ms=self._silence_run * frame_ms,
+                reason=reason,
+            )
+        self._reset()
+        return event

