@@ -1,0 +1,73 @@
+"""Shared fixtures: a real Mosquitto broker on a free port, the repo's device registry."""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from voiced.config import MqttConfig
+from voiced.devices.registry import DeviceRegistry
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def wait_for_port(port: int, timeout: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with socket.socket() as sock:
+            if sock.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.05)
+    raise TimeoutError(f"nothing listening on 127.0.0.1:{port} after {timeout} s")
+
+
+class Broker:
+    def __init__(self, workdir: Path) -> None:
+        self.port = free_port()
+        self._conf = workdir / "mosquitto.conf"
+        self._conf.write_text(f"listener {self.port} 127.0.0.1\nallow_anonymous true\npersistence false\n")
+        self._log = workdir / "mosquitto.log"
+        self._proc: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        binary = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
+        self._proc = subprocess.Popen(
+            [binary, "-c", str(self._conf)], stdout=self._log.open("ab"), stderr=subprocess.STDOUT
+        )
+        wait_for_port(self.port)
+
+    def stop(self) -> None:
+        if self._proc is not None:
+            self._proc.terminate()
+            self._proc.wait(timeout=10)
+            self._proc = None
+
+    def mqtt_config(self, client_id: str = "voiced-test") -> MqttConfig:
+        return MqttConfig(port=self.port, client_id=client_id, connect_timeout_s=5)
+
+
+@pytest.fixture
+def broker(tmp_path: Path) -> Iterator[Broker]:
+    server = Broker(tmp_path)
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="session")
+def registry() -> DeviceRegistry:
+    return DeviceRegistry.load(REPO / "devices")

@@ -1,0 +1,124 @@
+"""Bad config and device files: exit status 2 and a message naming the file and the field."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REPO
+from voiced.config import load_all, load_config
+from voiced.errors import ConfigError
+
+
+def check_config(path: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "voiced", "check-config", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=path.parent,
+    )
+
+
+def project_copy(tmp_path: Path) -> Path:
+    shutil.copytree(REPO / "devices", tmp_path / "devices")
+    shutil.copy(REPO / "config.yaml", tmp_path / "config.yaml")
+    return tmp_path / "config.yaml"
+
+
+def test_default_config_is_valid() -> None:
+    result = check_config(REPO / "config.yaml")
+    assert result.returncode == 0, result.stderr
+    assert "5 devices" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("yaml_text", "expected"),
+    [
+        ("vad:\n  hangover_ms: 10\n", "vad.hangover_ms"),
+        ("vad:\n  aggressiveness: 7\n", "vad.aggressiveness"),
+        ("mqtt:\n  port: http\n", "mqtt.port"),
+        ("mqtt:\n  prot: 1883\n", "mqtt.prot"),
+        ("audio:\n  half_duplex: sometimes\n", "audio.half_duplex"),
+        ("agent:\n  kind: gpt\n", "agent.kind"),
+        ("devices_dir: nowhere\n", "nowhere: devices directory not found"),
+        ("vad: [1, 2\n", "not valid YAML"),
+        ("- just\n- a list\n", "expected a mapping"),
+        ("mqtt:\n  password: hunter2\n", "VOICED_MQTT_PASSWORD"),
+    ],
+)
+def test_bad_config_exits_2_naming_the_field(tmp_path: Path, yaml_text: str, expected: str) -> None:
+    config = project_copy(tmp_path)
+    config.write_text(yaml_text)
+    result = check_config(config)
+    assert result.returncode == 2
+    assert str(config) in result.stderr or "nowhere" in result.stderr
+    assert expected in result.stderr
+
+
+def test_missing_config_file_exits_2(tmp_path: Path) -> None:
+    result = check_config(tmp_path / "absent.yaml")
+    assert result.returncode == 2
+    assert "absent.yaml: file not found" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("file", "yaml_text", "expected"),
+    [
+        ("kitchen_light.yaml", "kind: light\nname: kitchen_light\ncommand_topic: a/set\n", "state_topic"),
+        ("lamp.yaml", "kind: lamp\nname: lamp\ncommand_topic: a/set\nstate_topic: a\n", "kind"),
+        (
+            "bad.yaml",
+            "kind: light\nname: bad\ncommand_topic: zigbee2mqtt/#\nstate_topic: zigbee2mqtt/bad\n",
+            "command_topic",
+        ),
+        (
+            "dim.yaml",
+            "kind: light\nname: dim\ncommand_topic: d/set\nstate_topic: d\nbrightness_max: 999\n",
+            "brightness_max",
+        ),
+        (
+            "dup.yaml",
+            "kind: light\nname: kitchen_light\ncommand_topic: d/set\nstate_topic: d\n",
+            "declared twice",
+        ),
+    ],
+)
+def test_bad_device_file_exits_2_naming_file_and_field(
+    tmp_path: Path, file: str, yaml_text: str, expected: str
+) -> None:
+    config = project_copy(tmp_path)
+    (tmp_path / "devices" / file).write_text(yaml_text)
+    result = check_config(config)
+    assert result.returncode == 2
+    assert expected in result.stderr
+    if expected != "declared twice":
+        assert file in result.stderr
+
+
+def test_empty_devices_dir_is_an_error(tmp_path: Path) -> None:
+    (tmp_path / "devices").mkdir()
+    with pytest.raises(ConfigError, match="no device files"):
+        load_all(_write(tmp_path, "devices_dir: devices\n"), {})
+
+
+def test_password_comes_from_the_environment(tmp_path: Path) -> None:
+    config = load_config(_write(tmp_path, "mqtt:\n  username: home\n"), {"VOICED_MQTT_PASSWORD": "s3cret"})
+    assert config.mqtt.username == "home"
+    assert config.mqtt.password == "s3cret"
+    assert "s3cret" not in config.model_dump_json()
+
+
+def test_relative_paths_resolve_against_the_config_file(tmp_path: Path) -> None:
+    config = load_config(_write(tmp_path, "devices_dir: my-devices\n"), {})
+    assert config.devices_dir == tmp_path / "my-devices"
+
+
+def _write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "config.yaml"
+    path.write_text(text)
+    return path

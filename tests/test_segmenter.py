@@ -1,0 +1,94 @@
+"""Pure tests of the clock-free VAD segmenter: frames and verdicts in, utterances out."""
+
+from voiced.ear.segmenter import (
+    Segmenter,
+    SegmenterSettings,
+    UtteranceDiscarded,
+    UtteranceEnded,
+    UtteranceStarted,
+)
+
+SETTINGS = SegmenterSettings(
+    frame_ms=30, pre_roll_ms=90, onset_ms=60, hangover_ms=150, min_speech_ms=90, max_utterance_ms=900
+)
+
+
+def feed(segmenter: Segmenter, pattern: str) -> list[tuple[int, object]]:
+    """'s' = speech frame, '.' = silence; each frame's bytes carry its index."""
+    events = []
+    for index, mark in enumerate(pattern):
+        frame = index.to_bytes(2, "big")
+        for event in segmenter.process(frame, mark == "s"):
+            events.append((index, event))
+    return events
+
+
+def frames_of(event: UtteranceEnded) -> list[int]:
+    return [int.from_bytes(event.audio[i : i + 2], "big") for i in range(0, len(event.audio), 2)]
+
+
+def test_silence_opens_nothing() -> None:
+    assert feed(Segmenter(SETTINGS), "." * 50) == []
+
+
+def test_onset_needs_consecutive_speech() -> None:
+    events = feed(Segmenter(SETTINGS), ".s.s.s.ss")
+    assert [(i, type(e)) for i, e in events] == [(8, UtteranceStarted)]
+
+
+def test_hangover_closes_after_enough_silence() -> None:
+    segmenter = Segmenter(SETTINGS)
+    events = feed(segmenter, "..ssssss....." + "....")
+    kinds = [(i, type(e)) for i, e in events]
+    # speech onset at frame 3 (two speech frames), end after 5 silent frames (150 ms) -> frame 12
+    assert kinds == [(3, UtteranceStarted), (12, UtteranceEnded)]
+    ended = events[1][1]
+    assert isinstance(ended, UtteranceEnded)
+    assert ended.reason == "silence"
+    assert ended.speech_ms == 6 * 30
+    assert ended.trailing_silence_ms == 150
+    assert not segmenter.in_speech
+
+
+def test_short_pause_does_not_split_an_utterance() -> None:
+    events = feed(Segmenter(SETTINGS), "ssss...ssss" + "." * 5)
+    assert [type(e) for _, e in events] == [UtteranceStarted, UtteranceEnded]
+
+
+def test_pre_roll_keeps_audio_from_before_onset() -> None:
+    events = feed(Segmenter(SETTINGS), "......ssss.....")
+    ended = events[-1][1]
+    assert isinstance(ended, UtteranceEnded)
+    # pre-roll 90 ms = 3 frames before the 2 onset frames: frames 3..7 open the utterance
+    assert frames_of(ended)[:5] == [3, 4, 5, 6, 7]
+    assert frames_of(ended)[-1] == 14
+
+
+def test_max_length_cuts_a_long_utterance() -> None:
+    events = feed(Segmenter(SETTINGS), "s" * 40)
+    ended = [e for _, e in events if isinstance(e, UtteranceEnded)]
+    assert ended and ended[0].reason == "max_length"
+    assert len(frames_of(ended[0])) == 30  # 900 ms of 30 ms frames
+    # speech keeps going, so a new utterance opens right after the cut
+    assert sum(isinstance(e, UtteranceStarted) for _, e in events) == 2
+
+
+def test_too_little_speech_is_discarded() -> None:
+    events = feed(Segmenter(SETTINGS), "..ss......")
+    assert [type(e) for _, e in events] == [UtteranceStarted, UtteranceDiscarded]
+
+
+def test_flush_closes_an_utterance_in_progress() -> None:
+    segmenter = Segmenter(SETTINGS)
+    feed(segmenter, "sssss")
+    (event,) = segmenter.flush()
+    assert isinstance(event, UtteranceEnded) and event.reason == "input_ended"
+    assert segmenter.flush() == []
+
+
+def test_reset_drops_what_was_in_progress() -> None:
+    segmenter = Segmenter(SETTINGS)
+    feed(segmenter, "sssss")
+    segmenter.reset()
+    assert not segmenter.in_speech
+    assert segmenter.flush() == []
