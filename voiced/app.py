@@ -18,7 +18,7 @@ from voiced.daemon import Daemon, HalfDuplexGuard
 from voiced.devices.gateway import DeviceGateway
 from voiced.devices.registry import DeviceRegistry
 from voiced.ear.listener import Ear
-from voiced.ear.whisper import WhisperTranscriber
+from voiced.ear.whisper import WhisperTranscriber, vocabulary_prompt
 from voiced.events import EventBus
 from voiced.mouth.intents import LocalIntentAgent
 from voiced.mouth.piper_tts import PiperSynthesizer
@@ -33,9 +33,9 @@ class Engines:
     synthesizer: PiperSynthesizer
 
 
-def load_engines(config: Config) -> Engines:
+def load_engines(config: Config, registry: DeviceRegistry) -> Engines:
     """Load and warm up both models so the first turn is as fast as the rest."""
-    transcriber = WhisperTranscriber(config.asr, config.models_dir)
+    transcriber = WhisperTranscriber(config.asr, config.models_dir, prompt=vocabulary_prompt(registry))
     synthesizer = PiperSynthesizer(config.tts, config.models_dir)
     transcriber.transcribe(np.zeros(16000, dtype=np.int16))
     synthesizer.synthesize("Ready.")
@@ -71,9 +71,7 @@ async def run_daemon(
             config.mqtt.host,
             config.mqtt.port,
         )
-    speech = SpeechOutput(
-        engines.synthesizer, sink, bus, sentence_silence_s=config.tts.sentence_silence_s
-    )
+    speech = SpeechOutput(engines.synthesizer, sink, bus, sentence_silence_s=config.tts.sentence_silence_s)
     guard = HalfDuplexGuard(speech) if options.half_duplex else (lambda: False)
     daemon = Daemon(
         bus=bus,

@@ -6,6 +6,7 @@ import argparse
 import asyncio
 import logging
 import os
+import signal
 import sys
 import tempfile
 import time
@@ -99,7 +100,7 @@ def _run(args: argparse.Namespace, config: Config, registry: DeviceRegistry) -> 
     # Half duplex only makes sense when our voice can reach our microphone.
     half_duplex = config.audio.half_duplex and not args.input and not args.output
     print("loading models…", file=sys.stderr, flush=True)
-    engines = load_engines(config)
+    engines = load_engines(config, registry)
     options = RunOptions(verbose=args.verbose, events_file=args.events, half_duplex=half_duplex)
     try:
         return asyncio.run(run_daemon(config, registry, engines, source, sink, options))
@@ -115,7 +116,7 @@ def _demo(args: argparse.Namespace, config: Config, registry: DeviceRegistry) ->
     from voiced.demo import DEMO_SCRIPT, write_script_wav
 
     print("loading models…", file=sys.stderr, flush=True)
-    engines = load_engines(config)
+    engines = load_engines(config, registry)
     with tempfile.TemporaryDirectory(prefix="voiced-demo-") as tmp:
         spoken = Path(tmp) / "user.wav"
         seconds = write_script_wav(engines.synthesizer, DEMO_SCRIPT, spoken)
@@ -136,13 +137,13 @@ def _simulate(args: argparse.Namespace, config: Config, registry: DeviceRegistry
         simulator.start()
         if not await simulator.wait_connected(config.mqtt.connect_timeout_s):
             print(f"simulator: waiting for MQTT broker {config.mqtt.host}:{config.mqtt.port}…", flush=True)
-        print(f"simulator: playing {len(registry)} devices on {config.mqtt.host}:{config.mqtt.port}", flush=True)
+        print(
+            f"simulator: playing {len(registry)} devices on {config.mqtt.host}:{config.mqtt.port}", flush=True
+        )
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
-        for sig in ("SIGTERM", "SIGINT"):
-            import signal
-
-            loop.add_signal_handler(getattr(signal, sig), stop.set)
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(sig, stop.set)
         try:
             await stop.wait()
         finally:

@@ -44,6 +44,7 @@ class AsrConfig(_Section):
     beam_size: int = Field(1, ge=1, le=10)
     language: str = "en"
     threads: int = Field(2, ge=1, le=64)
+    initial_prompt: str | None = Field(None, description="None = built from the declared devices")
 
 
 class TtsConfig(_Section):
@@ -89,19 +90,20 @@ SECRET_ENV = {"VOICED_MQTT_PASSWORD": ("mqtt", "password")}
 
 def load_config(path: Path | None, environ: Mapping[str, str]) -> Config:
     """Parse a config file (or the defaults) and resolve relative paths against its folder."""
-    raw: object = {}
+    data: dict[str, object] = {}
     base = Path.cwd()
     if path is not None:
         raw = load_yaml(path) or {}
         base = path.resolve().parent
         if not isinstance(raw, dict):
             raise ConfigError(f"{path}: expected a mapping at the top level, got {type(raw).__name__}")
-    data = dict(raw)
+        data = dict(raw)
     for var, (section, key) in SECRET_ENV.items():
-        if key in (data.get(section) or {}):
+        given = data.get(section)
+        if isinstance(given, dict) and key in given:
             raise ConfigError(f"{path}: {section}.{key}: secrets belong in the environment ({var})")
         if var in environ:
-            data[section] = {**(data.get(section) or {}), key: environ[var]}
+            data[section] = {**(given if isinstance(given, dict) else {}), key: environ[var]}
     try:
         config = Config.model_validate(data)
     except ValidationError as exc:

@@ -40,7 +40,7 @@ def resample(samples: np.ndarray, src_rate: int, dst_rate: int) -> np.ndarray:
     """Linear-interpolation resampling; adequate for speech into a 16 kHz ASR."""
     if src_rate == dst_rate or len(samples) == 0:
         return np.asarray(samples, dtype=np.int16)
-    count = int(round(len(samples) * dst_rate / src_rate))
+    count = round(len(samples) * dst_rate / src_rate)
     positions = np.linspace(0, len(samples) - 1, count)
     out = np.interp(positions, np.arange(len(samples)), samples.astype(np.float32))
     return np.clip(np.round(out), -32768, 32767).astype(np.int16)

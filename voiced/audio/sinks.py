@@ -42,7 +42,7 @@ class WavFileSink:
     async def play(self, samples: np.ndarray, rate: int) -> None:
         if self._wav is None:
             try:
-                self._wav = wave.open(str(self._path), "wb")
+                self._wav = wave.open(str(self._path), "wb")  # noqa: SIM115 - open across calls
             except OSError as exc:
                 raise AudioSinkError(f"cannot write {self._path}: {exc}") from None
             self._wav.setnchannels(1)
@@ -107,6 +107,6 @@ class SpeakerSink:
             try:
                 self._stream.stop()
                 self._stream.close()
-            except Exception:  # noqa: BLE001 - closing a dead device must not mask the real error
+            except Exception:
                 _LOGGER.debug("closing speaker failed", exc_info=True)
             self._stream = None

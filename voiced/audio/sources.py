@@ -76,9 +76,7 @@ class MicrophoneSource:
                 callback=on_block,
             )
         except (sd.PortAudioError, ValueError) as exc:
-            raise AudioSourceError(
-                f"cannot open microphone {self._device or '(default)'}: {exc}"
-            ) from None
+            raise AudioSourceError(f"cannot open microphone {self._device or '(default)'}: {exc}") from None
         with stream:
             _LOGGER.info("microphone open: %s", self._device or "(default)")
             while True:
@@ -97,6 +95,6 @@ def has_microphone(device: str | None) -> tuple[bool, str]:
 
         info = sd.query_devices(device, kind="input")
         sd.check_input_settings(device=device, samplerate=EAR_RATE, channels=1, dtype="int16")
-    except (OSError, ValueError, Exception) as exc:  # noqa: BLE001 - PortAudio raises many types
+    except (OSError, ValueError, Exception) as exc:
         return False, str(exc)
     return True, str(info["name"])

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Annotated, Literal, Union
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -57,7 +57,7 @@ class MusicDevice(_DeviceBase):
     volume_max: int = Field(100, ge=1, le=100)
 
 
-Device = Annotated[Union[LightDevice, DiffuserDevice, MusicDevice], Field(discriminator="kind")]
+Device = Annotated[LightDevice | DiffuserDevice | MusicDevice, Field(discriminator="kind")]
 
 
 class LightSet(_Strict):
@@ -102,7 +102,7 @@ class MusicSet(_Strict):
         return self.model_dump(exclude={"device"}, exclude_none=True)
 
 
-DeviceCommand = Union[LightSet, DiffuserSet, MusicSet]
+DeviceCommand = LightSet | DiffuserSet | MusicSet
 
 
 def encode(command: DeviceCommand) -> bytes:

@@ -34,7 +34,7 @@ def _guarded(func: _F) -> _F:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return func(*args, **kwargs)
-        except Exception:  # noqa: BLE001 - must not propagate into paho's thread
+        except Exception:
             _LOGGER.exception("MQTT callback %s failed", func.__name__)
             return None
 
@@ -56,6 +56,7 @@ class MqttLink:
         self._on_message = on_message
         self._on_status = on_status
         self._connected = threading.Event()
+        self._stopping = False
         self._client = mqtt.Client(
             callback_api_version=CallbackAPIVersion.VERSION2,
             client_id=client_id,
@@ -80,15 +81,14 @@ class MqttLink:
         return await asyncio.to_thread(self._connected.wait, timeout)
 
     def stop(self) -> None:
+        self._stopping = True
         self._client.disconnect()
         self._client.loop_stop()
 
     def publish(self, topic: str, payload: bytes, *, retain: bool = False, qos: int = 1) -> None:
         check_topic(topic)
         if not self.connected:
-            raise BrokerUnavailable(
-                f"MQTT broker {self._config.host}:{self._config.port} is not reachable"
-            )
+            raise BrokerUnavailable(f"MQTT broker {self._config.host}:{self._config.port} is not reachable")
         info = self._client.publish(topic, payload, qos=qos, retain=retain)
         if info.rc != mqtt.MQTT_ERR_SUCCESS:
             raise BrokerUnavailable(f"publish to {topic} failed: {mqtt.error_string(info.rc)}")
@@ -112,12 +112,14 @@ class MqttLink:
         self, _client: mqtt.Client, _userdata: Any, _flags: Any, reason: Any, _props: Any
     ) -> None:
         self._connected.clear()
+        if self._stopping:
+            return
         _LOGGER.warning("MQTT disconnected: %s", reason)
         self._notify(False, f"disconnected: {reason}")
 
     @_guarded
     def _handle_message(self, _client: mqtt.Client, _userdata: Any, msg: mqtt.MQTTMessage) -> None:
-        self._on_message(msg.topic, msg.payload)
+        self._on_message(msg.topic, bytes(msg.payload))
 
     def _notify(self, connected: bool, detail: str) -> None:
         if self._on_status is not None:

@@ -58,9 +58,7 @@ def parse_command(device: Device, raw: bytes) -> LightSet | DiffuserSet | MusicS
             return DiffuserSet.model_validate(body)
         return MusicSet.model_validate(body)
     except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors()
-        )
+        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
         raise ValueError(problems) from None
 
 
@@ -132,4 +130,3 @@ class DeviceSimulator:
         self.applied += 1
         _LOGGER.info("%s <- %s", device.name, payload.decode(errors="replace"))
         self._publish_state(device)
-

@@ -74,7 +74,9 @@ class Ear:
         self._bus.publish(InputEnded())
 
     def _on_event(
-        self, event: UtteranceStarted | UtteranceEnded | UtteranceDiscarded, deliver: Callable[[Utterance], None]
+        self,
+        event: UtteranceStarted | UtteranceEnded | UtteranceDiscarded,
+        deliver: Callable[[Utterance], None],
     ) -> None:
         now = time.monotonic()
         if isinstance(event, UtteranceStarted):

@@ -8,6 +8,8 @@ from pathlib import Path
 import numpy as np
 
 from voiced.config import AsrConfig
+from voiced.devices.model import DiffuserDevice, MusicDevice
+from voiced.devices.registry import DeviceRegistry
 from voiced.errors import ConfigError
 
 _LOGGER = logging.getLogger(__name__)
@@ -29,10 +31,12 @@ def resolve_model_path(config: AsrConfig, models_dir: Path) -> Path:
 
 
 class WhisperTranscriber:
-    def __init__(self, config: AsrConfig, models_dir: Path) -> None:
+    def __init__(self, config: AsrConfig, models_dir: Path, *, prompt: str | None = None) -> None:
         from faster_whisper import WhisperModel
 
         self._config = config
+        # A prompt with the home's vocabulary steers tiny.en away from "place some jazz".
+        self._prompt = config.initial_prompt or prompt
         path = resolve_model_path(config, models_dir)
         _LOGGER.info("loading Whisper model from %s", path)
         self._model = WhisperModel(
@@ -48,5 +52,21 @@ class WhisperTranscriber:
             vad_filter=False,
             condition_on_previous_text=False,
             without_timestamps=True,
+            initial_prompt=self._prompt,
         )
         return " ".join(segment.text.strip() for segment in segments).strip()
+
+
+def vocabulary_prompt(registry: DeviceRegistry) -> str:
+    """Words the home uses, in the shape of commands, as Whisper's initial prompt."""
+    rooms = sorted({d.room for d in registry.by_kind("light") if d.room})
+    scents = sorted({s for d in registry if isinstance(d, DiffuserDevice) for s in d.scents})
+    genres = sorted({g for d in registry if isinstance(d, MusicDevice) for g in d.genres})
+    parts = ["Play some jazz. Dim the kitchen light."]
+    if rooms:
+        parts.append(f"Lights: {', '.join(rooms)}.")
+    if scents:
+        parts.append(f"Set the diffuser to {', '.join(scents)}.")
+    if genres:
+        parts.append(f"Music: {', '.join(genres)}.")
+    return " ".join(parts)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -85,15 +86,28 @@ SCENES: dict[str, Scene] = {
     ),
 }
 
-_COMMAND_TYPES: dict[str, type[LightSet] | type[DiffuserSet] | type[MusicSet]] = {
-    "light": LightSet,
-    "diffuser": DiffuserSet,
-    "music": MusicSet,
-}
+
+def light(device: str, **fields: Any) -> LightSet:
+    return LightSet.model_validate({"device": device, **fields})
+
+
+def diffuser(device: str, **fields: Any) -> DiffuserSet:
+    return DiffuserSet.model_validate({"device": device, **fields})
+
+
+def music(device: str, **fields: Any) -> MusicSet:
+    return MusicSet.model_validate({"device": device, **fields})
 
 
 def pct_to_brightness(pct: float) -> int:
     return round(pct * BRIGHTNESS_MAX / 100)
+
+
+_COMMAND_BUILDERS: dict[str, Callable[..., DeviceCommand]] = {
+    "light": light,
+    "diffuser": diffuser,
+    "music": music,
+}
 
 
 def scene_commands(scene: Scene, registry: DeviceRegistry) -> list[DeviceCommand]:
@@ -112,7 +126,7 @@ def scene_commands(scene: Scene, registry: DeviceRegistry) -> list[DeviceCommand
             names = names[:1]
         if not names:
             log.debug("scene command %s skipped: no such device here", spec)
-        commands.extend(_COMMAND_TYPES[kind](device=name, **fields) for name in names)
+        commands.extend(_COMMAND_BUILDERS[kind](name, **fields) for name in names)
     return commands
 
 

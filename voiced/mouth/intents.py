@@ -15,13 +15,16 @@ import yaml
 from hassil import Intents, recognize
 from hassil.models import MatchEntity
 
-from voiced.devices.model import DeviceCommand, DiffuserSet, LightSet, MusicSet
+from voiced.devices.model import DeviceCommand
 from voiced.devices.registry import DeviceRegistry
 from voiced.errors import DeviceError
 from voiced.mouth.agent import AgentReply
 from voiced.mouth.intent_scenes import (
     BRIGHTNESS_MAX,
     SCENES,
+    diffuser,
+    light,
+    music,
     pct_to_brightness,
     scene_commands,
     split_utterance,
@@ -153,15 +156,15 @@ class LocalIntentAgent:
 
     # -- lights ---------------------------------------------------------------------------------
 
-    def _lights(self, entities: Entities) -> tuple[list[str], str]:
-        """Target light names and how to say them; all lights when the utterance names none."""
+    def _lights(self, entities: Entities, default: list[str] | None = None) -> tuple[list[str], str]:
+        """Target light names and how to say them; default (or all lights) when the utterance names none."""
         every = [d.name for d in self._registry.by_kind("light")]
         picked: list[str] = []
         for key in ("light", "light2", "light3"):
             if key in entities:
                 value = str(entities[key].value)
                 picked.extend(every if value == "*" else value.split(","))
-        names = list(dict.fromkeys(picked))
+        names = list(dict.fromkeys(picked or default or []))
         if not names or (set(names) == set(every) and len(every) > 1):
             return every, "all the lights"
         spoken = [f"the {_human(n)}" for n in names]
@@ -171,32 +174,28 @@ class LocalIntentAgent:
     def _light_state(self, entities: Entities) -> Outcome:
         names, said = self._lights(entities)
         state = str(entities["state"].value)
-        return f"Turning {state.lower()} {said}.", [LightSet(device=n, state=state) for n in names]  # type: ignore[arg-type]
+        return f"Turning {state.lower()} {said}.", [light(n, state=state) for n in names]
 
     def _light_brightness(self, entities: Entities) -> Outcome:
         names, said = self._lights(entities)
         pct = round(float(entities["pct"].value))
         if pct <= 0:
-            return f"Turning off {said}.", [LightSet(device=n, state="OFF") for n in names]
+            return f"Turning off {said}.", [light(n, state="OFF") for n in names]
         level = pct_to_brightness(pct)
-        return f"Setting {said} to {pct} percent.", [
-            LightSet(device=n, state="ON", brightness=level) for n in names
-        ]
+        return f"Setting {said} to {pct} percent.", [light(n, state="ON", brightness=level) for n in names]
 
     def _light_step(self, entities: Entities) -> Outcome:
         up = entities["direction"].value == "up"
-        if any(key in entities for key in ("light", "light2", "light3")):
-            names, said = self._lights(entities)
-        else:
-            on = [d.name for d in self._registry.by_kind("light") if self._light_level(d.name) > 0]
-            names, said = self._lights({}) if not on else (on, "the lights")
+        lights = [d.name for d in self._registry.by_kind("light")]
+        on = [n for n in lights if str((self._states(n) or {}).get("state", "")).upper() == "ON"]
+        names, said = self._lights(entities, default=on)  # no light named: the ones that are on
         commands: list[DeviceCommand] = []
         for name in names:
             level = self._light_level(name)
             if not up and level == 0:
                 continue  # dimming a light that is off leaves it off
             new = min(BRIGHTNESS_MAX, level + self._step) if up else max(1, level - self._step)
-            commands.append(LightSet(device=name, state="ON", brightness=new))
+            commands.append(light(name, state="ON", brightness=new))
         if not commands:
             return f"{said[0].upper()}{said[1:]} {'is' if len(names) == 1 else 'are'} already off.", []
         return (f"Making {said} brighter." if up else f"Dimming {said}."), commands
@@ -216,12 +215,12 @@ class LocalIntentAgent:
         commands: list[DeviceCommand]
         if "color" in entities:
             hex_value, label = str(entities["color"].value), entities["color"].text_clean
-            commands = [LightSet(device=n, state="ON", color_hex=hex_value) for n in names]
+            commands = [light(n, state="ON", color_hex=hex_value) for n in names]
         else:
             label = entities["temperature"].text_clean
             label = label if label.endswith("light") else f"{label} light"
             mireds = int(entities["temperature"].value)
-            commands = [LightSet(device=n, state="ON", color_temp=mireds) for n in names]
+            commands = [light(n, state="ON", color_temp=mireds) for n in names]
         return f"Setting {said} to {label}.", commands
 
     # -- diffuser and music ---------------------------------------------------------------------
@@ -237,14 +236,14 @@ class LocalIntentAgent:
         if name is None:
             return None
         state = str(entities["state"].value)
-        return f"Turning {state.lower()} the {_human(name)}.", [DiffuserSet(device=name, state=state)]  # type: ignore[arg-type]
+        return f"Turning {state.lower()} the {_human(name)}.", [diffuser(name, state=state)]
 
     def _diffuser_scent(self, entities: Entities) -> Outcome | None:
         name = self._device(entities, "diffuser", "diffuser")
         if name is None:
             return None
         scent = str(entities["scent"].value)
-        return f"Setting the {_human(name)} to {scent}.", [DiffuserSet(device=name, state="ON", scent=scent)]
+        return f"Setting the {_human(name)} to {scent}.", [diffuser(name, state="ON", scent=scent)]
 
     def _diffuser_intensity(self, entities: Entities) -> Outcome | None:
         name = self._device(entities, "diffuser", "diffuser")
@@ -252,10 +251,8 @@ class LocalIntentAgent:
             return None
         pct = round(float(entities["pct"].value))
         if pct <= 0:
-            return f"Turning off the {_human(name)}.", [DiffuserSet(device=name, state="OFF")]
-        return f"Setting the {_human(name)} to {pct} percent.", [
-            DiffuserSet(device=name, state="ON", intensity=pct)
-        ]
+            return f"Turning off the {_human(name)}.", [diffuser(name, state="OFF")]
+        return f"Setting the {_human(name)} to {pct} percent.", [diffuser(name, state="ON", intensity=pct)]
 
     def _music_action(self, entities: Entities) -> Outcome | None:
         name = self._device(entities, "player", "music")
@@ -267,14 +264,14 @@ class LocalIntentAgent:
             reply = f"Playing some {genre}." if genre else "Playing music."
         else:
             reply = f"{'Pausing' if action == 'pause' else 'Stopping'} the music."
-        return reply, [MusicSet(device=name, action=action, genre=genre)]  # type: ignore[arg-type]
+        return reply, [music(name, action=action, genre=genre)]
 
     def _music_volume(self, entities: Entities) -> Outcome | None:
         name = self._device(entities, "player", "music")
         if name is None:
             return None
         volume = round(float(entities["vol"].value))
-        return f"Setting the volume to {volume}.", [MusicSet(device=name, volume=volume)]
+        return f"Setting the volume to {volume}.", [music(name, volume=volume)]
 
     def _music_volume_step(self, entities: Entities) -> Outcome | None:
         name = self._device(entities, "player", "music")
@@ -286,7 +283,7 @@ class LocalIntentAgent:
         except (TypeError, ValueError):
             current = DEFAULT_VOLUME
         volume = max(0, min(100, current + (VOLUME_STEP if up else -VOLUME_STEP)))
-        return f"Turning the music {'up' if up else 'down'}.", [MusicSet(device=name, volume=volume)]
+        return f"Turning the music {'up' if up else 'down'}.", [music(name, volume=volume)]
 
     def _scene(self, entities: Entities) -> Outcome | None:
         scene = SCENES.get(str(entities["scene"].value))

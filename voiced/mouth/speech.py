@@ -63,7 +63,7 @@ class SpeechOutput:
             for sentence in sentences:
                 samples = await asyncio.to_thread(self._synthesizer.synthesize, sentence)
                 await ready.put(samples)
-        except Exception as exc:  # noqa: BLE001 - handed to the player, which raises it
+        except Exception as exc:
             await ready.put(exc)
             return
         await ready.put(None)
