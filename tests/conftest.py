@@ -34,8 +34,8 @@ def wait_for_port(port: int, timeout: float = 10.0) -> None:
 
 
 class Broker:
-    def __init__(self, workdir: Path) -> None:
-        self.port = free_port()
+    def __init__(self, workdir: Path, port: int | None = None) -> None:
+        self.port = port or free_port()
         self._conf = workdir / "mosquitto.conf"
         self._conf.write_text(f"listener {self.port} 127.0.0.1\nallow_anonymous true\npersistence false\n")
         self._log = workdir / "mosquitto.log"

@@ -31,24 +31,33 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("-c", "--config", type=Path, default=None, help="config file (default ./config.yaml)")
     parser.add_argument("-v", "--verbose", action="store_true", help="print every event as it happens")
     parser.add_argument("--log-level", default="WARNING", help="logging level (default WARNING)")
+    # The same options after the subcommand (`voiced run -v`); SUPPRESS keeps the top-level value.
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("-c", "--config", type=Path, default=argparse.SUPPRESS)
+    common.add_argument("-v", "--verbose", action="store_true", default=argparse.SUPPRESS)
+    common.add_argument("--log-level", default=argparse.SUPPRESS)
     sub = parser.add_subparsers(dest="command", required=True)
 
-    run = sub.add_parser("run", help="listen and answer (microphone → speaker by default)")
+    run = sub.add_parser("run", parents=[common], help="listen and answer (microphone → speaker by default)")
     run.add_argument("--input", type=Path, help="a WAV file to use as the microphone")
     run.add_argument("--output", type=Path, help="write spoken replies to this WAV file")
     run.add_argument("--fast", action="store_true", help="read --input as fast as possible")
     run.add_argument("--events", type=Path, help="write every event as JSON lines to this file")
 
-    demo = sub.add_parser("demo", help="a scripted spoken conversation through the real ear")
+    demo = sub.add_parser(
+        "demo", parents=[common], help="a scripted spoken conversation through the real ear"
+    )
     demo.add_argument("--output", type=Path, default=Path("demo-replies.wav"))
     demo.add_argument("--fast", action="store_true", help="do not pace the audio in real time")
     demo.add_argument("--events", type=Path)
 
-    sub.add_parser("simulate", help="play every device in devices/ on the MQTT broker")
-    check = sub.add_parser("check-config", help="validate a config file and its device files")
+    sub.add_parser("simulate", parents=[common], help="play every device in devices/ on the MQTT broker")
+    check = sub.add_parser(
+        "check-config", parents=[common], help="validate a config file and its device files"
+    )
     check.add_argument("file", type=Path, nargs="?")
-    sub.add_parser("devices", help="list devices and their last known state")
-    sub.add_parser("check-audio", help="exit 0 if a microphone can be opened")
+    sub.add_parser("devices", parents=[common], help="list devices and their last known state")
+    sub.add_parser("check-audio", parents=[common], help="exit 0 if a microphone can be opened")
     return parser
 
 

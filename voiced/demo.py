@@ -30,7 +30,9 @@ def speak_script(
     return np.concatenate(parts)
 
 
-def write_script_wav(synthesizer: Synthesizer, lines: tuple[str, ...] | list[str], path: Path) -> float:
-    audio = speak_script(synthesizer, lines)
+def write_script_wav(
+    synthesizer: Synthesizer, lines: tuple[str, ...] | list[str], path: Path, *, gap_s: float = 2.5
+) -> float:
+    audio = speak_script(synthesizer, lines, gap_s=gap_s)
     write_wav(path, audio, EAR_RATE)
     return len(audio) / EAR_RATE
