@@ -50,8 +50,19 @@ def write_config(tmp_path: Path, port: int) -> Path:
 
 def run_voiced(config: Path, wav: Path, out: Path, *extra: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "voiced", "-c", str(config), "run", "--input", str(wav), "--output", str(out)]
-        + list(extra),
+        [
+            sys.executable,
+            "-m",
+            "voiced",
+            "-c",
+            str(config),
+            "run",
+            "--input",
+            str(wav),
+            "--output",
+            str(out),
+            *extra,
+        ],
         capture_output=True,
         text=True,
         timeout=300,
