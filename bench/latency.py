@@ -1,0 +1,143 @@
+"""Latency benchmark: spoken commands → `voiced run --input` (paced in real time).
+
+Prints, over every turn, the time from the end of speech to the first reply audio
+(p50, p95) and the share spent in VAD hangover, ASR, agent and the first TTS chunk,
+plus the daemon's peak RSS. Run: scripts/bench.sh [--turns N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from voiced.config import TtsConfig  # noqa: E402
+from voiced.demo import write_script_wav  # noqa: E402
+from voiced.mouth.piper_tts import PiperSynthesizer  # noqa: E402
+
+COMMANDS = [
+    "Turn on the kitchen light.",
+    "Set the bedroom light to fifty percent.",
+    "Play some jazz.",
+    "Set the diffuser to lavender.",
+    "Turn off the living room light.",
+    "Make the kitchen light brighter.",
+    "Set the volume to forty percent.",
+    "Turn the living room light blue.",
+    "Pause the music.",
+    "Set the diffuser intensity to seventy percent.",
+    "Help me relax.",
+    "Turn off all the lights.",
+]
+STAGES = ("hangover", "asr", "agent", "tts_first_chunk")
+
+
+def start_broker(workdir: Path) -> tuple[subprocess.Popen[bytes], int]:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = int(sock.getsockname()[1])
+    conf = workdir / "mosquitto.conf"
+    conf.write_text(f"listener {port} 127.0.0.1\nallow_anonymous true\n")
+    binary = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
+    proc = subprocess.Popen([binary, "-c", str(conf)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        with socket.socket() as sock:
+            if sock.connect_ex(("127.0.0.1", port)) == 0:
+                return proc, port
+        time.sleep(0.05)
+    proc.kill()
+    raise SystemExit("bench: mosquitto did not start")
+
+
+def per_turn(events: list[dict[str, object]]) -> list[dict[str, float]]:
+    turns: dict[int, dict[str, float]] = {}
+    for event in events:
+        turn = event.get("turn")
+        if not isinstance(turn, int):
+            continue
+        marks = turns.setdefault(turn, {})
+        kind = str(event["kind"])
+        if kind == "speech_ended":
+            marks["voice_end"] = float(event["voice_end_t"])  # type: ignore[arg-type]
+        if kind in ("speech_ended", "transcript", "agent_text", "tts_started") and kind not in marks:
+            marks[kind] = float(event["t"])  # type: ignore[arg-type]
+    rows = []
+    for marks in turns.values():
+        if {"voice_end", "speech_ended", "transcript", "agent_text", "tts_started"} <= set(marks):
+            rows.append(
+                {
+                    "total": marks["tts_started"] - marks["voice_end"],
+                    "hangover": marks["speech_ended"] - marks["voice_end"],
+                    "asr": marks["transcript"] - marks["speech_ended"],
+                    "agent": marks["agent_text"] - marks["transcript"],
+                    "tts_first_chunk": marks["tts_started"] - marks["agent_text"],
+                }
+            )
+    return rows
+
+
+def p95(values: list[float]) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--turns", type=int, default=24)
+    args = parser.parse_args()
+    lines = [COMMANDS[i % len(COMMANDS)] for i in range(args.turns)]
+    with tempfile.TemporaryDirectory(prefix="voiced-bench-") as tmp:
+        work = Path(tmp)
+        print(f"bench: synthesizing {len(lines)} spoken commands…", flush=True)
+        seconds = write_script_wav(PiperSynthesizer(TtsConfig(), REPO / "models"), lines, work / "in.wav")
+        broker, port = start_broker(work)
+        config = work / "config.yaml"
+        config.write_text(f"devices_dir: {REPO / 'devices'}\nmqtt:\n  port: {port}\n")
+        print(f"bench: playing {seconds:.0f} s of speech into `voiced run --input` in real time…", flush=True)
+        try:
+            subprocess.run(
+                [sys.executable, "-m", "voiced", "-c", str(config), "run", "--input", str(work / "in.wav")]
+                + ["--output", str(work / "out.wav"), "--events", str(work / "events.jsonl")],
+                check=True,
+                stdout=subprocess.DEVNULL,
+                timeout=seconds * 3 + 120,
+            )
+        finally:
+            broker.terminate()
+            broker.wait(timeout=10)
+        peak_rss_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+        events = [json.loads(line) for line in (work / "events.jsonl").read_text().splitlines()]
+    rows = per_turn(events)
+    if not rows:
+        raise SystemExit("bench: no complete turns recorded")
+    totals = [row["total"] for row in rows]
+    median_total = statistics.median(totals)
+    print(f"\nturns measured: {len(rows)} of {len(lines)}")
+    print(
+        f"end of speech -> first reply audio: p50 {median_total * 1000:.0f} ms, p95 {p95(totals) * 1000:.0f} ms"
+    )
+    for stage in STAGES:
+        values = [row[stage] for row in rows]
+        share = statistics.median(values) / median_total * 100
+        print(
+            f"  {stage:<16} p50 {statistics.median(values) * 1000:6.0f} ms  "
+            f"p95 {p95(values) * 1000:6.0f} ms  ({share:4.1f}% of the p50 total)"
+        )
+    print(f"peak RSS of the daemon: {peak_rss_mb:.0f} MB")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
