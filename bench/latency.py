@@ -107,9 +107,18 @@ def main() -> int:
         config.write_text(f"devices_dir: {REPO / 'devices'}\nmqtt:\n  port: {port}\n")
         print(f"bench: playing {seconds:.0f} s of speech into `voiced run --input` in real time…", flush=True)
         try:
+            run = ["run", "--input", str(work / "in.wav"), "--output", str(work / "out.wav")]
             subprocess.run(
-                [sys.executable, "-m", "voiced", "-c", str(config), "run", "--input", str(work / "in.wav")]
-                + ["--output", str(work / "out.wav"), "--events", str(work / "events.jsonl")],
+                [
+                    sys.executable,
+                    "-m",
+                    "voiced",
+                    "-c",
+                    str(config),
+                    *run,
+                    "--events",
+                    str(work / "events.jsonl"),
+                ],
                 check=True,
                 stdout=subprocess.DEVNULL,
                 timeout=seconds * 3 + 120,
@@ -126,7 +135,8 @@ def main() -> int:
     median_total = statistics.median(totals)
     print(f"\nturns measured: {len(rows)} of {len(lines)}")
     print(
-        f"end of speech -> first reply audio: p50 {median_total * 1000:.0f} ms, p95 {p95(totals) * 1000:.0f} ms"
+        f"end of speech -> first reply audio: p50 {median_total * 1000:.0f} ms, "
+        f"p95 {p95(totals) * 1000:.0f} ms"
     )
     for stage in STAGES:
         values = [row[stage] for row in rows]
