@@ -94,8 +94,22 @@ def main(argv: list[str] | None = None) -> int:
 def _run(args: argparse.Namespace, config: Config, registry: DeviceRegistry) -> int:
     from voiced.app import RunOptions, load_engines, run_daemon
     from voiced.audio.sinks import AudioSink, AudioSinkError, SpeakerSink, WavFileSink
-    from voiced.audio.sources import AudioSource, AudioSourceError, MicrophoneSource, WavFileSource
+    from voiced.audio.sources import (
+        AudioSource,
+        AudioSourceError,
+        MicrophoneSource,
+        WavFileSource,
+        has_microphone,
+    )
 
+    if not args.input:
+        found, detail = has_microphone(config.audio.input_device)
+        if not found:
+            print(
+                f"voiced: no usable microphone (audio.input_device={config.audio.input_device!r}): {detail}",
+                file=sys.stderr,
+            )
+            return EXIT_AUDIO
     try:
         source: AudioSource = (
             WavFileSource(args.input, realtime=not args.fast)
