@@ -5,6 +5,7 @@ from voiced.ear.segmenter import (
     SegmenterSettings,
     UtteranceDiscarded,
     UtteranceEnded,
+    UtterancePaused,
     UtteranceStarted,
 )
 
@@ -92,3 +93,39 @@ def test_reset_drops_what_was_in_progress() -> None:
     segmenter.reset()
     assert not segmenter.in_speech
     assert segmenter.flush() == []
+
+
+PAUSING = SegmenterSettings(
+    frame_ms=30,
+    pre_roll_ms=0,
+    onset_ms=60,
+    hangover_ms=300,
+    min_speech_ms=90,
+    max_utterance_ms=9000,
+    pause_ms=90,
+)
+
+
+def test_a_pause_is_announced_before_the_end_with_the_audio_so_far() -> None:
+    events = feed(Segmenter(PAUSING), "ssss" + "." * 10)
+    kinds = [(i, type(e).__name__) for i, e in events]
+    assert kinds == [(1, "UtteranceStarted"), (6, "UtterancePaused"), (13, "UtteranceEnded")]
+    paused = events[1][1]
+    assert isinstance(paused, UtterancePaused)
+    assert [int.from_bytes(paused.audio[i : i + 2], "big") for i in range(0, len(paused.audio), 2)] == list(
+        range(7)
+    )
+
+
+def test_speech_after_a_pause_announces_a_new_pause() -> None:
+    events = feed(Segmenter(PAUSING), "ssss...ssss" + "." * 10)
+    names = [type(e).__name__ for _, e in events]
+    assert names == ["UtteranceStarted", "UtterancePaused", "UtterancePaused", "UtteranceEnded"]
+
+
+def test_no_pause_for_too_little_speech_or_when_disabled() -> None:
+    assert [type(e).__name__ for _, e in feed(Segmenter(PAUSING), "ss" + "." * 10)] == [
+        "UtteranceStarted",
+        "UtteranceDiscarded",
+    ]
+    assert "UtterancePaused" not in [type(e).__name__ for _, e in feed(Segmenter(SETTINGS), "ssss......")]

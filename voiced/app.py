@@ -75,8 +75,7 @@ async def run_daemon(
     guard = HalfDuplexGuard(speech) if options.half_duplex else (lambda: False)
     daemon = Daemon(
         bus=bus,
-        ear=Ear(source, config.vad, bus, is_deaf=guard),
-        transcriber=engines.transcriber,
+        ear=Ear(source, config.vad, engines.transcriber, bus, is_deaf=guard),
         agent=LocalIntentAgent(registry, gateway.state_of, config.agent.brightness_step_pct),
         gateway=gateway,
         speech=speech,

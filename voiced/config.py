@@ -36,6 +36,9 @@ class VadConfig(_Section):
     hangover_ms: int = Field(600, ge=90, le=5000, description="silence needed to close it")
     min_speech_ms: int = Field(250, ge=0, le=5000)
     max_utterance_s: float = Field(15.0, gt=1, le=120)
+    early_asr_ms: int = Field(
+        150, ge=0, le=5000, description="start ASR after this much silence (0 = at the end)"
+    )
 
 
 class AsrConfig(_Section):

@@ -8,14 +8,12 @@ import time
 
 from voiced.devices.gateway import DeviceGateway
 from voiced.ear.listener import Ear, Utterance
-from voiced.ear.transcriber import Transcriber
 from voiced.errors import BrokerUnavailable, DeviceError
 from voiced.events import (
     AgentText,
     CommandRefused,
     CommandSent,
     EventBus,
-    Ready,
     Transcript,
     TurnFinished,
 )
@@ -36,14 +34,12 @@ class Daemon:
         *,
         bus: EventBus,
         ear: Ear,
-        transcriber: Transcriber,
         agent: Agent,
         gateway: DeviceGateway,
         speech: SpeechOutput,
     ) -> None:
         self._bus = bus
         self._ear = ear
-        self._transcriber = transcriber
         self._agent = agent
         self._gateway = gateway
         self._speech = speech
@@ -53,7 +49,6 @@ class Daemon:
 
     async def run(self) -> None:
         """Run until the audio source ends and every turn has finished (or until cancelled)."""
-        self._bus.publish(Ready())
         ear_task = asyncio.create_task(self._listen(), name="ear")
         turns_task = asyncio.create_task(self._take_turns(), name="turns")
         self._tasks = [ear_task, turns_task]
@@ -91,7 +86,7 @@ class Daemon:
                 self.turns_done += 1
 
     async def _turn(self, utterance: Utterance) -> None:
-        text = await asyncio.to_thread(self._transcriber.transcribe, utterance.samples)
+        text = await utterance.transcript
         self._bus.publish(Transcript(turn=utterance.turn, text=text))
         if not text.strip():
             return

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -60,7 +61,7 @@ class DeviceRegistry:
                 raise ConfigError(describe_validation_error(path, exc)) from None
         return cls(devices)
 
-    def __iter__(self):  # type: ignore[no-untyped-def]
+    def __iter__(self) -> Iterator[Device]:
         return iter(self._devices.values())
 
     def __len__(self) -> int:

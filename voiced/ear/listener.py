@@ -1,7 +1,13 @@
-"""The ear: audio frames → webrtcvad → segmenter → utterances on a queue, events on the bus."""
+"""The ear: audio frames → webrtcvad → segmenter → transcriber; utterances out, events on the bus.
+
+ASR starts early: when the speaker pauses (`vad.early_asr_ms`), the audio so far is transcribed
+while the hangover decides whether the utterance has really ended. If it has, that transcript
+is used; if speech resumes, it is dropped.
+"""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from collections.abc import Callable
@@ -15,12 +21,14 @@ from voiced.audio.sources import AudioSource
 from voiced.config import VadConfig
 from voiced.ear.segmenter import (
     Segmenter,
+    SegmenterEvent,
     SegmenterSettings,
     UtteranceDiscarded,
-    UtteranceEnded,
+    UtterancePaused,
     UtteranceStarted,
 )
-from voiced.events import EventBus, InputEnded, SpeechEnded, SpeechStarted
+from voiced.ear.transcriber import Transcriber
+from voiced.events import EventBus, InputEnded, Ready, SpeechEnded, SpeechStarted
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -30,6 +38,7 @@ class Utterance:
     turn: int
     samples: np.ndarray
     voice_end_t: float
+    transcript: asyncio.Task[str]  # already running; the consumer awaits it
 
 
 def settings_from(config: VadConfig) -> SegmenterSettings:
@@ -40,6 +49,7 @@ def settings_from(config: VadConfig) -> SegmenterSettings:
         hangover_ms=config.hangover_ms,
         min_speech_ms=config.min_speech_ms,
         max_utterance_ms=int(config.max_utterance_s * 1000),
+        pause_ms=config.early_asr_ms,
     )
 
 
@@ -48,11 +58,14 @@ class Ear:
         self,
         source: AudioSource,
         config: VadConfig,
+        transcriber: Transcriber,
         bus: EventBus,
         *,
         is_deaf: Callable[[], bool] = lambda: False,
     ) -> None:
         self._source = source
+        self._transcriber = transcriber
+        self._early: asyncio.Task[str] | None = None
         self._config = config
         self._bus = bus
         self._is_deaf = is_deaf
@@ -62,7 +75,11 @@ class Ear:
 
     async def run(self, deliver: Callable[[Utterance], None]) -> None:
         """Listen until the source ends; each finished utterance is handed to `deliver`."""
+        ready = False
         async for frame in self._source.frames(self._config.frame_ms):
+            if not ready:  # models are loaded and audio is flowing: now we are listening
+                self._bus.publish(Ready())
+                ready = True
             if self._is_deaf():
                 self._segmenter.reset()
                 continue
@@ -71,18 +88,34 @@ class Ear:
                 self._on_event(event, deliver)
         for event in self._segmenter.flush():
             self._on_event(event, deliver)
+        self._drop_early()
         self._bus.publish(InputEnded())
+
+    def _transcribe(self, audio: bytes) -> asyncio.Task[str]:
+        samples = np.frombuffer(audio, dtype=np.int16)
+        return asyncio.create_task(
+            asyncio.to_thread(self._transcriber.transcribe, samples), name=f"asr-turn-{self._turn}"
+        )
+
+    def _drop_early(self) -> None:
+        if self._early is not None:
+            self._early.cancel()  # the thread finishes on its own; its result is ignored
+            self._early = None
 
     def _on_event(
         self,
-        event: UtteranceStarted | UtteranceEnded | UtteranceDiscarded,
+        event: SegmenterEvent,
         deliver: Callable[[Utterance], None],
     ) -> None:
         now = time.monotonic()
         if isinstance(event, UtteranceStarted):
             self._turn += 1
             self._bus.publish(SpeechStarted(turn=self._turn))
+        elif isinstance(event, UtterancePaused):
+            self._drop_early()
+            self._early = self._transcribe(event.audio)
         elif isinstance(event, UtteranceDiscarded):
+            self._drop_early()
             _LOGGER.debug("discarded %d ms of speech-like noise", event.speech_ms)
         else:
             voice_end_t = now - event.trailing_silence_ms / 1000
@@ -90,4 +123,9 @@ class Ear:
             self._bus.publish(
                 SpeechEnded(turn=self._turn, duration_s=len(samples) / EAR_RATE, voice_end_t=voice_end_t)
             )
-            deliver(Utterance(turn=self._turn, samples=samples, voice_end_t=voice_end_t))
+            if event.reason == "silence" and self._early is not None:
+                transcript, self._early = self._early, None
+            else:
+                self._drop_early()
+                transcript = self._transcribe(event.audio)
+            deliver(Utterance(self._turn, samples, voice_end_t, transcript))

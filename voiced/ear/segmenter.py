@@ -20,6 +20,7 @@ class SegmenterSettings:
     hangover_ms: int = 600
     min_speech_ms: int = 250
     max_utterance_ms: int = 15000
+    pause_ms: int = 0  # silence after which a pause is announced (0 = never)
 
     def frames(self, ms: int) -> int:
         return max(1, -(-ms // self.frame_ms))
@@ -39,13 +40,23 @@ class UtteranceEnded:
 
 
 @dataclass(frozen=True)
+class UtterancePaused:
+    """Speech stopped `pause_ms` ago; the utterance may end here. Lets the caller start ASR early.
+
+    An UtteranceEnded with reason "silence" always ends at the last announced pause.
+    """
+
+    audio: bytes
+
+
+@dataclass(frozen=True)
 class UtteranceDiscarded:
     """Opened on a noise burst, but too little speech to be worth transcribing."""
 
     speech_ms: int
 
 
-SegmenterEvent = UtteranceStarted | UtteranceEnded | UtteranceDiscarded
+SegmenterEvent = UtteranceStarted | UtterancePaused | UtteranceEnded | UtteranceDiscarded
 
 
 class Segmenter:
@@ -54,6 +65,7 @@ class Segmenter:
         self._onset_frames = settings.frames(settings.onset_ms)
         self._hangover_frames = settings.frames(settings.hangover_ms)
         self._max_frames = settings.frames(settings.max_utterance_ms)
+        self._pause_frames = settings.frames(settings.pause_ms) if settings.pause_ms else 0
         self._pre_roll: deque[bytes] = deque(
             maxlen=settings.frames(settings.pre_roll_ms) + self._onset_frames
         )
@@ -97,6 +109,9 @@ class Segmenter:
             return [self._close("silence")]
         if len(self._frames) >= self._max_frames:
             return [self._close("max_length")]
+        enough_speech = self._speech_frames * self._s.frame_ms >= self._s.min_speech_ms
+        if self._pause_frames and self._silence_run == self._pause_frames and enough_speech:
+            return [UtterancePaused(audio=b"".join(self._frames))]
         return []
 
     def flush(self) -> list[SegmenterEvent]:
