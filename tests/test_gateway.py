@@ -1,0 +1,98 @@
+"""The daemon's device gateway against a real broker: states tracked, junk survived, bad commands refused."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import paho.mqtt.client as mqtt
+import pytest
+from paho.mqtt.enums import CallbackAPIVersion
+
+from tests.conftest import Broker
+from voiced.devices.gateway import DeviceGateway
+from voiced.devices.model import DiffuserSet, LightSet, MusicSet
+from voiced.devices.registry import DeviceRegistry
+from voiced.errors import BrokerUnavailable, DeviceError
+from voiced.events import DeviceStateChanged, EventBus
+
+
+def publisher(port: int) -> mqtt.Client:
+    client = mqtt.Client(callback_api_version=CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv5)
+    client.connect("127.0.0.1", port)
+    client.loop_start()
+    return client
+
+
+async def next_state(queue: asyncio.Queue[object], device: str) -> DeviceStateChanged:
+    while True:
+        event = await asyncio.wait_for(queue.get(), timeout=5)
+        if isinstance(event, DeviceStateChanged) and event.device == device:
+            return event
+
+
+def test_states_are_tracked_and_malformed_states_do_not_kill_the_link(
+    registry: DeviceRegistry, broker: Broker
+) -> None:
+    async def scenario() -> None:
+        bus = EventBus()
+        bus.bind_loop(asyncio.get_running_loop())
+        queue = bus.subscribe()
+        gateway = DeviceGateway(registry, broker.mqtt_config("gw-test"), bus)
+        gateway.start()
+        client = publisher(broker.port)
+        try:
+            assert await gateway.wait_connected(5)
+            await asyncio.sleep(0.2)  # subscriptions are sent right after CONNACK
+            for junk in (b"\xff", b"not json", b"[1,2]", b"null"):
+                client.publish("zigbee2mqtt/kitchen_light", junk, qos=1).wait_for_publish(5)
+            client.publish("zigbee2mqtt/kitchen_light", b'{"state":"ON","brightness":10}', qos=1)
+            event = await next_state(queue, "kitchen_light")
+            assert event.state == {"state": "ON", "brightness": 10}
+            assert gateway.state_of("kitchen_light") == {"state": "ON", "brightness": 10}
+            assert gateway.state_of("bedroom_light") is None
+            assert gateway.connected
+        finally:
+            client.loop_stop()
+            client.disconnect()
+            gateway.stop()
+
+    asyncio.run(scenario())
+
+
+def test_commands_are_clamped_checked_and_published_exactly(registry: DeviceRegistry, broker: Broker) -> None:
+    received: list[tuple[str, dict[str, object]]] = []
+    watcher = mqtt.Client(callback_api_version=CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv5)
+    watcher.on_message = lambda _c, _u, m: received.append((m.topic, json.loads(m.payload)))
+    watcher.connect("127.0.0.1", broker.port)
+    watcher.subscribe("#", qos=1)
+    watcher.loop_start()
+
+    async def scenario() -> None:
+        gateway = DeviceGateway(registry, broker.mqtt_config("gw-test"), EventBus())
+        gateway.start()
+        try:
+            assert await gateway.wait_connected(5)
+            gateway.send(LightSet(device="kitchen_light", state="ON", color_temp=900))
+            gateway.send(MusicSet(device="music", volume=40))
+            with pytest.raises(DeviceError, match="unknown device 'garage_door'"):
+                gateway.send(LightSet(device="garage_door", state="ON"))
+            with pytest.raises(DeviceError, match="unknown scent 'garlic'"):
+                gateway.send(DiffuserSet(device="diffuser", scent="garlic"))
+            with pytest.raises(DeviceError, match="is a music"):
+                gateway.send(LightSet(device="music", state="ON"))
+            await asyncio.sleep(0.5)
+        finally:
+            gateway.stop()
+        with pytest.raises(BrokerUnavailable):
+            gateway.send(LightSet(device="kitchen_light", state="OFF"))
+
+    try:
+        asyncio.run(scenario())
+    finally:
+        watcher.loop_stop()
+        watcher.disconnect()
+    assert received == [
+        ("zigbee2mqtt/kitchen_light/set", {"state": "ON", "color_temp": 500}),
+        ("voiced/music/set", {"volume": 40}),
+    ]
