@@ -35,7 +35,7 @@ def describe(event: Event) -> str | None:
     if isinstance(event, DeviceStateChanged):
         return f"  device {event.device}: {json.dumps(event.state, separators=(',', ':'))}"
     if isinstance(event, BrokerStatus):
-        return f"  MQTT broker {'connected' if event.connected else 'unavailable'} ({event.detail})"
+        return "  MQTT broker connected" if event.connected else f"  MQTT broker unavailable: {event.detail}"
     return None
 
 
