@@ -56,5 +56,5 @@ def test_demo_drives_the_simulated_home_and_speaks(tmp_path: Path, broker: Broke
     assert devices.returncode == 0, devices.stderr
     # After "good night" every light is off and the music stopped, as the simulator reports.
     rows = {line.split()[0]: line for line in devices.stdout.splitlines()}
-    assert "'state': 'OFF'" in rows["kitchen_light"]
-    assert "'state': 'stopped'" in rows["music"]
+    assert '"state":"OFF"' in rows["kitchen_light"]
+    assert '"state":"stopped"' in rows["music"]

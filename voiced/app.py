@@ -57,6 +57,7 @@ async def run_daemon(
     sink: AudioSink,
     options: RunOptions,
 ) -> int:
+    """Run until the input ends or a signal stops us; returns the number of turns taken."""
     loop = asyncio.get_running_loop()
     bus = EventBus()
     bus.bind_loop(loop)
@@ -97,4 +98,4 @@ async def run_daemon(
         sink.close()
         gateway.stop()
         await drain_printer(printer)
-    return 0
+    return daemon.turns_done

@@ -11,8 +11,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from voiced.devices.registry import DeviceRegistry, load_yaml
+from voiced.devices.registry import DeviceRegistry
 from voiced.errors import ConfigError, describe_validation_error
+from voiced.yamlfile import load_yaml
 
 
 class _Section(BaseModel):
@@ -20,9 +21,8 @@ class _Section(BaseModel):
 
 
 class AudioConfig(_Section):
-    input_device: str | None = Field(None, description="sounddevice name or index; None = default")
-    output_device: str | None = None
-    sample_rate: int = Field(16000, description="microphone capture rate; the ear works at 16 kHz")
+    input_device: str | int | None = Field(None, description="sounddevice name or index; None = default")
+    output_device: str | int | None = None
     half_duplex: bool = Field(
         True, description="ignore the microphone while the speaker plays (until barge-in exists)"
     )
@@ -43,9 +43,9 @@ class VadConfig(_Section):
 
 class AsrConfig(_Section):
     model: str = Field("tiny.en", description="'tiny.en' (pip package) or a CTranslate2 model dir")
-    compute_type: str = "int8"
+    compute_type: Literal["int8", "int8_float32", "int16", "float32", "default"] = "int8"
     beam_size: int = Field(1, ge=1, le=10)
-    language: str = "en"
+    language: str = Field("en", pattern=r"^[a-z]{2,3}$")
     threads: int = Field(2, ge=1, le=64)
     initial_prompt: str | None = Field(None, description="None = built from the declared devices")
 
@@ -121,4 +121,10 @@ def load_config(path: Path | None, environ: Mapping[str, str]) -> Config:
 
 def load_all(path: Path | None, environ: Mapping[str, str]) -> tuple[Config, DeviceRegistry]:
     config = load_config(path, environ)
-    return config, DeviceRegistry.load(config.devices_dir)
+    try:
+        return config, DeviceRegistry.load(config.devices_dir)
+    except ConfigError as exc:
+        if str(exc).startswith("devices_dir:"):
+            origin = path or "defaults (no config file given and no ./config.yaml)"
+            raise ConfigError(f"{origin}: {exc}") from None
+        raise

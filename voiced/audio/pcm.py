@@ -19,9 +19,9 @@ def read_wav(path: Path) -> tuple[np.ndarray, int]:
     except FileNotFoundError:
         raise FileNotFoundError(f"{path}: audio file not found") from None
     except (wave.Error, EOFError) as exc:
-        raise ValueError(f"{path}: not a readable WAV file: {exc}") from None
+        raise ValueError(f"{path}: not a readable WAV file: {exc or 'empty or truncated'}") from None
     if width != 2:
-        raise ValueError(f"{path}: expected 16-bit PCM, got {8 * width}-bit")
+        raise ValueError(f"{path}: expected 16-bit PCM, got {8 * width}-bit (convert it, e.g. with sox)")
     samples = np.frombuffer(raw, dtype=np.int16)
     if channels > 1:
         samples = samples.reshape(-1, channels).mean(axis=1).astype(np.int16)

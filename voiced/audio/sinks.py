@@ -31,25 +31,24 @@ class AudioSink(Protocol):
 
 
 class WavFileSink:
-    """Appends every reply to one WAV file, with a short gap between turns."""
+    """Appends every reply to one WAV file; the file exists (maybe empty) from the start."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, rate: int) -> None:
         self._path = path
-        self._wav: wave.Wave_write | None = None
-        self._rate = 0
+        self._rate = rate
+        try:
+            self._wav: wave.Wave_write | None = wave.open(str(path), "wb")  # noqa: SIM115 - held open
+        except OSError as exc:
+            raise AudioSinkError(f"cannot write {path}: {exc.strerror}") from None
+        self._wav.setnchannels(1)
+        self._wav.setsampwidth(2)
+        self._wav.setframerate(rate)
         self.seconds_written = 0.0
 
     async def play(self, samples: np.ndarray, rate: int) -> None:
         if self._wav is None:
-            try:
-                self._wav = wave.open(str(self._path), "wb")  # noqa: SIM115 - open across calls
-            except OSError as exc:
-                raise AudioSinkError(f"cannot write {self._path}: {exc}") from None
-            self._wav.setnchannels(1)
-            self._wav.setsampwidth(2)
-            self._wav.setframerate(rate)
-            self._rate = rate
-        elif rate != self._rate:
+            raise AudioSinkError(f"{self._path}: already closed")
+        if rate != self._rate:
             raise AudioSinkError(f"{self._path}: sample rate changed from {self._rate} to {rate}")
         self._wav.writeframes(np.asarray(samples, dtype=np.int16).tobytes())
         self.seconds_written += len(samples) / rate
@@ -63,10 +62,21 @@ class WavFileSink:
             self._wav = None
 
 
+def has_speaker(device: str | int | None) -> tuple[bool, str]:
+    try:
+        import sounddevice as sd
+
+        info = sd.query_devices(device, kind="output")
+        sd.check_output_settings(device=device, channels=1, dtype="int16")
+    except Exception as exc:
+        return False, str(exc)
+    return True, str(info["name"])
+
+
 class SpeakerSink:
     """A sounddevice output stream, opened at the voice's rate on first use."""
 
-    def __init__(self, device: str | None) -> None:
+    def __init__(self, device: str | int | None) -> None:
         self._device = device
         self._stream: Any = None
         self._rate = 0

@@ -51,7 +51,7 @@ class WavFileSource:
 class MicrophoneSource:
     """A sounddevice input stream; the PortAudio callback hands blocks to the loop."""
 
-    def __init__(self, device: str | None) -> None:
+    def __init__(self, device: str | int | None) -> None:
         self._device = device
 
     async def frames(self, frame_ms: int) -> AsyncIterator[bytes]:
@@ -89,7 +89,7 @@ def _offer(queue: asyncio.Queue[bytes], block: bytes) -> None:
     queue.put_nowait(block)
 
 
-def has_microphone(device: str | None) -> tuple[bool, str]:
+def has_microphone(device: str | int | None) -> tuple[bool, str]:
     try:
         import sounddevice as sd
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 SCENT_NAMES = ("lavender", "citrus", "eucalyptus", "sandalwood", "peppermint")
 
@@ -43,6 +43,14 @@ class LightDevice(_DeviceBase):
     brightness_max: int = Field(254, ge=1, le=254)
     color_temp_min: int = Field(153, ge=50, le=1000)
     color_temp_max: int = Field(500, ge=50, le=1000)
+
+    @model_validator(mode="after")
+    def _range_in_order(self) -> LightDevice:
+        if self.color_temp_min > self.color_temp_max:
+            raise ValueError(
+                f"color_temp_min ({self.color_temp_min}) is above color_temp_max ({self.color_temp_max})"
+            )
+        return self
 
 
 class DiffuserDevice(_DeviceBase):

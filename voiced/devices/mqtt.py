@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+import secrets
 import threading
 from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
@@ -56,10 +57,14 @@ class MqttLink:
         self._on_message = on_message
         self._on_status = on_status
         self._connected = threading.Event()
+        self._attempted = threading.Event()  # first connection attempt decided, either way
         self._stopping = False
+        self._warned = False
+        # A random suffix: two processes with one client id would throw each other off the broker.
+        self.client_id = f"{client_id}-{secrets.token_hex(3)}"
         self._client = mqtt.Client(
             callback_api_version=CallbackAPIVersion.VERSION2,
-            client_id=client_id,
+            client_id=self.client_id,
             protocol=mqtt.MQTTv5,
         )
         if config.username:
@@ -68,6 +73,7 @@ class MqttLink:
         self._client.on_connect = self._handle_connect
         self._client.on_disconnect = self._handle_disconnect
         self._client.on_message = self._handle_message
+        self._client.on_connect_fail = self._handle_connect_fail
 
     @property
     def connected(self) -> bool:
@@ -78,7 +84,12 @@ class MqttLink:
         self._client.loop_start()
 
     async def wait_connected(self, timeout: float) -> bool:
-        return await asyncio.to_thread(self._connected.wait, timeout)
+        """Wait for the first connection attempt (at most `timeout`); True if connected.
+
+        A refused connection answers at once instead of after the whole timeout.
+        """
+        await asyncio.to_thread(self._attempted.wait, timeout)
+        return self.connected
 
     def stop(self) -> None:
         self._stopping = True
@@ -98,24 +109,42 @@ class MqttLink:
         self, client: mqtt.Client, _userdata: Any, _flags: Any, reason: Any, _props: Any
     ) -> None:
         if reason.is_failure:
-            _LOGGER.warning("MQTT connect refused: %s", reason)
+            self._attempted.set()
+            self._warn("MQTT broker %s refused the connection: %s", reason)
             self._notify(False, f"connect refused: {reason}")
             return
         for topic in self._subscriptions:
             client.subscribe(topic, qos=1)
         self._connected.set()
-        _LOGGER.info("MQTT connected to %s:%s", self._config.host, self._config.port)
+        self._attempted.set()
+        self._warned = False
+        _LOGGER.info("MQTT connected to %s:%s as %s", self._config.host, self._config.port, self.client_id)
         self._notify(True, "connected")
 
     @_guarded
     def _handle_disconnect(
         self, _client: mqtt.Client, _userdata: Any, _flags: Any, reason: Any, _props: Any
     ) -> None:
+        was_connected = self._connected.is_set()
         self._connected.clear()
+        self._attempted.set()
         if self._stopping:
             return
-        _LOGGER.warning("MQTT disconnected: %s", reason)
-        self._notify(False, f"disconnected: {reason}")
+        self._warn("MQTT connection to %s lost or failed: %s; retrying", reason)
+        if was_connected:
+            self._notify(False, f"disconnected: {reason}")
+
+    @_guarded
+    def _handle_connect_fail(self, _client: mqtt.Client, _userdata: Any) -> None:
+        self._attempted.set()
+        self._warn("MQTT broker %s not reachable (%s); retrying", "connection failed")
+
+    def _warn(self, message: str, reason: object) -> None:
+        """Warn once per outage; repeats while retrying go to debug."""
+        where = f"{self._config.host}:{self._config.port}"
+        level = logging.DEBUG if self._warned else logging.WARNING
+        self._warned = True
+        _LOGGER.log(level, message, where, reason)
 
     @_guarded
     def _handle_message(self, _client: mqtt.Client, _userdata: Any, msg: mqtt.MQTTMessage) -> None:

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
-import yaml
 from pydantic import TypeAdapter, ValidationError
 
 from voiced.devices.model import (
@@ -21,17 +19,9 @@ from voiced.devices.model import (
     check_topic,
 )
 from voiced.errors import ConfigError, DeviceError, describe_validation_error
+from voiced.yamlfile import load_yaml
 
 _DEVICE_ADAPTER: TypeAdapter[Device] = TypeAdapter(Device)
-
-
-def load_yaml(path: Path) -> Any:
-    try:
-        return yaml.safe_load(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ConfigError(f"{path}: file not found") from None
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"{path}: not valid YAML: {exc}") from None
 
 
 def _clamp(value: int | None, low: int, high: int) -> int | None:
@@ -39,27 +29,39 @@ def _clamp(value: int | None, low: int, high: int) -> int | None:
 
 
 class DeviceRegistry:
-    def __init__(self, devices: list[Device]) -> None:
+    def __init__(self, devices: list[Device], sources: list[str] | None = None) -> None:
         self._devices: dict[str, Device] = {}
-        for device in devices:
-            if device.name in self._devices:
-                raise ConfigError(f"device {device.name!r} is declared twice")
+        name_source: dict[str, str] = {}
+        topic_source: dict[str, str] = {}
+        names = sources or [f"device #{i + 1}" for i in range(len(devices))]
+        for device, source in zip(devices, names, strict=True):
+            if device.name in name_source:
+                first = name_source[device.name]
+                raise ConfigError(f"{source}: name: device {device.name!r} is already declared in {first}")
+            for field in ("command_topic", "state_topic"):
+                topic = getattr(device, field)
+                if topic in topic_source:
+                    other = topic_source[topic]
+                    raise ConfigError(f"{source}: {field}: {topic!r} is already used by {other}")
+                topic_source[topic] = source
             self._devices[device.name] = device
+            name_source[device.name] = source
 
     @classmethod
     def load(cls, directory: Path) -> DeviceRegistry:
         if not directory.is_dir():
-            raise ConfigError(f"{directory}: devices directory not found")
-        files = sorted(directory.glob("*.yaml"))
+            what = "is not a directory" if directory.exists() else "not found"
+            raise ConfigError(f"devices_dir: {directory} {what}")
+        files = sorted([*directory.glob("*.yaml"), *directory.glob("*.yml")])
         if not files:
-            raise ConfigError(f"{directory}: no device files (*.yaml) found")
+            raise ConfigError(f"devices_dir: no device files (*.yaml) in {directory}")
         devices = []
         for path in files:
             try:
                 devices.append(_DEVICE_ADAPTER.validate_python(load_yaml(path)))
             except ValidationError as exc:
-                raise ConfigError(describe_validation_error(path, exc)) from None
-        return cls(devices)
+                raise ConfigError(describe_validation_error(path, exc, tagged=True)) from None
+        return cls(devices, [str(path) for path in files])
 
     def __iter__(self) -> Iterator[Device]:
         return iter(self._devices.values())

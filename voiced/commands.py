@@ -1,0 +1,161 @@
+"""What each `voiced` subcommand does, once the config is parsed."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import signal
+import sys
+import tempfile
+from pathlib import Path
+
+from voiced.app import RunOptions, load_engines, run_daemon
+from voiced.audio.sinks import AudioSink, AudioSinkError, SpeakerSink, WavFileSink, has_speaker
+from voiced.audio.sources import (
+    AudioSource,
+    AudioSourceError,
+    MicrophoneSource,
+    WavFileSource,
+    has_microphone,
+)
+from voiced.config import Config
+from voiced.devices.gateway import DeviceGateway
+from voiced.devices.registry import DeviceRegistry
+from voiced.devices.simulator import DeviceSimulator
+from voiced.events import EventBus
+
+EXIT_AUDIO = 3
+EXIT_BROKER = 1
+
+
+def _fail(message: str, code: int) -> int:
+    print(f"voiced: {message}", file=sys.stderr)
+    return code
+
+
+def _check_output_path(path: Path) -> str | None:
+    folder = path.parent if str(path.parent) else Path(".")
+    if not folder.is_dir():
+        return f"cannot write {path}: folder {folder} does not exist"
+    if path.is_dir():
+        return f"cannot write {path}: it is a directory"
+    return None
+
+
+def run(args: argparse.Namespace, config: Config, registry: DeviceRegistry) -> int:
+    # Every device and file is checked before the models load, so mistakes fail in a second.
+    try:
+        source: AudioSource = (
+            WavFileSource(args.input, realtime=not args.fast)
+            if args.input
+            else MicrophoneSource(config.audio.input_device)
+        )
+    except AudioSourceError as exc:
+        return _fail(str(exc), EXIT_AUDIO)
+    if not args.input:
+        found, detail = has_microphone(config.audio.input_device)
+        if not found:
+            where = f"audio.input_device={config.audio.input_device!r}"
+            return _fail(f"no usable microphone ({where}): {detail}", EXIT_AUDIO)
+    if args.output:
+        if problem := _check_output_path(args.output):
+            return _fail(problem, EXIT_AUDIO)
+    else:
+        found, detail = has_speaker(config.audio.output_device)
+        if not found:
+            where = f"audio.output_device={config.audio.output_device!r}"
+            return _fail(
+                f"no usable speaker ({where}): {detail}; use --output FILE.wav to write replies to a file",
+                EXIT_AUDIO,
+            )
+    print("loading models…", file=sys.stderr, flush=True)
+    engines = load_engines(config, registry)
+    try:
+        sink: AudioSink = (
+            WavFileSink(args.output, engines.synthesizer.sample_rate)
+            if args.output
+            else SpeakerSink(config.audio.output_device)
+        )
+        # Half duplex only makes sense when our voice can reach our microphone.
+        half_duplex = config.audio.half_duplex and not args.input and not args.output
+        options = RunOptions(verbose=args.verbose, events_file=args.events, half_duplex=half_duplex)
+        turns = asyncio.run(run_daemon(config, registry, engines, source, sink, options))
+    except (AudioSourceError, AudioSinkError) as exc:
+        return _fail(str(exc), EXIT_AUDIO)
+    if args.input and turns == 0:
+        print(f"no speech heard in {args.input}", flush=True)
+    if isinstance(sink, WavFileSink):
+        print(f"spoken replies written to {args.output} ({sink.seconds_written:.1f} s)", flush=True)
+    return 0
+
+
+def demo(args: argparse.Namespace, config: Config, registry: DeviceRegistry) -> int:
+    from voiced.demo import DEMO_SCRIPT, write_script_wav
+
+    if problem := _check_output_path(args.output):
+        return _fail(problem, EXIT_AUDIO)
+    print("loading models…", file=sys.stderr, flush=True)
+    engines = load_engines(config, registry)
+    sink = WavFileSink(args.output, engines.synthesizer.sample_rate)
+    with tempfile.TemporaryDirectory(prefix="voiced-demo-") as tmp:
+        spoken = Path(tmp) / "user.wav"
+        seconds = write_script_wav(engines.synthesizer, DEMO_SCRIPT, spoken)
+        print(f"demo: playing {len(DEMO_SCRIPT)} spoken requests ({seconds:.0f} s) into the ear", flush=True)
+        source = WavFileSource(spoken, realtime=not args.fast)
+        options = RunOptions(verbose=args.verbose, events_file=args.events, half_duplex=False)
+        asyncio.run(run_daemon(config, registry, engines, source, sink, options))
+    print(f"demo: spoken replies written to {args.output} ({sink.seconds_written:.1f} s)", flush=True)
+    return 0
+
+
+def simulate(args: argparse.Namespace, config: Config, registry: DeviceRegistry) -> int:
+    where = f"{config.mqtt.host}:{config.mqtt.port}"
+
+    async def serve() -> None:
+        simulator = DeviceSimulator(registry, config.mqtt)
+        simulator.start()
+        if not await simulator.wait_connected(config.mqtt.connect_timeout_s):
+            print(f"simulator: waiting for the MQTT broker at {where}…", flush=True)
+        print(f"simulator: playing {len(registry)} devices on {where}; Ctrl-C stops", flush=True)
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(sig, stop.set)
+        try:
+            await stop.wait()
+        finally:
+            simulator.stop()
+
+    logging.getLogger("voiced.devices.simulator").setLevel(logging.INFO)
+    asyncio.run(serve())
+    return 0
+
+
+def devices(args: argparse.Namespace, config: Config, registry: DeviceRegistry) -> int:
+    async def collect() -> int:
+        gateway = DeviceGateway(registry, config.mqtt, EventBus())
+        gateway.start()
+        try:
+            if not await gateway.wait_connected(config.mqtt.connect_timeout_s):
+                where = f"{config.mqtt.host}:{config.mqtt.port}"
+                return _fail(f"MQTT broker {where} not reachable; no device states to show", EXIT_BROKER)
+            await asyncio.sleep(1.0)  # retained states arrive right after subscribing
+            for device in registry:
+                state = gateway.state_of(device.name)
+                shown = json.dumps(state, separators=(",", ":")) if state is not None else "(no state yet)"
+                print(f"{device.name:<20} {device.kind:<9} {device.command_topic:<34} {shown}")
+            return 0
+        finally:
+            gateway.stop()
+
+    return asyncio.run(collect())
+
+
+def check_audio(args: argparse.Namespace, config: Config, registry: DeviceRegistry) -> int:
+    mic_ok, mic = has_microphone(config.audio.input_device)
+    speaker_ok, speaker = has_speaker(config.audio.output_device)
+    print(f"microphone: {'ok' if mic_ok else 'not available'} ({mic})")
+    print(f"speaker:    {'ok' if speaker_ok else 'not available'} ({speaker})")
+    return 0 if mic_ok else EXIT_AUDIO
