@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import wave
 from pathlib import Path
 
-from tests.conftest import REPO
+from tests.conftest import REPO, free_port
+from voiced.audio.pcm import read_wav, silence, write_wav
 
 
 def voiced(tmp_path: Path, config_text: str, *args: str) -> subprocess.CompletedProcess[str]:
@@ -44,3 +46,38 @@ def test_missing_model_exits_2_naming_the_field(tmp_path: Path) -> None:
     result = voiced(tmp_path, "asr:\n  model: huge-v9\n", "demo", "--fast")
     assert result.returncode == 2
     assert "asr.model" in result.stderr and "huge-v9" in result.stderr
+
+
+def test_output_in_a_missing_folder_exits_3_before_anything_runs(tmp_path: Path) -> None:
+    wav = tmp_path / "in.wav"
+    write_wav(wav, silence(1.0, 16000), 16000)
+    result = voiced(tmp_path, "", "run", "--input", str(wav), "--output", str(tmp_path / "no" / "out.wav"))
+    assert result.returncode == 3
+    assert "folder" in result.stderr and "does not exist" in result.stderr
+    assert "loading models" not in result.stderr
+
+
+def test_eight_bit_wav_is_refused_with_the_reason(tmp_path: Path) -> None:
+    wav = tmp_path / "old.wav"
+    with wave.open(str(wav), "wb") as out:
+        out.setnchannels(1)
+        out.setsampwidth(1)
+        out.setframerate(8000)
+        out.writeframes(bytes(8000))
+    result = voiced(tmp_path, "", "run", "--input", str(wav), "--output", str(tmp_path / "o.wav"))
+    assert result.returncode == 3
+    assert "expected 16-bit PCM, got 8-bit" in result.stderr
+
+
+def test_silence_says_no_speech_heard_and_still_writes_the_output(tmp_path: Path) -> None:
+    wav = tmp_path / "quiet.wav"
+    write_wav(wav, silence(2.0, 16000), 16000)
+    out = tmp_path / "replies.wav"
+    port = free_port()
+    result = voiced(
+        tmp_path, f"mqtt:\n  port: {port}\n", "run", "--input", str(wav), "--output", str(out), "--fast"
+    )
+    assert result.returncode == 0, result.stderr
+    assert f"no speech heard in {wav}" in result.stdout
+    assert f"spoken replies written to {out} (0.0 s)" in result.stdout
+    assert read_wav(out)[0].size == 0

@@ -29,7 +29,7 @@ def listen(path: Path, vad: VadConfig) -> tuple[list[Utterance], list[str], list
         ear = Ear(WavFileSource(path, realtime=False), vad, transcriber, bus)
         utterances: list[Utterance] = []
         await asyncio.wait_for(ear.run(utterances.append), timeout=60)
-        texts = [await asyncio.wait_for(u.transcript, timeout=60) for u in utterances]
+        texts = [(await asyncio.wait_for(u.transcript, timeout=60)).text for u in utterances]
         seen = []
         while not events.empty():
             seen.append(events.get_nowait())

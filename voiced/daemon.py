@@ -86,8 +86,9 @@ class Daemon:
                 self.turns_done += 1
 
     async def _turn(self, utterance: Utterance) -> None:
-        text = await utterance.transcript
-        self._bus.publish(Transcript(turn=utterance.turn, text=text))
+        heard = await utterance.transcript
+        text = heard.text
+        self._bus.publish(Transcript(turn=utterance.turn, text=text, asr_s=heard.asr_s, early=heard.early))
         if not text.strip():
             return
         reply = await self._agent.respond(text)

@@ -57,6 +57,8 @@ class Transcript(Event):
     kind: ClassVar[str] = "transcript"
     turn: int
     text: str
+    asr_s: float = 0.0
+    early: bool = False  # ASR started at a pause, while the hangover was still running
 
 
 @dataclass(frozen=True)

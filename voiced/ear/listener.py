@@ -34,11 +34,18 @@ _LOGGER = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
+class Heard:
+    text: str
+    asr_s: float  # time Whisper took
+    early: bool  # started at a pause, before the end of the utterance was certain
+
+
+@dataclass(frozen=True)
 class Utterance:
     turn: int
     samples: np.ndarray
     voice_end_t: float
-    transcript: asyncio.Task[str]  # already running; the consumer awaits it
+    transcript: asyncio.Task[Heard]  # already running; the consumer awaits it
 
 
 def settings_from(config: VadConfig) -> SegmenterSettings:
@@ -65,7 +72,7 @@ class Ear:
     ) -> None:
         self._source = source
         self._transcriber = transcriber
-        self._early: asyncio.Task[str] | None = None
+        self._early: asyncio.Task[Heard] | None = None
         self._config = config
         self._bus = bus
         self._is_deaf = is_deaf
@@ -91,11 +98,15 @@ class Ear:
         self._drop_early()
         self._bus.publish(InputEnded())
 
-    def _transcribe(self, audio: bytes) -> asyncio.Task[str]:
+    def _transcribe(self, audio: bytes, *, early: bool) -> asyncio.Task[Heard]:
         samples = np.frombuffer(audio, dtype=np.int16)
-        return asyncio.create_task(
-            asyncio.to_thread(self._transcriber.transcribe, samples), name=f"asr-turn-{self._turn}"
-        )
+
+        def timed() -> Heard:
+            started = time.monotonic()
+            text = self._transcriber.transcribe(samples)
+            return Heard(text, time.monotonic() - started, early)
+
+        return asyncio.create_task(asyncio.to_thread(timed), name=f"asr-turn-{self._turn}")
 
     def _drop_early(self) -> None:
         if self._early is not None:
@@ -113,7 +124,7 @@ class Ear:
             self._bus.publish(SpeechStarted(turn=self._turn))
         elif isinstance(event, UtterancePaused):
             self._drop_early()
-            self._early = self._transcribe(event.audio)
+            self._early = self._transcribe(event.audio, early=True)
         elif isinstance(event, UtteranceDiscarded):
             self._drop_early()
             _LOGGER.debug("discarded %d ms of speech-like noise", event.speech_ms)
@@ -127,5 +138,5 @@ class Ear:
                 transcript, self._early = self._early, None
             else:
                 self._drop_early()
-                transcript = self._transcribe(event.audio)
+                transcript = self._transcribe(event.audio, early=False)
             deliver(Utterance(self._turn, samples, voice_end_t, transcript))
