@@ -66,8 +66,32 @@ class MqttConfig(_Section):
     connect_timeout_s: float = Field(5.0, gt=0, le=120)
 
 
+DEFAULT_SYSTEM_PROMPT = (
+    "You are voiced, the voice of a smart home. Your words are spoken aloud: answer in one or two "
+    "short sentences of plain speech, no markdown, lists or emoji. Change devices only through the "
+    "tools, and never say a change happened unless the tool result says it was sent."
+)
+
+
+class LlmConfig(_Section):
+    base_url: str | None = Field(
+        None, pattern=r"^https?://", description="OpenAI-compatible endpoint; None = no LLM"
+    )
+    model: str = "gpt-4o-mini"
+    api_key: str | None = Field(None, exclude=True, description="from VOICED_LLM_API_KEY only")
+    connect_timeout_s: float = Field(3.0, gt=0, le=60)
+    first_token_timeout_s: float = Field(4.0, gt=0, le=120)
+    total_timeout_s: float = Field(30.0, gt=0, le=600)
+    max_history_turns: int = Field(8, ge=0, le=200)
+    max_tool_rounds: int = Field(4, ge=1, le=20)
+    temperature: float = Field(0.4, ge=0, le=2)
+    system_prompt: str = Field(DEFAULT_SYSTEM_PROMPT, min_length=1)
+
+
 class AgentConfig(_Section):
-    kind: Literal["local"] = "local"
+    kind: Literal["auto", "local", "llm", "hybrid"] = Field(
+        "auto", description="auto = hybrid when llm.base_url is set, else local"
+    )
     brightness_step_pct: int = Field(25, ge=1, le=100)
 
 
@@ -80,15 +104,27 @@ class Config(_Section):
     tts: TtsConfig = TtsConfig()
     mqtt: MqttConfig = MqttConfig()
     agent: AgentConfig = AgentConfig()
+    llm: LlmConfig = LlmConfig()
 
     @model_validator(mode="after")
-    def _hangover_covers_a_frame(self) -> Config:
+    def _consistent(self) -> Config:
         if self.vad.hangover_ms < self.vad.frame_ms:
             raise ValueError("vad.hangover_ms must be at least one frame")
+        if self.agent.kind in ("llm", "hybrid") and self.llm.base_url is None:
+            raise ValueError(f"agent.kind is {self.agent.kind!r} but llm.base_url is not set")
         return self
 
+    @property
+    def agent_kind(self) -> Literal["local", "llm", "hybrid"]:
+        if self.agent.kind == "auto":
+            return "hybrid" if self.llm.base_url else "local"
+        return self.agent.kind
 
-SECRET_ENV = {"VOICED_MQTT_PASSWORD": ("mqtt", "password")}
+
+SECRET_ENV = {
+    "VOICED_MQTT_PASSWORD": ("mqtt", "password"),
+    "VOICED_LLM_API_KEY": ("llm", "api_key"),
+}
 
 
 def load_config(path: Path | None, environ: Mapping[str, str]) -> Config:

@@ -1,7 +1,13 @@
-"""The Agent interface: text in, a reply to speak and device commands out."""
+"""The Agent interface: a user's words in, speakable text streamed out.
+
+Device changes happen inside the agent, through the injected DeviceActions, so an LLM
+can see each tool's result. The daemon tells the agent afterwards what was actually
+spoken, so the history never claims words that a barge-in cut off.
+"""
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -10,10 +16,18 @@ from voiced.devices.model import DeviceCommand
 
 @dataclass(frozen=True)
 class AgentReply:
+    """A complete answer from the local intent matcher."""
+
     text: str
     commands: tuple[DeviceCommand, ...] = ()
     understood: bool = True
 
 
 class Agent(Protocol):
-    async def respond(self, text: str) -> AgentReply: ...
+    def reply(self, turn: int, text: str) -> AsyncIterator[str]:
+        """Speakable text, streamed as it is produced (token deltas or whole sentences)."""
+        ...
+
+    def spoken(self, turn: int, text: str, *, interrupted: bool) -> None:
+        """Record what reached the user's ears for this turn."""
+        ...
