@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-APT_PACKAGES=(libportaudio2 mosquitto mosquitto-clients pulseaudio pulseaudio-utils libasound2-plugins)
+APT_PACKAGES=(libportaudio2 libspeexdsp1 mosquitto mosquitto-clients pulseaudio pulseaudio-utils libasound2-plugins)
 VENV=${VOICED_VENV:-.venv}
 
 missing=()
