@@ -43,7 +43,7 @@ def test_default_config_is_valid() -> None:
         ("vad:\n  aggressiveness: 7\n", "vad.aggressiveness"),
         ("mqtt:\n  port: http\n", "mqtt.port"),
         ("mqtt:\n  prot: 1883\n", "mqtt.prot"),
-        ("audio:\n  half_duplex: sometimes\n", "audio.half_duplex"),
+        ("audio:\n  echo: sometimes\n", "audio.echo"),
         ("agent:\n  kind: gpt\n", "agent.kind"),
         ("devices_dir: nowhere\n", "devices_dir: "),
         ("vad:\n  frame_ms: 30\nvad:\n  hangover_ms: 300\n", "key 'vad' appears more than once"),

@@ -17,10 +17,15 @@ from voiced.console import drain_printer, print_events
 from voiced.daemon import Daemon, HalfDuplexGuard
 from voiced.devices.gateway import DeviceGateway
 from voiced.devices.registry import DeviceRegistry
+from voiced.ear.bargein import GuardSettings
+from voiced.ear.echo import PlaybackReference
+from voiced.ear.frontend import EchoCancellingVad
 from voiced.ear.listener import Ear
 from voiced.ear.whisper import WhisperTranscriber, vocabulary_prompt
 from voiced.events import EventBus
+from voiced.mouth.actions import DeviceActions
 from voiced.mouth.intents import LocalIntentAgent
+from voiced.mouth.local_agent import build_agent
 from voiced.mouth.piper_tts import PiperSynthesizer
 from voiced.mouth.speech import SpeechOutput
 
@@ -46,7 +51,40 @@ def load_engines(config: Config, registry: DeviceRegistry) -> Engines:
 class RunOptions:
     verbose: bool = False
     events_file: Path | None = None
-    half_duplex: bool = True
+    # Shared with the SpeakerSink when our voice can reach our microphone; None for file output.
+    reference: PlaybackReference | None = None
+
+
+def build_ear(
+    config: Config,
+    engines: Engines,
+    source: AudioSource,
+    bus: EventBus,
+    speech: SpeechOutput,
+    options: RunOptions,
+) -> Ear:
+    audio = config.audio
+    guard = GuardSettings(frame_ms=config.vad.frame_ms, confirm_ms=audio.barge_in_confirm_ms)
+    if options.reference is None or audio.echo == "off":
+        return Ear(source, config.vad, engines.transcriber, bus)
+    if audio.echo == "half_duplex":
+        return Ear(source, config.vad, engines.transcriber, bus, is_deaf=HalfDuplexGuard(speech))
+    front = EchoCancellingVad(
+        config.vad.aggressiveness,
+        options.reference,
+        frame_ms=config.vad.frame_ms,
+        tail_ms=audio.echo_tail_ms,
+        margin_db=audio.echo_margin_db,
+    )
+    return Ear(
+        source,
+        config.vad,
+        engines.transcriber,
+        bus,
+        front=front,
+        is_playing=lambda: speech.speaking or front.playing,
+        guard=guard,
+    )
 
 
 async def run_daemon(
@@ -73,12 +111,12 @@ async def run_daemon(
             config.mqtt.port,
         )
     speech = SpeechOutput(engines.synthesizer, sink, bus, sentence_silence_s=config.tts.sentence_silence_s)
-    guard = HalfDuplexGuard(speech) if options.half_duplex else (lambda: False)
+    actions = DeviceActions(gateway, bus)
+    intents = LocalIntentAgent(registry, gateway.state_of, config.agent.brightness_step_pct)
     daemon = Daemon(
         bus=bus,
-        ear=Ear(source, config.vad, engines.transcriber, bus, is_deaf=guard),
-        agent=LocalIntentAgent(registry, gateway.state_of, config.agent.brightness_step_pct),
-        gateway=gateway,
+        ear=build_ear(config, engines, source, bus, speech, options),
+        agent=build_agent(config, registry, actions, intents),
         speech=speech,
     )
     main = asyncio.create_task(daemon.run(), name="daemon")

@@ -24,6 +24,7 @@ from voiced.config import Config
 from voiced.devices.gateway import DeviceGateway
 from voiced.devices.registry import DeviceRegistry
 from voiced.devices.simulator import DeviceSimulator
+from voiced.ear.echo import PlaybackReference
 from voiced.events import EventBus
 
 EXIT_AUDIO = 3
@@ -72,15 +73,15 @@ def run(args: argparse.Namespace, config: Config, registry: DeviceRegistry) -> i
             )
     print("loading models…", file=sys.stderr, flush=True)
     engines = load_engines(config, registry)
+    # Echo handling only makes sense when our voice can reach our microphone.
+    reference = PlaybackReference() if not args.input and not args.output else None
     try:
         sink: AudioSink = (
             WavFileSink(args.output, engines.synthesizer.sample_rate)
             if args.output
-            else SpeakerSink(config.audio.output_device)
+            else SpeakerSink(config.audio.output_device, reference)
         )
-        # Half duplex only makes sense when our voice can reach our microphone.
-        half_duplex = config.audio.half_duplex and not args.input and not args.output
-        options = RunOptions(verbose=args.verbose, events_file=args.events, half_duplex=half_duplex)
+        options = RunOptions(verbose=args.verbose, events_file=args.events, reference=reference)
         turns = asyncio.run(run_daemon(config, registry, engines, source, sink, options))
     except (AudioSourceError, AudioSinkError) as exc:
         return _fail(str(exc), EXIT_AUDIO)
@@ -104,7 +105,7 @@ def demo(args: argparse.Namespace, config: Config, registry: DeviceRegistry) -> 
         seconds = write_script_wav(engines.synthesizer, DEMO_SCRIPT, spoken)
         print(f"demo: playing {len(DEMO_SCRIPT)} spoken requests ({seconds:.0f} s) into the ear", flush=True)
         source = WavFileSource(spoken, realtime=not args.fast)
-        options = RunOptions(verbose=args.verbose, events_file=args.events, half_duplex=False)
+        options = RunOptions(verbose=args.verbose, events_file=args.events)
         asyncio.run(run_daemon(config, registry, engines, source, sink, options))
     print(f"demo: spoken replies written to {args.output} ({sink.seconds_written:.1f} s)", flush=True)
     return 0

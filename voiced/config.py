@@ -23,8 +23,14 @@ class _Section(BaseModel):
 class AudioConfig(_Section):
     input_device: str | int | None = Field(None, description="sounddevice name or index; None = default")
     output_device: str | int | None = None
-    half_duplex: bool = Field(
-        True, description="ignore the microphone while the speaker plays (until barge-in exists)"
+    echo: Literal["cancel", "half_duplex", "off"] = Field(
+        "cancel",
+        description="cancel: echo cancellation + barge-in; half_duplex: deaf while speaking; off: neither",
+    )
+    echo_tail_ms: int = Field(400, ge=50, le=2000, description="longest echo delay the canceller models")
+    echo_margin_db: float = Field(10.0, ge=0, le=40, description="how far above our echo user speech must be")
+    barge_in_confirm_ms: int = Field(
+        900, ge=150, le=5000, description="speech over a reply this long stops it without a transcript"
     )
 
 

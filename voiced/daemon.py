@@ -1,4 +1,10 @@
-"""The daemon: ear → transcriber → agent → devices and speech, one turn at a time."""
+"""The daemon: ear → agent → speech, one turn at a time, with a barge-in lane beside it.
+
+Each turn runs as its own task. A barge-in does not wait in the turn queue: the ear calls
+the lane directly (duck, interrupt), which silences the speaker and cancels the turn's
+task: the LLM stream, pending synthesis and playback stop together. The agent is told
+how much of its reply was actually heard.
+"""
 
 from __future__ import annotations
 
@@ -6,45 +12,30 @@ import asyncio
 import logging
 import time
 
-from voiced.devices.gateway import DeviceGateway
+from voiced.ear.bargein import Verdict, classify
 from voiced.ear.listener import Ear, Utterance
-from voiced.errors import BrokerUnavailable, DeviceError
-from voiced.events import (
-    AgentText,
-    CommandRefused,
-    CommandSent,
-    EventBus,
-    Transcript,
-    TurnFinished,
-)
-from voiced.mouth.agent import Agent, AgentReply
-from voiced.mouth.speech import SpeechOutput
+from voiced.events import BargeIn, BargeInIgnored, EventBus, Transcript, TurnFinished
+from voiced.mouth.agent import Agent
+from voiced.mouth.speech import SpeechOutput, SpeechProgress
 
 _LOGGER = logging.getLogger(__name__)
 
-NO_BROKER_REPLY = "Sorry, I can't reach the devices right now, so I didn't change anything."
 FAILURE_REPLY = "Sorry, something went wrong on my side."
 # The tail of our own voice still in the room after the last sample is handed over.
 ECHO_TAIL_S = 0.3
+STOP_TIMEOUT_S = 5.0
 
 
 class Daemon:
-    def __init__(
-        self,
-        *,
-        bus: EventBus,
-        ear: Ear,
-        agent: Agent,
-        gateway: DeviceGateway,
-        speech: SpeechOutput,
-    ) -> None:
+    def __init__(self, *, bus: EventBus, ear: Ear, agent: Agent, speech: SpeechOutput) -> None:
         self._bus = bus
         self._ear = ear
         self._agent = agent
-        self._gateway = gateway
         self._speech = speech
         self._utterances: asyncio.Queue[Utterance | None] = asyncio.Queue()
         self._tasks: list[asyncio.Task[None]] = []
+        self._current: asyncio.Task[None] | None = None
+        self._current_turn = 0
         self.turns_done = 0
 
     async def run(self) -> None:
@@ -59,66 +50,93 @@ class Daemon:
             await self.stop()
 
     async def stop(self) -> None:
-        for task in self._tasks:
+        tasks = [*self._tasks, *([self._current] if self._current else [])]
+        for task in tasks:
             task.cancel()
-        if self._tasks:
-            _done, pending = await asyncio.wait(self._tasks, timeout=5)
+        if tasks:
+            _done, pending = await asyncio.wait(tasks, timeout=STOP_TIMEOUT_S)
             for task in pending:
-                _LOGGER.error("task %s did not stop within 5 s", task.get_name())
+                _LOGGER.error("task %s did not stop within %.0f s", task.get_name(), STOP_TIMEOUT_S)
+
+    # The barge-in lane: called synchronously from the ear.
+    def duck(self) -> None:
+        if self._speech.speaking:
+            self._speech.duck()
+
+    def unduck(self) -> None:
+        self._speech.unduck()
+
+    def interrupt(self, reason: str) -> None:
+        current = self._current
+        if current is None or current.done():
+            return
+        self._speech.silence_now()
+        current.cancel()
+        self._bus.publish(BargeIn(turn=self._current_turn, reason=reason))
 
     async def _listen(self) -> None:
         try:
-            await self._ear.run(self._utterances.put_nowait)
+            await self._ear.run(self._utterances.put_nowait, hooks=self)
         finally:
             self._utterances.put_nowait(None)
 
     async def _take_turns(self) -> None:
         while (utterance := await self._utterances.get()) is not None:
+            if utterance.over_reply == "check" and not await self._worth_interrupting(utterance):
+                continue
+            await self._finish_current()
+            self._current_turn = utterance.turn
+            self._current = asyncio.create_task(self._turn(utterance), name=f"turn-{utterance.turn}")
+        await self._finish_current()
+
+    async def _worth_interrupting(self, utterance: Utterance) -> bool:
+        """A short burst over our reply: our echo, a backchannel, a stop word, or a new request?"""
+        heard = await utterance.transcript
+        verdict = classify(heard.text, self._speech.recently_spoken)
+        if verdict in (Verdict.ECHO, Verdict.BACKCHANNEL):
+            self._speech.unduck()
+            self._bus.publish(BargeInIgnored(turn=utterance.turn, heard=heard.text, verdict=verdict.value))
+            return False
+        self.interrupt(f"heard {heard.text!r} ({verdict.value})")
+        if verdict is Verdict.STOP:
+            self._bus.publish(Transcript(turn=utterance.turn, text=heard.text, asr_s=heard.asr_s))
+            await self._finish_current()
+            return False
+        return True
+
+    async def _finish_current(self) -> None:
+        if self._current is not None:
+            await asyncio.wait([self._current])
+            self._current = None
+
+    async def _turn(self, utterance: Utterance) -> None:
+        progress = SpeechProgress()
+        interrupted = False
+        try:
+            heard = await utterance.transcript
+            text = heard.text
+            self._bus.publish(
+                Transcript(turn=utterance.turn, text=text, asr_s=heard.asr_s, early=heard.early)
+            )
+            if not text.strip():
+                return
             try:
-                await self._turn(utterance)
+                await self._speech.say(utterance.turn, self._agent.reply(utterance.turn, text), progress)
             except asyncio.CancelledError:
+                interrupted = True
                 raise
             except Exception:
                 _LOGGER.exception("turn %d failed", utterance.turn)
                 await self._speech.speak(utterance.turn, FAILURE_REPLY)
             finally:
-                self._bus.publish(TurnFinished(turn=utterance.turn))
-                self.turns_done += 1
-
-    async def _turn(self, utterance: Utterance) -> None:
-        heard = await utterance.transcript
-        text = heard.text
-        self._bus.publish(Transcript(turn=utterance.turn, text=text, asr_s=heard.asr_s, early=heard.early))
-        if not text.strip():
-            return
-        reply = await self._agent.respond(text)
-        spoken = self._execute(utterance.turn, reply)
-        self._bus.publish(AgentText(turn=utterance.turn, text=spoken, understood=reply.understood))
-        await self._speech.speak(utterance.turn, spoken)
-
-    def _execute(self, turn: int, reply: AgentReply) -> str:
-        """Publish the reply's commands; returns what to say, honest about what failed."""
-        failed: list[str] = []
-        for command in reply.commands:
-            try:
-                topic, payload = self._gateway.send(command)
-            except BrokerUnavailable as exc:
-                _LOGGER.warning("turn %d: %s", turn, exc)
-                self._bus.publish(CommandRefused(turn=turn, device=command.device, reason=str(exc)))
-                return NO_BROKER_REPLY
-            except DeviceError as exc:
-                _LOGGER.warning("turn %d: %s", turn, exc)
-                self._bus.publish(CommandRefused(turn=turn, device=command.device, reason=str(exc)))
-                failed.append(command.device.replace("_", " "))
-                continue
-            self._bus.publish(CommandSent(turn=turn, device=command.device, topic=topic, payload=payload))
-        if failed:
-            return f"{reply.text} But I couldn't set the {', '.join(failed)}."
-        return reply.text
+                self._agent.spoken(utterance.turn, progress.text, interrupted=interrupted)
+        finally:
+            self._bus.publish(TurnFinished(turn=utterance.turn))
+            self.turns_done += 1
 
 
 class HalfDuplexGuard:
-    """The ear is deaf while we speak and for a short echo tail after (until barge-in exists)."""
+    """Fallback without echo cancellation: the ear is deaf while we speak and for a short tail."""
 
     def __init__(self, speech: SpeechOutput) -> None:
         self._speech = speech

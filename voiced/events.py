@@ -40,6 +40,26 @@ class Ready(Event):
 class SpeechStarted(Event):
     kind: ClassVar[str] = "speech_started"
     turn: int
+    over_reply: bool = False  # the daemon was speaking when this began
+
+
+@dataclass(frozen=True)
+class BargeIn(Event):
+    """The user talked over a reply and it was stopped."""
+
+    kind: ClassVar[str] = "barge_in"
+    turn: int  # the reply's turn
+    reason: str
+
+
+@dataclass(frozen=True)
+class BargeInIgnored(Event):
+    """Speech over a reply that was our own echo or a backchannel; the reply went on."""
+
+    kind: ClassVar[str] = "barge_in_ignored"
+    turn: int
+    heard: str
+    verdict: str
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,9 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from voiced.audio.pcm import EAR_RATE, resample
+from voiced.ear.echo import PlaybackReference
+
 _LOGGER = logging.getLogger(__name__)
 
 
@@ -25,6 +28,10 @@ class AudioSink(Protocol):
 
     async def drain(self) -> None:
         """Return once everything handed over has been heard."""
+        ...
+
+    def abort(self) -> None:
+        """Drop audio still queued in the device, at once."""
         ...
 
     def close(self) -> None: ...
@@ -56,6 +63,9 @@ class WavFileSink:
     async def drain(self) -> None:
         return None
 
+    def abort(self) -> None:
+        return None
+
     def close(self) -> None:
         if self._wav is not None:
             self._wav.close()
@@ -74,10 +84,14 @@ def has_speaker(device: str | int | None) -> tuple[bool, str]:
 
 
 class SpeakerSink:
-    """A sounddevice output stream, opened at the voice's rate on first use."""
+    """A sounddevice output stream, opened at the voice's rate on first use.
 
-    def __init__(self, device: str | int | None) -> None:
+    What it plays is also handed, at 16 kHz, to `reference` for the ear's echo canceller.
+    """
+
+    def __init__(self, device: str | int | None, reference: PlaybackReference | None = None) -> None:
         self._device = device
+        self._reference = reference
         self._stream: Any = None
         self._rate = 0
         self._lock = threading.Lock()
@@ -97,22 +111,33 @@ class SpeakerSink:
     def _write(self, samples: np.ndarray, rate: int) -> None:
         with self._lock:
             if self._stream is None or rate != self._rate:
-                self.close()
+                self._close_stream()
                 self._open(rate)
+            if self._reference is not None:
+                self._reference.append(resample(samples, rate, EAR_RATE))
             self._stream.write(np.asarray(samples, dtype=np.int16).tobytes())
 
     async def play(self, samples: np.ndarray, rate: int) -> None:
-        # Write in 100 ms slices so a cancellation takes effect within one slice.
-        step = max(1, rate // 10)
-        for offset in range(0, len(samples), step):
-            await asyncio.to_thread(self._write, samples[offset : offset + step], rate)
+        await asyncio.to_thread(self._write, samples, rate)
 
     async def drain(self) -> None:
         stream = self._stream
         if stream is not None:
             await asyncio.sleep(float(stream.latency))
 
-    def close(self) -> None:
+    def abort(self) -> None:
+        # abort() discards what PortAudio still holds, unlike stop(); the next play reopens.
+        stream, self._stream = self._stream, None
+        if stream is not None:
+            try:
+                stream.abort()
+                stream.close()
+            except Exception:
+                _LOGGER.debug("aborting speaker failed", exc_info=True)
+        if self._reference is not None:
+            self._reference.clear()
+
+    def _close_stream(self) -> None:
         if self._stream is not None:
             try:
                 self._stream.stop()
@@ -120,3 +145,7 @@ class SpeakerSink:
             except Exception:
                 _LOGGER.debug("closing speaker failed", exc_info=True)
             self._stream = None
+
+    def close(self) -> None:
+        with self._lock:
+            self._close_stream()

@@ -12,13 +12,15 @@ import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Literal, Protocol
 
 import numpy as np
-import webrtcvad
 
 from voiced.audio.pcm import EAR_RATE
 from voiced.audio.sources import AudioSource
 from voiced.config import VadConfig
+from voiced.ear.bargein import Action, BargeInGuard, GuardSettings
+from voiced.ear.frontend import FrameClassifier, PlainVad
 from voiced.ear.segmenter import (
     Segmenter,
     SegmenterEvent,
@@ -40,12 +42,38 @@ class Heard:
     early: bool  # started at a pause, before the end of the utterance was certain
 
 
+OverReply = Literal["no", "check", "confirmed"]
+
+
 @dataclass(frozen=True)
 class Utterance:
     turn: int
     samples: np.ndarray
     voice_end_t: float
     transcript: asyncio.Task[Heard]  # already running; the consumer awaits it
+    # Spoken while we were talking: "confirmed" already interrupted us; "check" must be classified.
+    over_reply: OverReply = "no"
+
+
+class BargeInHooks(Protocol):
+    """The barge-in lane: called straight from the ear, never queued behind turns."""
+
+    def duck(self) -> None: ...
+
+    def unduck(self) -> None: ...
+
+    def interrupt(self, reason: str) -> None: ...
+
+
+class _NoHooks:
+    def duck(self) -> None:
+        return None
+
+    def unduck(self) -> None:
+        return None
+
+    def interrupt(self, reason: str) -> None:
+        return None
 
 
 def settings_from(config: VadConfig) -> SegmenterSettings:
@@ -68,6 +96,9 @@ class Ear:
         transcriber: Transcriber,
         bus: EventBus,
         *,
+        front: FrameClassifier | None = None,
+        is_playing: Callable[[], bool] = lambda: False,
+        guard: GuardSettings | None = None,
         is_deaf: Callable[[], bool] = lambda: False,
     ) -> None:
         self._source = source
@@ -76,12 +107,17 @@ class Ear:
         self._config = config
         self._bus = bus
         self._is_deaf = is_deaf
-        self._vad = webrtcvad.Vad(config.aggressiveness)
+        self._front = front or PlainVad(config.aggressiveness)
+        self._is_playing = is_playing
+        self._hooks: BargeInHooks = _NoHooks()
+        self._guard = BargeInGuard(guard or GuardSettings(frame_ms=config.frame_ms))
+        self._confirmed = False
         self._segmenter = Segmenter(settings_from(config))
         self._turn = 0
 
-    async def run(self, deliver: Callable[[Utterance], None]) -> None:
+    async def run(self, deliver: Callable[[Utterance], None], hooks: BargeInHooks | None = None) -> None:
         """Listen until the source ends; each finished utterance is handed to `deliver`."""
+        self._hooks = hooks or _NoHooks()
         ready = False
         async for frame in self._source.frames(self._config.frame_ms):
             if not ready:  # models are loaded and audio is flowing: now we are listening
@@ -90,8 +126,11 @@ class Ear:
             if self._is_deaf():
                 self._segmenter.reset()
                 continue
-            is_speech = self._vad.is_speech(frame, EAR_RATE)
-            for event in self._segmenter.process(frame, is_speech):
+            kept, user_speech = self._front.classify(frame)
+            if self._segmenter.in_speech and self._guard.frame(user_speech=user_speech) is Action.INTERRUPT:
+                self._confirmed = True
+                self._hooks.interrupt("speech over the reply")
+            for event in self._segmenter.process(kept, user_speech):
                 self._on_event(event, deliver)
         for event in self._segmenter.flush():
             self._on_event(event, deliver)
@@ -121,13 +160,20 @@ class Ear:
         now = time.monotonic()
         if isinstance(event, UtteranceStarted):
             self._turn += 1
-            self._bus.publish(SpeechStarted(turn=self._turn))
+            self._confirmed = False
+            playing = self._is_playing()
+            self._bus.publish(SpeechStarted(turn=self._turn, over_reply=playing))
+            if self._guard.started(playing=playing) is Action.DUCK:
+                self._hooks.duck()
         elif isinstance(event, UtterancePaused):
             self._drop_early()
             self._early = self._transcribe(event.audio, early=True)
         elif isinstance(event, UtteranceDiscarded):
             self._drop_early()
             _LOGGER.debug("discarded %d ms of speech-like noise", event.speech_ms)
+            if self._guard.active:
+                self._guard.discarded()
+                self._hooks.unduck()
         else:
             voice_end_t = now - event.trailing_silence_ms / 1000
             samples = np.frombuffer(event.audio, dtype=np.int16)
@@ -139,4 +185,7 @@ class Ear:
             else:
                 self._drop_early()
                 transcript = self._transcribe(event.audio, early=False)
-            deliver(Utterance(self._turn, samples, voice_end_t, transcript))
+            over_reply: OverReply = "confirmed" if self._confirmed else "no"
+            if self._guard.ended() is Action.CHECK:
+                over_reply = "check"
+            deliver(Utterance(self._turn, samples, voice_end_t, transcript, over_reply))

@@ -7,7 +7,7 @@ spoken, so the history never claims words that a barge-in cut off.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -24,7 +24,7 @@ class AgentReply:
 
 
 class Agent(Protocol):
-    def reply(self, turn: int, text: str) -> AsyncIterator[str]:
+    def reply(self, turn: int, text: str) -> AsyncGenerator[str, None]:
         """Speakable text, streamed as it is produced (token deltas or whole sentences)."""
         ...
 

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 
+from voiced.config import Config
+from voiced.devices.registry import DeviceRegistry
 from voiced.mouth.actions import DeviceActions
-from voiced.mouth.agent import AgentReply
+from voiced.mouth.agent import Agent, AgentReply
 from voiced.mouth.intents import LocalIntentAgent
 
 NO_BROKER_REPLY = "Sorry, I can't reach the devices right now, so I didn't change anything."
@@ -30,8 +32,15 @@ class LocalAgent:
         self._intents = intents
         self._actions = actions
 
-    async def reply(self, turn: int, text: str) -> AsyncIterator[str]:
+    async def reply(self, turn: int, text: str) -> AsyncGenerator[str, None]:
         yield carry_out(turn, self._intents.understand(text), self._actions)
 
     def spoken(self, turn: int, text: str, *, interrupted: bool) -> None:
         return None  # the local path keeps no conversation history
+
+
+def build_agent(
+    config: Config, registry: DeviceRegistry, actions: DeviceActions, intents: LocalIntentAgent
+) -> Agent:
+    """The agent the config asks for; until the LLM agent lands, every kind runs locally."""
+    return LocalAgent(intents, actions)

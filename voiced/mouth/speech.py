@@ -1,23 +1,47 @@
-"""Speech out: a reply is cut into sentences; sentence n+1 is synthesized while n plays."""
+"""Speech out: streamed text is cut into sentences; sentence n+1 is synthesized while n plays.
+
+Playback goes out in short slices so a barge-in silences it within one slice, and the
+progress object always knows how much of the reply the user has actually heard.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
-import re
+from collections import deque
+from collections.abc import AsyncGenerator
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from voiced.audio.sinks import AudioSink
-from voiced.events import EventBus, TtsStarted, TtsStopped
+from voiced.events import AgentText, EventBus, TtsStarted, TtsStopped
+from voiced.mouth.sentences import SentenceSplitter
 from voiced.mouth.synthesizer import Synthesizer
 
 _LOGGER = logging.getLogger(__name__)
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+SLICE_S = 0.04  # one audio block: the longest a stop can lag
+DUCK_GAIN = 0.3
 
 
-def split_sentences(text: str) -> list[str]:
-    return [part.strip() for part in _SENTENCE_END.split(text) if part.strip()]
+@dataclass
+class SpeechProgress:
+    """What of a reply reached the user's ears."""
+
+    played: list[str] = field(default_factory=list)
+    current: str = ""
+    current_fraction: float = 0.0
+
+    @property
+    def text(self) -> str:
+        words = self.current.split()
+        partial = " ".join(words[: int(len(words) * self.current_fraction)])
+        return " ".join([*self.played, partial]).strip()
+
+
+async def _once(text: str) -> AsyncGenerator[str, None]:
+    yield text
 
 
 class SpeechOutput:
@@ -28,42 +52,92 @@ class SpeechOutput:
         self._sink = sink
         self._bus = bus
         self._gap = np.zeros(int(sentence_silence_s * synthesizer.sample_rate), dtype=np.int16)
+        self._recent: deque[str] = deque(maxlen=6)
+        self._gain = 1.0
         self.speaking = False
 
-    async def speak(self, turn: int, text: str) -> None:
-        sentences = split_sentences(text)
-        if not sentences:
-            return
-        ready: asyncio.Queue[np.ndarray | Exception | None] = asyncio.Queue(maxsize=1)
-        producer = asyncio.create_task(self._synthesize_all(sentences, ready), name=f"tts-turn-{turn}")
-        played = 0
-        self.speaking = True
+    @property
+    def recently_spoken(self) -> str:
+        return " ".join(self._recent)
+
+    def duck(self) -> None:
+        self._gain = DUCK_GAIN
+
+    def unduck(self) -> None:
+        self._gain = 1.0
+
+    def silence_now(self) -> None:
+        """Drop whatever the device still holds (barge-in); the turn's task is cancelled separately."""
+        self._sink.abort()
+
+    async def speak(self, turn: int, text: str) -> SpeechProgress:
+        progress = SpeechProgress()
+        await self.say(turn, _once(text), progress)
+        return progress
+
+    async def say(self, turn: int, chunks: AsyncGenerator[str, None], progress: SpeechProgress) -> None:
+        rate = self._synthesizer.sample_rate
+        ready: asyncio.Queue[tuple[str, np.ndarray] | Exception | None] = asyncio.Queue(maxsize=1)
+        producer = asyncio.create_task(self._produce(turn, chunks, ready), name=f"tts-turn-{turn}")
+        played_s = 0.0
         try:
-            while (samples := await ready.get()) is not None:
-                if isinstance(samples, Exception):
-                    raise samples
-                if played == 0:
+            while (item := await ready.get()) is not None:
+                if isinstance(item, Exception):
+                    raise item
+                sentence, samples = item
+                if not self.speaking:
+                    self.speaking = True
+                    self._gain = 1.0
                     self._bus.publish(TtsStarted(turn=turn))
-                else:
-                    await self._sink.play(self._gap, self._synthesizer.sample_rate)
-                await self._sink.play(samples, self._synthesizer.sample_rate)
-                played += len(samples)
+                elif len(self._gap):
+                    await self._play(self._gap, rate)
+                progress.current, progress.current_fraction = sentence, 0.0
+                step = max(1, int(SLICE_S * rate))
+                for offset in range(0, len(samples), step):
+                    await self._play(samples[offset : offset + step], rate)
+                    progress.current_fraction = min(1.0, (offset + step) / len(samples))
+                    played_s += step / rate
+                progress.played.append(sentence)
+                progress.current, progress.current_fraction = "", 0.0
+                self._recent.append(sentence)
             await self._sink.drain()
         finally:
-            self.speaking = False
             if not producer.done():
                 producer.cancel()
             await asyncio.wait([producer], timeout=5)
-            self._bus.publish(TtsStopped(turn=turn, audio_s=played / self._synthesizer.sample_rate))
+            if self.speaking:
+                self.speaking = False
+                self._bus.publish(TtsStopped(turn=turn, audio_s=played_s))
 
-    async def _synthesize_all(
-        self, sentences: list[str], ready: asyncio.Queue[np.ndarray | Exception | None]
+    async def _play(self, samples: np.ndarray, rate: int) -> None:
+        if self._gain != 1.0:
+            samples = (samples.astype(np.float32) * self._gain).astype(np.int16)
+        await self._sink.play(samples, rate)
+
+    async def _produce(
+        self,
+        turn: int,
+        chunks: AsyncGenerator[str, None],
+        ready: asyncio.Queue[tuple[str, np.ndarray] | Exception | None],
     ) -> None:
+        splitter = SentenceSplitter()
         try:
-            for sentence in sentences:
-                samples = await asyncio.to_thread(self._synthesizer.synthesize, sentence)
-                await ready.put(samples)
+            async with contextlib.aclosing(chunks):
+                async for chunk in chunks:
+                    for sentence in splitter.feed(chunk):
+                        await self._synthesize(turn, sentence, ready)
+            for sentence in splitter.flush():
+                await self._synthesize(turn, sentence, ready)
+        except asyncio.CancelledError:
+            raise
         except Exception as exc:
             await ready.put(exc)
             return
         await ready.put(None)
+
+    async def _synthesize(
+        self, turn: int, sentence: str, ready: asyncio.Queue[tuple[str, np.ndarray] | Exception | None]
+    ) -> None:
+        self._bus.publish(AgentText(turn=turn, text=sentence, understood=True))
+        samples = await asyncio.to_thread(self._synthesizer.synthesize, sentence)
+        await ready.put((sentence, samples))
