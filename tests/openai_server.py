@@ -1,0 +1,238 @@
+"""A scripted OpenAI-compatible chat server over real HTTP (stdlib only), for tests.
+
+Each POST /v1/chat/completions consumes the next step of the script: streamed text (token by token,
+optionally slow or cut off), streamed tool calls (arguments split across chunks, exactly as OpenAI
+sends them), an HTTP error, or raw bytes (garbage SSE). Every request body is recorded.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import socket
+import threading
+import time
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+_LOGGER = logging.getLogger(__name__)
+ARGUMENT_PIECE = 7  # tool-call arguments are streamed in pieces this long
+
+
+@dataclass(frozen=True)
+class Text:
+    text: str
+    token_delay_s: float = 0.0
+    first_delay_s: float = 0.0  # after the headers, before the first chunk
+    cut_after: int | None = None  # drop the connection after this many tokens
+
+
+@dataclass(frozen=True)
+class Call:
+    name: str
+    arguments: str  # raw, so tests can send malformed JSON
+
+
+def call(name: str, **arguments: Any) -> Call:
+    return Call(name, json.dumps(arguments))
+
+
+@dataclass(frozen=True)
+class Tools:
+    calls: tuple[Call, ...]
+    text: str = ""  # content streamed before the calls
+
+
+@dataclass(frozen=True)
+class HttpError:
+    status: int = 500
+    body: str = '{"error": {"message": "scripted failure", "type": "server_error"}}'
+
+
+@dataclass(frozen=True)
+class Raw:
+    """A 200 text/event-stream response with exactly these bytes as its body."""
+
+    body: bytes
+
+
+Step = Text | Tools | HttpError | Raw
+
+
+def tokens(text: str) -> list[str]:
+    return re.findall(r"\s*\S+", text)
+
+
+class ScriptedServer:
+    def __init__(self) -> None:
+        self.requests: list[dict[str, Any]] = []
+        self.aborted = 0  # streams the client closed before the end
+        self._script: list[Step] = []
+        self._lock = threading.Condition()
+        self._stop = threading.Event()
+        self._httpd = _Httpd(("127.0.0.1", 0), _Handler)
+        self._httpd.owner = self
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, args=(0.05,), name="openai-server", daemon=True
+        )
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self._httpd.server_address[1]}/v1"
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._httpd.shutdown()
+        self._httpd.server_close()
+        self._thread.join(timeout=5)
+
+    def push(self, *steps: Step) -> None:
+        with self._lock:
+            self._script.extend(steps)
+
+    def sleep(self, seconds: float) -> None:
+        self._stop.wait(seconds)
+
+    def wait_aborted(self, count: int = 1, timeout: float = 5.0) -> bool:
+        with self._lock:
+            return self._lock.wait_for(lambda: self.aborted >= count, timeout)
+
+    def _next(self, body: dict[str, Any]) -> Step | None:
+        with self._lock:
+            self.requests.append(body)
+            return self._script.pop(0) if self._script else None
+
+    def _note_aborted(self) -> None:
+        with self._lock:
+            self.aborted += 1
+            self._lock.notify_all()
+
+
+class _Httpd(ThreadingHTTPServer):
+    daemon_threads = True
+    owner: ScriptedServer
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server: _Httpd
+
+    def log_message(self, format: str, *args: Any) -> None:
+        _LOGGER.debug(format, *args)
+
+    def do_POST(self) -> None:
+        body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", "0"))) or b"{}")
+        if self.path.rstrip("/") != "/v1/chat/completions":
+            self._send(404, '{"error": {"message": "not found"}}')
+            return
+        owner = self.server.owner
+        step = owner._next(body)
+        self._id = f"chatcmpl-{len(owner.requests)}"
+        self._model = str(body.get("model", "scripted"))
+        try:
+            if step is None:
+                self._send(500, '{"error": {"message": "script exhausted"}}')
+            elif isinstance(step, HttpError):
+                self._send(step.status, step.body)
+            elif not body.get("stream"):
+                self._send(200, json.dumps(self._completion(step)))
+            else:
+                self._stream(step)
+        except (BrokenPipeError, ConnectionResetError):
+            self.close_connection = True
+            owner._note_aborted()
+
+    def _send(self, status: int, text: str) -> None:
+        data = text.encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _write(self, data: bytes) -> None:
+        if data:  # an empty chunk would end the body
+            self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+
+    def _event(self, delta: dict[str, Any], finish: str | None = None) -> None:
+        chunk = {
+            "id": self._id,
+            "object": "chat.completion.chunk",
+            "created": int(time.time()),
+            "model": self._model,
+            "system_fingerprint": None,
+            "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}],
+        }
+        self._write(b"data: " + json.dumps(chunk).encode() + b"\n\n")
+
+    def _stream(self, step: Text | Tools | Raw) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Cache-Control", "no-cache")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        owner = self.server.owner
+        if isinstance(step, Raw):
+            self._write(step.body)
+            self.wfile.write(b"0\r\n\r\n")
+            return
+        if isinstance(step, Text):
+            owner.sleep(step.first_delay_s)
+            self._event({"role": "assistant", "content": ""})
+            for number, token in enumerate(tokens(step.text)):
+                if step.cut_after is not None and number >= step.cut_after:
+                    self.connection.shutdown(socket.SHUT_RDWR)
+                    self.close_connection = True
+                    return
+                owner.sleep(step.token_delay_s)
+                self._event({"content": token})
+            self._event({}, "stop")
+        else:
+            self._event({"role": "assistant", "content": "" if step.text else None})
+            for token in tokens(step.text):
+                self._event({"content": token})
+            for index, item in enumerate(step.calls):
+                head = {"name": item.name, "arguments": ""}
+                start = {
+                    "index": index,
+                    "id": f"call_{self._id}_{index}",
+                    "type": "function",
+                    "function": head,
+                }
+                self._event({"tool_calls": [start]})
+                for at in range(0, len(item.arguments), ARGUMENT_PIECE):
+                    piece = item.arguments[at : at + ARGUMENT_PIECE]
+                    self._event({"tool_calls": [{"index": index, "function": {"arguments": piece}}]})
+            self._event({}, "tool_calls")
+        self._write(b"data: [DONE]\n\n")
+        self.wfile.write(b"0\r\n\r\n")
+
+    def _completion(self, step: Text | Tools | Raw) -> dict[str, Any]:
+        message: dict[str, Any] = {
+            "role": "assistant",
+            "content": step.text if not isinstance(step, Raw) else "",
+        }
+        finish = "stop"
+        if isinstance(step, Tools):
+            finish = "tool_calls"
+            message["tool_calls"] = [
+                {
+                    "id": f"call_{self._id}_{i}",
+                    "type": "function",
+                    "function": {"name": c.name, "arguments": c.arguments},
+                }
+                for i, c in enumerate(step.calls)
+            ]
+        return {
+            "id": self._id,
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": self._model,
+            "choices": [{"index": 0, "message": message, "logprobs": None, "finish_reason": finish}],
+            "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},
+        }

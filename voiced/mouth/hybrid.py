@@ -1,0 +1,89 @@
+"""Choosing the agent: local intents, the LLM, or both; every LLM failure still ends in speech."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncGenerator
+from contextlib import aclosing
+
+from voiced.config import Config
+from voiced.devices.registry import DeviceRegistry
+from voiced.mouth.actions import DeviceActions
+from voiced.mouth.agent import Agent
+from voiced.mouth.intents import LocalIntentAgent
+from voiced.mouth.llm import LlmAgent, LlmUnavailable
+from voiced.mouth.local_agent import LocalAgent, carry_out
+
+_LOGGER = logging.getLogger(__name__)
+
+UNAVAILABLE_APOLOGY = "Sorry, my thinking service isn't answering right now."
+LOST_THREAD_APOLOGY = " Sorry, I lost my train of thought."
+
+
+async def with_apology(pieces: AsyncGenerator[str, None]) -> AsyncGenerator[str, None]:
+    """Pass the pieces through; if the LLM fails, end with a short apology instead of silence."""
+    said = False
+    async with aclosing(pieces):  # closing this generator closes the LLM stream at once
+        try:
+            async for piece in pieces:
+                said = said or bool(piece.strip())
+                yield piece
+        except LlmUnavailable:
+            yield LOST_THREAD_APOLOGY if said else UNAVAILABLE_APOLOGY
+
+
+class ApologizingAgent:
+    """The LLM alone (agent.kind: llm), apologizing when it fails."""
+
+    def __init__(self, llm: LlmAgent) -> None:
+        self._llm = llm
+
+    def reply(self, turn: int, text: str) -> AsyncGenerator[str, None]:
+        return with_apology(self._llm.reply(turn, text))
+
+    def spoken(self, turn: int, text: str, *, interrupted: bool) -> None:
+        self._llm.spoken(turn, text, interrupted=interrupted)
+
+    async def aclose(self) -> None:
+        await self._llm.aclose()
+
+
+class HybridAgent:
+    """Local intents answer what they understand at once; the LLM gets everything else."""
+
+    def __init__(self, local: LocalIntentAgent, llm: LlmAgent, actions: DeviceActions) -> None:
+        self._local = local
+        self._llm = llm
+        self._actions = actions
+
+    async def reply(self, turn: int, text: str) -> AsyncGenerator[str, None]:
+        understood = self._local.understand(text)
+        if understood.understood:
+            said = carry_out(turn, understood, self._actions)
+            self._llm.remember(turn, text, said)
+            yield said
+            return
+        _LOGGER.info("turn %d: not a local intent, asking the LLM", turn)
+        async with aclosing(with_apology(self._llm.reply(turn, text))) as pieces:
+            async for piece in pieces:
+                yield piece
+
+    def spoken(self, turn: int, text: str, *, interrupted: bool) -> None:
+        self._llm.spoken(turn, text, interrupted=interrupted)
+
+    async def aclose(self) -> None:
+        await self._llm.aclose()
+
+
+def build_agent(
+    config: Config, registry: DeviceRegistry, actions: DeviceActions, intents: LocalIntentAgent
+) -> Agent:
+    """The agent `config.agent_kind` asks for: "local", "llm" or "hybrid"."""
+    kind = config.agent_kind
+    if kind == "local":
+        return LocalAgent(intents, actions)
+    llm = LlmAgent(config.llm, registry, actions)
+    _LOGGER.info("agent: %s, model %s at %s", kind, config.llm.model, config.llm.base_url)
+    if kind == "llm":
+        return ApologizingAgent(llm)
+    return HybridAgent(intents, llm, actions)

@@ -1,0 +1,274 @@
+"""LlmAgent: an OpenAI-compatible chat model with tools, streamed into speech.
+
+Content deltas are yielded as they arrive; tool calls are accumulated from the stream, run through
+the ToolBox (and so through DeviceActions), their results appended, and the model asked again, at
+most `max_tool_rounds` times. Any failure of the endpoint (unreachable, no first token in time, an
+HTTP error, a garbled stream) raises LlmUnavailable; cancellation is never swallowed and closes the
+HTTP stream. History keeps the last `max_history_turns` turns, trimmed to what was actually spoken.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections import deque
+from collections.abc import AsyncGenerator, Awaitable, Callable
+from contextlib import aclosing
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, TypeVar, cast
+
+import openai
+from openai.types.chat import ChatCompletionChunk, ChatCompletionMessageParam
+
+from voiced.config import LlmConfig
+from voiced.devices.registry import DeviceRegistry
+from voiced.mouth.actions import DeviceActions
+from voiced.mouth.tools import ToolBox
+
+_LOGGER = logging.getLogger(__name__)
+_T = TypeVar("_T")
+
+DUMMY_API_KEY = "not-needed"  # local servers (llama.cpp, vLLM) ignore the key but the client wants one
+INTERRUPTED = "[interrupted]"
+Message = dict[str, Any]
+
+
+class LlmUnavailable(Exception):
+    """The model endpoint failed: unreachable, too slow, an HTTP error, or a garbled stream."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+@dataclass
+class _Call:
+    id: str = ""
+    name: str = ""
+    arguments: str = ""
+
+
+@dataclass
+class _Round:
+    """One streamed response: its text and the tool calls assembled from the deltas."""
+
+    text: list[str] = field(default_factory=list)
+    calls: dict[int, _Call] = field(default_factory=dict)
+    chunks: int = 0
+
+
+@dataclass
+class _Exchange:
+    """One turn as the model sees it: the user's words, any tool rounds, the reply."""
+
+    turn: int
+    messages: list[Message]
+    said: bool = False  # some text was yielded
+    finished: bool = False  # the last message is the reply
+
+    def finish(self, text: str) -> None:
+        self.messages.append({"role": "assistant", "content": text})
+        self.finished = True
+
+    def replace_reply(self, text: str) -> None:
+        """Keep the tool calls and results (they happened); the only words are `text`."""
+        kept: list[Message] = []
+        for message in self.messages:
+            if message["role"] == "assistant":
+                if not message.get("tool_calls"):
+                    continue
+                message = {"role": "assistant", "content": None, "tool_calls": message["tool_calls"]}
+            kept.append(message)
+        self.messages = kept
+        self.finish(text)
+
+
+def _json_object_or_empty(arguments: str) -> str:
+    """What to echo back in history: servers may re-parse it, so never replay malformed JSON."""
+    try:
+        return arguments if isinstance(json.loads(arguments), dict) else "{}"
+    except json.JSONDecodeError:
+        return "{}"
+
+
+class LlmAgent:
+    def __init__(
+        self,
+        config: LlmConfig,
+        registry: DeviceRegistry,
+        actions: DeviceActions,
+        *,
+        client: openai.AsyncOpenAI | None = None,
+        clock: Callable[[], datetime] = datetime.now,
+    ) -> None:
+        if client is None and config.base_url is None:
+            raise ValueError("LlmAgent needs llm.base_url (or a client)")
+        self._config = config
+        self._tools = ToolBox(registry, actions, clock)
+        self._owns_client = client is None
+        self._client = client or openai.AsyncOpenAI(
+            base_url=config.base_url,
+            api_key=config.api_key or DUMMY_API_KEY,
+            timeout=openai.Timeout(config.total_timeout_s, connect=config.connect_timeout_s),
+            max_retries=0,  # a retry would only delay the apology
+        )
+        self._history: deque[_Exchange] = deque(maxlen=config.max_history_turns or None)
+        self._keep_history = config.max_history_turns > 0
+
+    async def aclose(self) -> None:
+        if self._owns_client:
+            await self._client.close()
+
+    def remember(self, turn: int, text: str, reply: str) -> None:
+        """A turn answered elsewhere (the local intents): the model should still know it happened."""
+        exchange = _Exchange(turn, [{"role": "user", "content": text}], said=True)
+        exchange.finish(reply)
+        self._keep(exchange)
+
+    def spoken(self, turn: int, text: str, *, interrupted: bool) -> None:
+        if not interrupted:
+            return
+        for exchange in self._history:
+            if exchange.turn == turn:
+                exchange.replace_reply(f"{text.strip()} {INTERRUPTED}".lstrip())
+
+    async def reply(self, turn: int, text: str) -> AsyncGenerator[str, None]:
+        exchange = _Exchange(turn, [{"role": "user", "content": text}])
+        deadline = asyncio.get_running_loop().time() + self._config.total_timeout_s
+        rounds = self._config.max_tool_rounds
+        current = _Round()
+        try:
+            for index in range(rounds + 1):
+                current = _Round()
+                gap = exchange.said  # a new round's text must not glue onto the last sentence
+                stream = self._stream(exchange, current, deadline, last=index == rounds)
+                async with aclosing(stream):  # closing reply() closes the HTTP stream at once
+                    async for piece in stream:
+                        exchange.said = True
+                        yield " " + piece if gap and not piece[0].isspace() else piece
+                        gap = False
+                if current.calls and index < rounds:
+                    self._run_tools(turn, index, exchange, current)
+                    continue
+                if current.calls:
+                    _LOGGER.warning("turn %d: model still calling tools after %d rounds", turn, rounds)
+                if not exchange.said:
+                    raise LlmUnavailable("the model returned no text")
+                exchange.finish("".join(current.text))
+                return
+        except LlmUnavailable as exc:
+            _LOGGER.warning("turn %d: LLM unavailable: %s", turn, exc.reason)
+            raise
+        except asyncio.CancelledError:
+            _LOGGER.info("turn %d: reply cancelled", turn)
+            raise
+        finally:
+            if not exchange.finished and (exchange.said or len(exchange.messages) > 1):
+                exchange.finish("".join(current.text))
+            if exchange.finished:
+                self._keep(exchange)
+
+    def _keep(self, exchange: _Exchange) -> None:
+        if self._keep_history:
+            self._history.append(exchange)
+
+    def _messages(self, exchange: _Exchange) -> list[ChatCompletionMessageParam]:
+        messages: list[Message] = [{"role": "system", "content": self._config.system_prompt}]
+        for past in self._history:
+            messages.extend(past.messages)
+        messages.extend(exchange.messages)
+        return cast("list[ChatCompletionMessageParam]", messages)
+
+    async def _stream(
+        self, exchange: _Exchange, current: _Round, deadline: float, *, last: bool
+    ) -> AsyncGenerator[str, None]:
+        loop = asyncio.get_running_loop()
+        first_by = min(deadline, loop.time() + self._config.first_token_timeout_s)
+        request = self._client.chat.completions.create(
+            model=self._config.model,
+            messages=self._messages(exchange),
+            tools=self._tools.schemas(),
+            tool_choice="none" if last else "auto",
+            temperature=self._config.temperature,
+            stream=True,
+        )
+        stream = await self._within(request, first_by, "response")
+        async with stream:
+            while True:
+                try:
+                    chunk = await self._within(anext(stream), first_by if not current.chunks else deadline)
+                except StopAsyncIteration:
+                    return
+                current.chunks += 1
+                try:
+                    piece = self._absorb(chunk, current)
+                except (AttributeError, TypeError, ValueError) as exc:
+                    raise LlmUnavailable(f"malformed stream chunk: {exc}") from exc
+                if piece:
+                    yield piece
+
+    async def _within(self, awaitable: Awaitable[_T], deadline: float, what: str = "token") -> _T:
+        """Await one step of the request by `deadline`; every endpoint failure becomes LlmUnavailable.
+
+        asyncio.timeout_at, not wait_for: on Python 3.11 wait_for swallows a cancellation that lands
+        just as the awaited step completes, and barge-in would then keep streaming.
+        """
+        try:
+            async with asyncio.timeout_at(deadline):
+                return await awaitable
+        except TimeoutError:
+            raise LlmUnavailable(f"no {what} from the model within the timeout") from None
+        except openai.APIStatusError as exc:
+            raise LlmUnavailable(f"HTTP {exc.status_code} from {self._client.base_url}") from exc
+        except openai.APIConnectionError as exc:
+            raise LlmUnavailable(
+                f"connection to {self._client.base_url} failed: {exc.__cause__ or exc}"
+            ) from exc
+        except openai.OpenAIError as exc:
+            raise LlmUnavailable(f"model error: {exc}") from exc
+        except ValueError as exc:  # the SSE data was not JSON
+            raise LlmUnavailable(f"garbled stream: {exc}") from exc
+
+    @staticmethod
+    def _absorb(chunk: ChatCompletionChunk, current: _Round) -> str:
+        pieces: list[str] = []
+        for choice in chunk.choices:
+            if choice.index != 0:
+                continue
+            delta = choice.delta
+            for part in delta.tool_calls or ():
+                call = current.calls.setdefault(part.index, _Call())
+                call.id = call.id or part.id or ""
+                if part.function is not None:
+                    call.name = call.name or part.function.name or ""
+                    call.arguments += part.function.arguments or ""
+            if delta.content:
+                pieces.append(delta.content)
+        text = "".join(pieces)
+        if text:
+            current.text.append(text)
+        return text
+
+    def _run_tools(self, turn: int, index: int, exchange: _Exchange, current: _Round) -> None:
+        calls = [current.calls[key] for key in sorted(current.calls)]
+        for number, call in enumerate(calls):
+            call.id = call.id or f"call_{turn}_{index}_{number}"
+        exchange.messages.append(
+            {
+                "role": "assistant",
+                "content": "".join(current.text) or None,
+                "tool_calls": [
+                    {
+                        "id": call.id,
+                        "type": "function",
+                        "function": {"name": call.name, "arguments": _json_object_or_empty(call.arguments)},
+                    }
+                    for call in calls
+                ],
+            }
+        )
+        for call in calls:
+            result = self._tools.run(turn, call.name, call.arguments)
+            exchange.messages.append({"role": "tool", "tool_call_id": call.id, "content": result.content})
