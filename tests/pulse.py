@@ -17,7 +17,9 @@ SPEAKER_SINK = "voiced_speaker"  # what the daemon says, we record from voiced_s
 
 
 class PulseServer:
-    def __init__(self, workdir: Path) -> None:
+    def __init__(self, workdir: Path, *, echo_ms: int | None = None) -> None:
+        """`echo_ms`: also loop the virtual speaker back into the virtual microphone, this late."""
+        self.echo_ms = echo_ms
         self.workdir = workdir
         self.runtime = workdir / "pulse"
         self.socket = self.runtime / "native"
@@ -53,6 +55,13 @@ class PulseServer:
             f"set-default-sink {SPEAKER_SINK}\n"
             f"set-default-source {MIC_SINK}.monitor\n"
         )
+        if self.echo_ms is not None:
+            # A real echo path: everything the daemon says comes back into its microphone.
+            with script.open("a") as out:
+                out.write(
+                    f"load-module module-loopback source={SPEAKER_SINK}.monitor sink={MIC_SINK} "
+                    f"latency_msec={self.echo_ms} source_dont_move=true sink_dont_move=true\n"
+                )
         # -n: no default.pa, so no hardware, no X11/D-Bus modules. Running as root only warns.
         args = [binary, "--daemonize=no", "-n", "--exit-idle-time=-1", "--disallow-exit"]
         args += ["--log-target=stderr", "--use-pid-file=no", "-F", str(script)]

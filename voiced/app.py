@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
+from voiced.audio.pcm import EAR_RATE
 from voiced.audio.sinks import AudioSink
 from voiced.audio.sources import AudioSource
 from voiced.config import Config
@@ -24,8 +25,8 @@ from voiced.ear.listener import Ear
 from voiced.ear.whisper import WhisperTranscriber, vocabulary_prompt
 from voiced.events import EventBus
 from voiced.mouth.actions import DeviceActions
+from voiced.mouth.hybrid import build_agent
 from voiced.mouth.intents import LocalIntentAgent
-from voiced.mouth.local_agent import build_agent
 from voiced.mouth.piper_tts import PiperSynthesizer
 from voiced.mouth.speech import SpeechOutput
 
@@ -75,6 +76,7 @@ def build_ear(
         frame_ms=config.vad.frame_ms,
         tail_ms=audio.echo_tail_ms,
         margin_db=audio.echo_margin_db,
+        echo_db=audio.echo_unexplained_db,
     )
     return Ear(
         source,
@@ -84,6 +86,7 @@ def build_ear(
         front=front,
         is_playing=lambda: speech.speaking or front.playing,
         guard=guard,
+        echo_db=audio.echo_unexplained_db,
     )
 
 
@@ -110,7 +113,13 @@ async def run_daemon(
             config.mqtt.host,
             config.mqtt.port,
         )
-    speech = SpeechOutput(engines.synthesizer, sink, bus, sentence_silence_s=config.tts.sentence_silence_s)
+    speech = SpeechOutput(
+        engines.synthesizer,
+        sink,
+        bus,
+        sentence_silence_s=config.tts.sentence_silence_s,
+        output_rate=EAR_RATE if options.reference is not None else None,
+    )
     actions = DeviceActions(gateway, bus)
     intents = LocalIntentAgent(registry, gateway.state_of, config.agent.brightness_step_pct)
     daemon = Daemon(
@@ -118,6 +127,7 @@ async def run_daemon(
         ear=build_ear(config, engines, source, bus, speech, options),
         agent=build_agent(config, registry, actions, intents),
         speech=speech,
+        echo_db=config.audio.echo_unexplained_db,
     )
     main = asyncio.create_task(daemon.run(), name="daemon")
     for sig in (signal.SIGTERM, signal.SIGINT):

@@ -27,10 +27,15 @@ class AudioConfig(_Section):
         "cancel",
         description="cancel: echo cancellation + barge-in; half_duplex: deaf while speaking; off: neither",
     )
-    echo_tail_ms: int = Field(400, ge=50, le=2000, description="longest echo delay the canceller models")
+    echo_tail_ms: int = Field(
+        200, ge=50, le=2000, description="echo length the canceller models, after delay alignment"
+    )
     echo_margin_db: float = Field(10.0, ge=0, le=40, description="how far above our echo user speech must be")
+    echo_unexplained_db: float = Field(
+        -10.0, ge=-40, le=0, description="speech our echo explains to this level is our echo"
+    )
     barge_in_confirm_ms: int = Field(
-        900, ge=150, le=5000, description="speech over a reply this long stops it without a transcript"
+        700, ge=150, le=5000, description="speech over a reply this long is judged; shorter is a backchannel"
     )
 
 

@@ -12,7 +12,7 @@ import asyncio
 import logging
 import time
 
-from voiced.ear.bargein import Verdict, classify
+from voiced.ear.bargein import Evidence, Verdict, weigh
 from voiced.ear.listener import Ear, Utterance
 from voiced.events import BargeIn, BargeInIgnored, EventBus, Transcript, TurnFinished
 from voiced.mouth.agent import Agent
@@ -27,7 +27,10 @@ STOP_TIMEOUT_S = 5.0
 
 
 class Daemon:
-    def __init__(self, *, bus: EventBus, ear: Ear, agent: Agent, speech: SpeechOutput) -> None:
+    def __init__(
+        self, *, bus: EventBus, ear: Ear, agent: Agent, speech: SpeechOutput, echo_db: float = -10.0
+    ) -> None:
+        self._echo_db = echo_db
         self._bus = bus
         self._ear = ear
         self._agent = agent
@@ -36,6 +39,8 @@ class Daemon:
         self._tasks: list[asyncio.Task[None]] = []
         self._current: asyncio.Task[None] | None = None
         self._current_turn = 0
+        self._checks: set[asyncio.Task[None]] = set()
+        self._verdicts: dict[int, Verdict] = {}  # early verdicts on speech over a reply, by turn
         self.turns_done = 0
 
     async def run(self) -> None:
@@ -50,7 +55,7 @@ class Daemon:
             await self.stop()
 
     async def stop(self) -> None:
-        tasks = [*self._tasks, *([self._current] if self._current else [])]
+        tasks = [*self._tasks, *self._checks, *([self._current] if self._current else [])]
         for task in tasks:
             task.cancel()
         if tasks:
@@ -65,6 +70,39 @@ class Daemon:
 
     def unduck(self) -> None:
         self._speech.unduck()
+
+    def check(self, turn: int, evidence: asyncio.Task[Evidence]) -> None:
+        task = asyncio.create_task(self._judge_early(turn, evidence), name=f"barge-in-check-{turn}")
+        self._checks.add(task)
+        task.add_done_callback(self._check_done)
+
+    def _check_done(self, task: asyncio.Task[None]) -> None:
+        self._checks.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            _LOGGER.error("barge-in check failed", exc_info=task.exception())
+
+    def _weigh(self, evidence: Evidence) -> Verdict:
+        verdict = weigh(evidence, self._speech.recently_spoken, echo_db=self._echo_db)
+        _LOGGER.info(
+            "speech over the reply: %r (microphone as is: %r, not our echo: %s dB) -> %s",
+            evidence.cleaned,
+            evidence.raw,
+            "?" if evidence.unexplained_db is None else f"{evidence.unexplained_db:.1f}",
+            verdict.value,
+        )
+        return verdict
+
+    async def _judge_early(self, turn: int, evidence_task: asyncio.Task[Evidence]) -> None:
+        evidence = await evidence_task
+        verdict = self._weigh(evidence)
+        self._verdicts[turn] = verdict
+        if verdict in (Verdict.STOP, Verdict.SPEECH):
+            self.interrupt(f"heard {evidence.cleaned!r} ({verdict.value})")
+            return
+        self._speech.unduck()
+        # Our echo, or a backchannel: drop the rest, or leaked echo would run it on and on.
+        self._ear.drop(turn)
+        self._bus.publish(BargeInIgnored(turn=turn, heard=evidence.cleaned, verdict=verdict.value))
 
     def interrupt(self, reason: str) -> None:
         current = self._current
@@ -90,9 +128,12 @@ class Daemon:
         await self._finish_current()
 
     async def _worth_interrupting(self, utterance: Utterance) -> bool:
-        """A short burst over our reply: our echo, a backchannel, a stop word, or a new request?"""
+        """Speech over our reply: our echo, a backchannel, a stop word, or a new request?"""
         heard = await utterance.transcript
-        verdict = classify(heard.text, self._speech.recently_spoken)
+        verdict = self._verdicts.pop(utterance.turn, None)
+        if verdict is not Verdict.SPEECH:  # an early "speech" verdict stands: it already interrupted
+            evidence = await utterance.evidence if utterance.evidence is not None else None
+            verdict = self._weigh(evidence) if evidence is not None else Verdict.SPEECH
         if verdict in (Verdict.ECHO, Verdict.BACKCHANNEL):
             self._speech.unduck()
             self._bus.publish(BargeInIgnored(turn=utterance.turn, heard=heard.text, verdict=verdict.value))

@@ -55,3 +55,16 @@ def rms_dbfs(samples: np.ndarray) -> float:
         return -120.0
     rms = float(np.sqrt(np.mean(samples.astype(np.float64) ** 2)))
     return 20 * np.log10(max(rms, 1e-6) / 32768.0)
+
+
+def resample_band_limited(samples: np.ndarray, src_rate: int, dst_rate: int) -> np.ndarray:
+    """FFT resampling of a whole sentence: no aliasing, and one consistent timeline."""
+    if src_rate == dst_rate or len(samples) == 0:
+        return np.asarray(samples, dtype=np.int16)
+    count = round(len(samples) * dst_rate / src_rate)
+    spectrum = np.fft.rfft(samples.astype(np.float64))
+    kept = np.zeros(count // 2 + 1, dtype=complex)
+    bins = min(len(spectrum), len(kept))
+    kept[:bins] = spectrum[:bins]
+    out = np.fft.irfft(kept, count) * (count / len(samples))
+    return np.clip(np.round(out), -32768, 32767).astype(np.int16)

@@ -11,10 +11,16 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from voiced.audio.pcm import EAR_RATE, resample
+from voiced.audio.pcm import EAR_RATE
 from voiced.ear.echo import PlaybackReference
 
 _LOGGER = logging.getLogger(__name__)
+# Device-side buffering in fixed 30 ms blocks: enough that a busy CPU never underruns (an
+# underrun would shift the echo path under the canceller). Under PulseAudio's ALSA plugin a
+# latency without a fixed block size can make the stream stall or race ahead.
+OUTPUT_LATENCY_S = 0.2
+BLOCK_S = 0.03
+AHEAD_S = 0.15  # how far our own buffer runs ahead of the device
 
 
 class AudioSinkError(Exception):
@@ -84,9 +90,11 @@ def has_speaker(device: str | int | None) -> tuple[bool, str]:
 
 
 class SpeakerSink:
-    """A sounddevice output stream, opened at the voice's rate on first use.
+    """A sounddevice output stream fed from our own buffer by PortAudio's callback.
 
-    What it plays is also handed, at 16 kHz, to `reference` for the ear's echo canceller.
+    Stopping is instant (the buffer is emptied; the device hears silence from its next
+    block), and the callback hands every block it plays to `reference`, so the echo
+    canceller sees exactly what left the speaker, on the speaker's own clock.
     """
 
     def __init__(self, device: str | int | None, reference: PlaybackReference | None = None) -> None:
@@ -94,58 +102,69 @@ class SpeakerSink:
         self._reference = reference
         self._stream: Any = None
         self._rate = 0
+        self._pending = bytearray()
         self._lock = threading.Lock()
 
     def _open(self, rate: int) -> None:
         import sounddevice as sd
 
+        if self._reference is not None and rate != EAR_RATE:
+            raise AudioSinkError(f"with echo cancellation the speaker plays at {EAR_RATE} Hz, not {rate}")
         try:
             self._stream = sd.RawOutputStream(
-                samplerate=rate, channels=1, dtype="int16", device=self._device, latency="low"
+                samplerate=rate,
+                channels=1,
+                dtype="int16",
+                device=self._device,
+                latency=OUTPUT_LATENCY_S,
+                blocksize=int(rate * BLOCK_S),
+                callback=self._fill,
             )
             self._stream.start()
         except (sd.PortAudioError, ValueError) as exc:
             raise AudioSinkError(f"cannot open speaker {self._device or '(default)'}: {exc}") from None
         self._rate = rate
 
-    def _write(self, samples: np.ndarray, rate: int) -> None:
+    def _fill(self, outdata: Any, frames: int, _time: Any, _status: Any) -> None:
+        wanted = frames * 2
         with self._lock:
-            if self._stream is None or rate != self._rate:
-                self._close_stream()
-                self._open(rate)
-            if self._reference is not None:
-                self._reference.append(resample(samples, rate, EAR_RATE))
-            self._stream.write(np.asarray(samples, dtype=np.int16).tobytes())
+            chunk = bytes(self._pending[:wanted])
+            del self._pending[:wanted]
+        chunk += bytes(wanted - len(chunk))
+        outdata[:] = chunk
+        if self._reference is not None:
+            self._reference.append(np.frombuffer(chunk, dtype=np.int16))
+
+    def _buffered_s(self) -> float:
+        with self._lock:
+            return len(self._pending) / 2 / max(1, self._rate)
 
     async def play(self, samples: np.ndarray, rate: int) -> None:
-        await asyncio.to_thread(self._write, samples, rate)
+        if self._stream is None or rate != self._rate:
+            self.close()
+            self._open(rate)
+        with self._lock:
+            self._pending += np.asarray(samples, dtype=np.int16).tobytes()
+        while self._buffered_s() > AHEAD_S:  # stay a little ahead of the device, no more
+            await asyncio.sleep(0.01)
 
     async def drain(self) -> None:
+        while self._buffered_s() > 0:
+            await asyncio.sleep(0.01)
         stream = self._stream
         if stream is not None:
             await asyncio.sleep(float(stream.latency))
 
     def abort(self) -> None:
-        # abort() discards what PortAudio still holds, unlike stop(); the next play reopens.
-        stream, self._stream = self._stream, None
-        if stream is not None:
-            try:
-                stream.abort()
-                stream.close()
-            except Exception:
-                _LOGGER.debug("aborting speaker failed", exc_info=True)
-        if self._reference is not None:
-            self._reference.clear()
-
-    def _close_stream(self) -> None:
-        if self._stream is not None:
-            try:
-                self._stream.stop()
-                self._stream.close()
-            except Exception:
-                _LOGGER.debug("closing speaker failed", exc_info=True)
-            self._stream = None
+        with self._lock:
+            self._pending.clear()
 
     def close(self) -> None:
-        with self._lock:
-            self._close_stream()
+        stream, self._stream = self._stream, None
+        self.abort()
+        if stream is not None:
+            try:
+                stream.stop()
+                stream.close()
+            except Exception:
+                _LOGGER.debug("closing speaker failed", exc_info=True)

@@ -5,8 +5,8 @@ Three layers keep the daemon's own voice from interrupting it:
 2. EchoGate: while we play, a frame counts as the user's only if what is left after
    cancellation is well above the usual leak for the current reference level;
 3. BargeInGuard: user speech during playback first ducks the reply; it stops the reply
-   only once confirmed: long enough to be a real turn, or transcribed and found to be a
-   command or a stop word rather than our own words or a backchannel ("uh-huh").
+   only once a transcript (of the first `confirm_ms` of speech, or of a shorter burst when
+   it ends) shows a command or a stop word rather than our own words or a backchannel.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections import deque
 from dataclasses import dataclass
+from difflib import SequenceMatcher
 from enum import Enum
 
 SILENT_DB = -55.0  # a reference quieter than this plays nothing worth cancelling
@@ -22,22 +23,24 @@ SILENT_DB = -55.0  # a reference quieter than this plays nothing worth cancellin
 class EchoGate:
     """Double-talk detection from levels: residual-vs-reference ratio against its running median."""
 
-    def __init__(self, *, margin_db: float = 10.0, history: int = 200, initial_leak_db: float = 0.0) -> None:
+    def __init__(self, *, margin_db: float = 10.0, history: int = 100, initial_leak_db: float = 0.0) -> None:
         self._margin = margin_db
         self._ratios: deque[float] = deque([initial_leak_db], maxlen=history)
 
     @property
     def leak_db(self) -> float:
+        """The 80th percentile of recent leak: the user must beat our echo near its worst."""
         ordered = sorted(self._ratios)
-        return ordered[len(ordered) // 2]
+        return ordered[min(len(ordered) - 1, int(len(ordered) * 0.8))]
 
     def is_user(self, *, vad_speech: bool, residual_db: float, reference_db: float) -> bool:
-        if reference_db <= SILENT_DB:
+        if reference_db <= SILENT_DB or not vad_speech:
             return vad_speech
         ratio = residual_db - reference_db
-        user = vad_speech and ratio > self.leak_db + self._margin
+        user = ratio > self.leak_db + self._margin
         if not user:
-            self._ratios.append(ratio)  # learn the leak only from frames that are not the user
+            # Learn the leak from our own voice only: speech-like frames that are not the user.
+            self._ratios.append(max(ratio, -60.0))
         return user
 
 
@@ -87,39 +90,117 @@ BACKCHANNELS = frozenset(
     ]
 )
 _WORD = re.compile(r"[a-z']+")
+# Talking over a reply takes a stop word or a real request ("turn on the light"): fewer words
+# are a backchannel, or a guess of Whisper's at one.
+MIN_WORDS_TO_INTERRUPT = 3
 
 
 def _words(text: str) -> list[str]:
     return _WORD.findall(text.lower().replace("-", " "))
 
 
+def _shared_start(a: str, b: str) -> int:
+    count = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        count += 1
+    return count
+
+
+def _is_ours(word: str, ours: set[str]) -> bool:
+    """Exact, or a fragment cut at the edge of the audio ("day" of "today", "more" of "morning"),
+    or a near miss of Whisper's ("dryer" for "drier")."""
+    if word in ours:
+        return True
+    if len(word) < 3:
+        return False
+    return any(
+        mine.startswith(word)
+        or mine.endswith(word)
+        or _shared_start(word, mine) >= max(3, round(len(word) * 0.6))
+        or (len(word) >= 4 and len(mine) >= 4 and SequenceMatcher(None, word, mine).ratio() >= 0.75)
+        for mine in ours
+    )
+
+
 def classify(heard: str, recently_spoken: str) -> Verdict:
-    """What was said over our reply? `recently_spoken`: the words we played in the last seconds."""
+    """What was said over our reply? `recently_spoken`: the words we are playing and just played.
+
+    Our own words win over stop words: if the reply itself says "wait", hearing "wait" is echo.
+    """
     words = _words(heard)
     if not words:
         return Verdict.BACKCHANNEL
+    ours = set(_words(recently_spoken))
+    if ours and sum(_is_ours(word, ours) for word in words) / len(words) >= 0.7:
+        return Verdict.ECHO
     phrase = " ".join(words)
     if any(re.search(rf"\b{re.escape(stop)}\b", phrase) for stop in STOP_PHRASES) and len(words) <= 4:
         return Verdict.STOP
     if all(word in BACKCHANNELS for word in words) and len(words) <= 3:
         return Verdict.BACKCHANNEL
-    ours = set(_words(recently_spoken))
-    if ours and len(words) >= 2 and sum(word in ours for word in words) / len(words) >= 0.7:
-        return Verdict.ECHO
     return Verdict.SPEECH
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """What is known about speech that began over our reply."""
+
+    cleaned: str  # transcript after echo cancellation ("" when not needed)
+    raw: str  # transcript of the microphone as is ("" when not needed)
+    unexplained_db: float | None  # share of the microphone our echo does not explain; None: unknown
+    short: bool = False  # the burst ended before `confirm_ms` of speech
+
+
+def weigh(evidence: Evidence, recently_spoken: str, *, echo_db: float) -> Verdict:
+    """Acoustic evidence first (instant, exact), then the words.
+
+    A short burst that is neither our echo nor a stop word is a backchannel: Whisper cannot
+    be trusted to spell "uh-huh" or "mm", but it does not need to.
+    """
+    if evidence.unexplained_db is not None and evidence.unexplained_db <= echo_db:
+        return Verdict.ECHO
+    if evidence.unexplained_db is not None:
+        # Acoustically not our echo: words that resemble ours are a coincidence.
+        verdict = classify(evidence.cleaned, "")
+    else:
+        verdict = judge(evidence.cleaned, evidence.raw, recently_spoken)
+    few_words = len(_words(evidence.cleaned)) < MIN_WORDS_TO_INTERRUPT
+    if verdict is Verdict.SPEECH and (evidence.short or few_words):
+        return Verdict.BACKCHANNEL
+    return verdict
+
+
+def judge(cleaned: str, raw: str, recently_spoken: str) -> Verdict:
+    """Combine two transcripts of speech over our reply.
+
+    `cleaned` is after echo cancellation (best for the user's words); `raw` is the microphone as
+    is, where our own voice is clean enough for Whisper to write down exactly, so an echo
+    that leaked through the canceller is recognised by its words.
+    """
+    on_cleaned = classify(cleaned, recently_spoken)
+    if on_cleaned in (Verdict.STOP, Verdict.ECHO):
+        return on_cleaned
+    on_raw = classify(raw, recently_spoken)
+    if on_raw is Verdict.ECHO:
+        return Verdict.ECHO
+    if Verdict.BACKCHANNEL in (on_cleaned, on_raw):
+        return Verdict.BACKCHANNEL
+    return on_cleaned
 
 
 @dataclass(frozen=True)
 class GuardSettings:
     frame_ms: int = 30
-    confirm_ms: int = 900  # speech this long over our reply is a real turn, not a backchannel
+    confirm_ms: int = 700  # shorter bursts are backchannels or stop words; longer ones are judged then
 
 
 class Action(Enum):
     NONE = "none"
     DUCK = "duck"  # lower the reply's volume at once
-    INTERRUPT = "interrupt"  # stop the reply: confirmed by duration
-    CHECK = "check"  # a short burst ended: transcribe it and classify()
+    CHECK_EARLY = "check_early"  # enough speech: transcribe what there is and classify() it
+    CHECK = "check"  # the utterance ended: classify() its transcript
 
 
 class BargeInGuard:
@@ -129,34 +210,40 @@ class BargeInGuard:
         self._confirm_frames = max(1, settings.confirm_ms // settings.frame_ms)
         self._active = False
         self._speech_frames = 0
-        self._decided = False
 
     @property
     def active(self) -> bool:
         return self._active
 
+    @property
+    def frames_heard(self) -> int:
+        """Frames since the utterance began (onset excluded)."""
+        return self._speech_frames
+
     def started(self, *, playing: bool) -> Action:
         self._active = playing
         self._speech_frames = 0
-        self._decided = False
         return Action.DUCK if playing else Action.NONE
 
     def frame(self, *, user_speech: bool) -> Action:
-        if not self._active or self._decided:
+        """One frame of the utterance; after `confirm_ms` of it, check what was said."""
+        if not self._active:
             return Action.NONE
-        self._speech_frames += int(user_speech)
-        if self._speech_frames >= self._confirm_frames:
-            self._decided = True
-            return Action.INTERRUPT
+        self._speech_frames += 1
+        if self._speech_frames == self._confirm_frames:
+            return Action.CHECK_EARLY
         return Action.NONE
 
+    @property
+    def short(self) -> bool:
+        """Still under `confirm_ms` of speech."""
+        return self._speech_frames < self._confirm_frames
+
     def ended(self) -> Action:
-        """The utterance closed; a short one needs a transcript to decide."""
-        was_active, decided = self._active, self._decided
+        """The utterance closed: its transcript decides (again, if an early check ran)."""
+        was_active = self._active
         self._active = False
-        if not was_active or decided:
-            return Action.NONE
-        return Action.CHECK
+        return Action.CHECK if was_active else Action.NONE
 
     def discarded(self) -> None:
         self._active = False

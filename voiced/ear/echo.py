@@ -122,3 +122,130 @@ class SpeexEchoCanceller:
             self._lib.speex_preprocess_state_destroy(self._pre)
             self._lib.speex_echo_state_destroy(self._echo)
             self._echo = None
+
+
+class DelayEstimator:
+    """Finds how late our voice comes back into the microphone, by cross-correlation.
+
+    Fed the raw microphone and the reference, frame by frame; re-estimates every `every_s`
+    of real playback and keeps an estimate only when the correlation peak is clear.
+    """
+
+    def __init__(
+        self,
+        sample_rate: int = 16000,
+        *,
+        window_s: float = 2.0,
+        max_delay_s: float = 0.8,
+        every_s: float = 1.0,
+    ) -> None:
+        self._rate = sample_rate
+        self._size = int(window_s * sample_rate)
+        self._max_lag = int(max_delay_s * sample_rate)
+        self._every = int(every_s * sample_rate)
+        self._mic = np.zeros(self._size + self._max_lag, dtype=np.float32)
+        self._ref = np.zeros(self._size + self._max_lag, dtype=np.float32)
+        self._since = 0
+        self.delay: int | None = None  # samples
+        self.confidence = 0.0
+
+    def feed(self, mic: np.ndarray, reference: np.ndarray, *, playing: bool) -> int | None:
+        count = len(mic)
+        self._mic = np.concatenate([self._mic[count:], mic.astype(np.float32)])
+        self._ref = np.concatenate([self._ref[count:], reference.astype(np.float32)])
+        self._since += count if playing else 0
+        if self._since >= self._every:
+            self._since = 0
+            self._estimate()
+        return self.delay
+
+    def _estimate(self) -> None:
+        # The reference window, against the microphone up to max_lag later.
+        ref = self._ref[: self._size]
+        mic = self._mic
+        if not ref.any() or not mic.any():
+            return
+        length = 1 << int(np.ceil(np.log2(len(mic) + len(ref))))
+        spectrum = np.fft.rfft(mic, length) * np.conj(np.fft.rfft(ref, length))
+        corr = np.fft.irfft(spectrum, length)[: self._max_lag + 1]
+        lag = int(np.argmax(np.abs(corr)))
+        energy = float(
+            np.sqrt(np.dot(ref, ref) * np.dot(mic[lag : lag + self._size], mic[lag : lag + self._size]))
+        )
+        confidence = float(abs(corr[lag]) / energy) if energy > 0 else 0.0
+        if confidence >= 0.6:
+            self.delay, self.confidence = lag, confidence
+
+
+class DelayLine:
+    def __init__(self) -> None:
+        self._buffer = np.zeros(0, dtype=np.int16)
+        self._delay = 0
+
+    @property
+    def delay(self) -> int:
+        return self._delay
+
+    def set_delay(self, samples: int) -> None:
+        if samples > self._delay:
+            self._buffer = np.concatenate([np.zeros(samples - self._delay, dtype=np.int16), self._buffer])
+        elif samples < self._delay:
+            self._buffer = self._buffer[self._delay - samples :]
+        self._delay = samples
+
+    def push(self, samples: np.ndarray) -> np.ndarray:
+        joined = np.concatenate([self._buffer, samples.astype(np.int16)])
+        out, self._buffer = joined[: len(samples)], joined[len(samples) :]
+        return out
+
+
+class EchoPath:
+    """The speaker-to-microphone path as a short filter around the known delay, fitted by least
+    squares on recent playback. Unlike an adaptive canceller it is right from its first fit,
+    so it can tell our echo from the user's voice frame by frame."""
+
+    def __init__(self, taps: int = 128) -> None:
+        self.taps = taps
+        self.lead = taps // 4  # samples before the estimated delay
+        self.weights: np.ndarray | None = None
+
+    def _segment(self, reference: np.ndarray, delay: int, count: int, end_offset: int = 0) -> np.ndarray:
+        """Reference samples that can reach the last `count` mic samples (ending `end_offset` ago)."""
+        base = len(reference) - end_offset - count - delay - self.lead
+        if base < 0:
+            raise ValueError("reference history too short for this delay")
+        return reference[base : base + count + self.taps - 1].astype(np.float64)
+
+    def fit(self, mic: np.ndarray, reference: np.ndarray, delay: int) -> np.ndarray:
+        """Fit on `mic` (the latest samples); `reference` ends at the same instant. Returns the residual."""
+        segment = self._segment(reference, delay, len(mic))
+        columns = np.lib.stride_tricks.sliding_window_view(segment, self.taps)
+        target = mic.astype(np.float64)
+        weights, *_ = np.linalg.lstsq(columns, target, rcond=None)
+        self.weights = weights
+        return target - columns @ weights
+
+    def residual(self, mic: np.ndarray, reference: np.ndarray, delay: int, end_offset: int = 0) -> np.ndarray:
+        if self.weights is None:
+            return mic.astype(np.float64)
+        segment = self._segment(reference, delay, len(mic), end_offset)
+        return mic.astype(np.float64) - np.correlate(segment, self.weights, "valid")
+
+
+def share_db(part: np.ndarray, whole: np.ndarray) -> float:
+    """Energy of `part` relative to `whole`, in dB (0 when `whole` is silent)."""
+    total = float(np.dot(whole.astype(np.float64), whole.astype(np.float64)))
+    if total <= 0:
+        return 0.0
+    return 10 * float(np.log10(max(float(np.dot(part, part)), 1e-9) / total))
+
+
+def unexplained_db(mic: np.ndarray, reference: np.ndarray, delay: int, taps: int = 128) -> float:
+    """How much of `mic` is NOT our echo, in dB relative to `mic` (0: none of it, -30: all echo).
+
+    A least-squares filter around the known delay is fitted on this very snippet, so the answer
+    does not wait for any canceller to converge. `reference` ends at the same instant as `mic`.
+    """
+    if len(mic) < taps * 4:
+        raise ValueError("snippet too short to judge")
+    return share_db(EchoPath(taps).fit(mic, reference, delay), mic)

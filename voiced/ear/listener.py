@@ -10,16 +10,17 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable
+from collections import deque
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
-from typing import Literal, Protocol
+from typing import Any, Literal, Protocol
 
 import numpy as np
 
 from voiced.audio.pcm import EAR_RATE
 from voiced.audio.sources import AudioSource
 from voiced.config import VadConfig
-from voiced.ear.bargein import Action, BargeInGuard, GuardSettings
+from voiced.ear.bargein import Action, BargeInGuard, Evidence, GuardSettings
 from voiced.ear.frontend import FrameClassifier, PlainVad
 from voiced.ear.segmenter import (
     Segmenter,
@@ -30,9 +31,10 @@ from voiced.ear.segmenter import (
     UtteranceStarted,
 )
 from voiced.ear.transcriber import Transcriber
-from voiced.events import EventBus, InputEnded, Ready, SpeechEnded, SpeechStarted
+from voiced.events import BargeInIgnored, EventBus, InputEnded, Ready, SpeechEnded, SpeechStarted
 
 _LOGGER = logging.getLogger(__name__)
+ONSET_EXTRA_DB = 8.0
 
 
 @dataclass(frozen=True)
@@ -42,7 +44,7 @@ class Heard:
     early: bool  # started at a pause, before the end of the utterance was certain
 
 
-OverReply = Literal["no", "check", "confirmed"]
+OverReply = Literal["no", "check"]
 
 
 @dataclass(frozen=True)
@@ -51,8 +53,10 @@ class Utterance:
     samples: np.ndarray
     voice_end_t: float
     transcript: asyncio.Task[Heard]  # already running; the consumer awaits it
-    # Spoken while we were talking: "confirmed" already interrupted us; "check" must be classified.
+    # "check": it began while we were talking, so it may be our own echo or a backchannel;
+    # `evidence` then says how much of it our echo explains, and what the words were.
     over_reply: OverReply = "no"
+    evidence: asyncio.Task[Evidence] | None = None
 
 
 class BargeInHooks(Protocol):
@@ -62,7 +66,9 @@ class BargeInHooks(Protocol):
 
     def unduck(self) -> None: ...
 
-    def interrupt(self, reason: str) -> None: ...
+    def check(self, turn: int, evidence: asyncio.Task[Evidence]) -> None:
+        """Enough speech over the reply to judge it now (the utterance goes on)."""
+        ...
 
 
 class _NoHooks:
@@ -72,8 +78,8 @@ class _NoHooks:
     def unduck(self) -> None:
         return None
 
-    def interrupt(self, reason: str) -> None:
-        return None
+    def check(self, turn: int, evidence: asyncio.Task[Evidence]) -> None:
+        evidence.cancel()
 
 
 def settings_from(config: VadConfig) -> SegmenterSettings:
@@ -99,6 +105,7 @@ class Ear:
         front: FrameClassifier | None = None,
         is_playing: Callable[[], bool] = lambda: False,
         guard: GuardSettings | None = None,
+        echo_db: float = -10.0,
         is_deaf: Callable[[], bool] = lambda: False,
     ) -> None:
         self._source = source
@@ -109,10 +116,19 @@ class Ear:
         self._is_deaf = is_deaf
         self._front = front or PlainVad(config.aggressiveness)
         self._is_playing = is_playing
+        self._echo_db = echo_db
+        # Judge speech by the frames since it began: the pre-roll before it is only our echo.
+        self._onset_frames = max(1, config.onset_ms // config.frame_ms)
+        self._pause_frames = max(1, config.early_asr_ms // config.frame_ms) if config.early_asr_ms else 0
+        self._checks: set[asyncio.Task[None]] = set()
         self._hooks: BargeInHooks = _NoHooks()
         self._guard = BargeInGuard(guard or GuardSettings(frame_ms=config.frame_ms))
-        self._confirmed = False
-        self._segmenter = Segmenter(settings_from(config))
+        settings = settings_from(config)
+        self._segmenter = Segmenter(settings)
+        # The microphone as it was, frame for frame beside what the segmenter keeps.
+        self._raw: deque[bytes] = deque(
+            maxlen=settings.frames(settings.max_utterance_ms + settings.pre_roll_ms + settings.onset_ms) + 1
+        )
         self._turn = 0
 
     async def run(self, deliver: Callable[[Utterance], None], hooks: BargeInHooks | None = None) -> None:
@@ -127,15 +143,70 @@ class Ear:
                 self._segmenter.reset()
                 continue
             kept, user_speech = self._front.classify(frame)
-            if self._segmenter.in_speech and self._guard.frame(user_speech=user_speech) is Action.INTERRUPT:
-                self._confirmed = True
-                self._hooks.interrupt("speech over the reply")
+            self._raw.append(frame)
+            if self._segmenter.in_speech and self._guard.frame(user_speech=user_speech) is Action.CHECK_EARLY:
+                count = self._segmenter.frame_count + 1
+                voiced = self._onset_frames + self._guard.frames_heard
+                evidence = self._gather(count, self._segmenter.audio_so_far() + kept, speech_frames=voiced)
+                self._hooks.check(self._turn, evidence)
             for event in self._segmenter.process(kept, user_speech):
                 self._on_event(event, deliver)
         for event in self._segmenter.flush():
             self._on_event(event, deliver)
         self._drop_early()
+        for task in list(self._checks):
+            task.cancel()
         self._bus.publish(InputEnded())
+
+    def _watch(self, work: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.create_task(work, name=f"ear-check-{self._turn}")
+        self._checks.add(task)
+        task.add_done_callback(self._checks.discard)
+
+    async def _onset_check(self, turn: int, frames: int) -> None:
+        """Speech just began over our reply: if our echo explains it, drop it; else duck at once."""
+        share = await asyncio.to_thread(self._front.unexplained_db, frames)
+        # A stricter bar than later checks: 150 ms is little evidence, and a voice starts softly.
+        if share is not None and share <= self._echo_db - ONSET_EXTRA_DB:
+            self.drop(turn)
+            self._bus.publish(BargeInIgnored(turn=turn, heard="", verdict="echo"))
+        elif turn == self._turn and self._guard.active:
+            self._hooks.duck()
+
+    def _raw_tail(self, frames: int) -> bytes:
+        return b"".join(list(self._raw)[-frames:])
+
+    def _gather(
+        self, frames: int, cleaned: bytes, *, speech_frames: int, skip: int = 0, short: bool = False
+    ) -> asyncio.Task[Evidence]:
+        """Evidence on speech over our reply: `frames` for the words, `speech_frames` (ending
+        `skip` frames ago) for the acoustics: the voice itself, without pre-roll or hangover."""
+        raw = self._raw_tail(frames)
+
+        async def gather() -> Evidence:
+            share = await asyncio.to_thread(self._front.unexplained_db, speech_frames, skip)
+            if share is not None and share <= self._echo_db:
+                return Evidence("", "", share, short)  # our echo through and through: no need for words
+            text = (await self._transcribe(cleaned, early=True)).text
+            raw_text = "" if share is not None else (await self._transcribe(raw, early=True)).text
+            return Evidence(text, raw_text, share, short)
+
+        return asyncio.create_task(gather(), name=f"over-reply-evidence-{self._turn}")
+
+    def drop(self, turn: int) -> None:
+        """Forget the utterance in progress if it is `turn` (it was found to be our own echo)."""
+        if turn == self._turn and self._segmenter.in_speech:
+            self._segmenter.reset()
+            self._guard.discarded()
+            self._drop_early()
+            _LOGGER.debug("turn %d: dropped an utterance that was our own echo", turn)
+        else:
+            _LOGGER.debug(
+                "turn %d: not dropped (now turn %d, in speech %s)",
+                turn,
+                self._turn,
+                self._segmenter.in_speech,
+            )
 
     def _transcribe(self, audio: bytes, *, early: bool) -> asyncio.Task[Heard]:
         samples = np.frombuffer(audio, dtype=np.int16)
@@ -158,16 +229,24 @@ class Ear:
         deliver: Callable[[Utterance], None],
     ) -> None:
         now = time.monotonic()
+        _LOGGER.debug("turn %d: %s", self._turn, type(event).__name__)
         if isinstance(event, UtteranceStarted):
             self._turn += 1
-            self._confirmed = False
             playing = self._is_playing()
             self._bus.publish(SpeechStarted(turn=self._turn, over_reply=playing))
             if self._guard.started(playing=playing) is Action.DUCK:
-                self._hooks.duck()
+                self._watch(self._onset_check(self._turn, self._onset_frames + 2))
         elif isinstance(event, UtterancePaused):
             self._drop_early()
             self._early = self._transcribe(event.audio, early=True)
+            if self._guard.active and self._guard.short:
+                # A short burst over our reply just paused: "stop" is decided now, not after the hangover.
+                frames = len(event.audio) // len(self._raw[-1])
+                voiced = max(1, self._onset_frames + self._guard.frames_heard - self._pause_frames)
+                evidence = self._gather(
+                    frames, event.audio, speech_frames=voiced, skip=self._pause_frames, short=True
+                )
+                self._hooks.check(self._turn, evidence)
         elif isinstance(event, UtteranceDiscarded):
             self._drop_early()
             _LOGGER.debug("discarded %d ms of speech-like noise", event.speech_ms)
@@ -185,7 +264,17 @@ class Ear:
             else:
                 self._drop_early()
                 transcript = self._transcribe(event.audio, early=False)
-            over_reply: OverReply = "confirmed" if self._confirmed else "no"
             if self._guard.ended() is Action.CHECK:
-                over_reply = "check"
-            deliver(Utterance(self._turn, samples, voice_end_t, transcript, over_reply))
+                frame_bytes = len(self._raw[-1])
+                trailing = event.trailing_silence_ms // self._config.frame_ms
+                voiced = max(1, self._onset_frames + self._guard.frames_heard - trailing)
+                evidence = self._gather(
+                    len(event.audio) // frame_bytes,
+                    event.audio,
+                    speech_frames=voiced,
+                    skip=trailing,
+                    short=self._guard.short,
+                )
+                deliver(Utterance(self._turn, samples, voice_end_t, transcript, "check", evidence))
+            else:
+                deliver(Utterance(self._turn, samples, voice_end_t, transcript))

@@ -83,6 +83,15 @@ class Segmenter:
         self._silence_run = 0
         self._pre_roll.clear()
 
+    @property
+    def frame_count(self) -> int:
+        """Frames in the utterance in progress, pre-roll included."""
+        return len(self._frames) if self._in_speech else 0
+
+    def audio_so_far(self) -> bytes:
+        """The utterance in progress, pre-roll included (empty when none is open)."""
+        return b"".join(self._frames) if self._in_speech else b""
+
     def reset(self) -> None:
         """Drop whatever is in progress (e.g. while our own voice is playing)."""
         self._reset()

@@ -4,10 +4,8 @@ from __future__ import annotations
 
 from collections.abc import AsyncGenerator
 
-from voiced.config import Config
-from voiced.devices.registry import DeviceRegistry
 from voiced.mouth.actions import DeviceActions
-from voiced.mouth.agent import Agent, AgentReply
+from voiced.mouth.agent import AgentReply
 from voiced.mouth.intents import LocalIntentAgent
 
 NO_BROKER_REPLY = "Sorry, I can't reach the devices right now, so I didn't change anything."
@@ -37,10 +35,3 @@ class LocalAgent:
 
     def spoken(self, turn: int, text: str, *, interrupted: bool) -> None:
         return None  # the local path keeps no conversation history
-
-
-def build_agent(
-    config: Config, registry: DeviceRegistry, actions: DeviceActions, intents: LocalIntentAgent
-) -> Agent:
-    """The agent the config asks for; until the LLM agent lands, every kind runs locally."""
-    return LocalAgent(intents, actions)

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from voiced.audio.pcm import resample_band_limited
 from voiced.audio.sinks import AudioSink
 from voiced.events import AgentText, EventBus, TtsStarted, TtsStopped
 from voiced.mouth.sentences import SentenceSplitter
@@ -46,19 +47,29 @@ async def _once(text: str) -> AsyncGenerator[str, None]:
 
 class SpeechOutput:
     def __init__(
-        self, synthesizer: Synthesizer, sink: AudioSink, bus: EventBus, *, sentence_silence_s: float
+        self,
+        synthesizer: Synthesizer,
+        sink: AudioSink,
+        bus: EventBus,
+        *,
+        sentence_silence_s: float,
+        output_rate: int | None = None,
     ) -> None:
+        """`output_rate`: resample the voice to this rate (the echo canceller's) before playing."""
         self._synthesizer = synthesizer
         self._sink = sink
         self._bus = bus
-        self._gap = np.zeros(int(sentence_silence_s * synthesizer.sample_rate), dtype=np.int16)
+        self._rate = output_rate or synthesizer.sample_rate
+        self._gap = np.zeros(int(sentence_silence_s * self._rate), dtype=np.int16)
         self._recent: deque[str] = deque(maxlen=6)
         self._gain = 1.0
+        self._now_playing = ""
         self.speaking = False
 
     @property
     def recently_spoken(self) -> str:
-        return " ".join(self._recent)
+        """The sentences just played and the one playing: what our echo may sound like."""
+        return " ".join([*self._recent, self._now_playing])
 
     def duck(self) -> None:
         self._gain = DUCK_GAIN
@@ -76,7 +87,7 @@ class SpeechOutput:
         return progress
 
     async def say(self, turn: int, chunks: AsyncGenerator[str, None], progress: SpeechProgress) -> None:
-        rate = self._synthesizer.sample_rate
+        rate = self._rate
         ready: asyncio.Queue[tuple[str, np.ndarray] | Exception | None] = asyncio.Queue(maxsize=1)
         producer = asyncio.create_task(self._produce(turn, chunks, ready), name=f"tts-turn-{turn}")
         played_s = 0.0
@@ -86,12 +97,14 @@ class SpeechOutput:
                     raise item
                 sentence, samples = item
                 if not self.speaking:
+                    self._recent.clear()  # only this reply's words can come back as its echo
                     self.speaking = True
                     self._gain = 1.0
                     self._bus.publish(TtsStarted(turn=turn))
                 elif len(self._gap):
                     await self._play(self._gap, rate)
                 progress.current, progress.current_fraction = sentence, 0.0
+                self._now_playing = sentence
                 step = max(1, int(SLICE_S * rate))
                 for offset in range(0, len(samples), step):
                     await self._play(samples[offset : offset + step], rate)
@@ -139,5 +152,9 @@ class SpeechOutput:
         self, turn: int, sentence: str, ready: asyncio.Queue[tuple[str, np.ndarray] | Exception | None]
     ) -> None:
         self._bus.publish(AgentText(turn=turn, text=sentence, understood=True))
-        samples = await asyncio.to_thread(self._synthesizer.synthesize, sentence)
+        samples = await asyncio.to_thread(self._voice, sentence)
         await ready.put((sentence, samples))
+
+    def _voice(self, sentence: str) -> np.ndarray:
+        samples = self._synthesizer.synthesize(sentence)
+        return resample_band_limited(samples, self._synthesizer.sample_rate, self._rate)
