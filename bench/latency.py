@@ -42,6 +42,15 @@ COMMANDS = [
 ]
 # "asr" is the ASR time left after the hangover; with early ASR most of Whisper's run overlaps it.
 STAGES = ("hangover", "asr", "agent", "tts_first_chunk")
+# Questions the local intents do not know, for the LLM path (the scripted server answers them).
+QUESTIONS = [
+    "What should I cook tonight?",
+    "Tell me a fun fact about octopuses.",
+    "How far away is the moon?",
+    "What is a good name for a cat?",
+]
+LLM_REPLY = "Here is a short answer for you. I hope it helps."
+FIRST_TOKEN_S = 0.3
 
 
 def start_broker(workdir: Path) -> tuple[subprocess.Popen[bytes], int]:
@@ -102,8 +111,12 @@ def p95(values: list[float]) -> float:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--turns", type=int, default=24)
+    parser.add_argument(
+        "--llm", action="store_true", help="questions answered by a scripted OpenAI-compatible server"
+    )
     args = parser.parse_args()
-    lines = [COMMANDS[i % len(COMMANDS)] for i in range(args.turns)]
+    source = QUESTIONS if args.llm else COMMANDS
+    lines = [source[i % len(source)] for i in range(args.turns)]
     with tempfile.TemporaryDirectory(prefix="voiced-bench-") as tmp:
         work = Path(tmp)
         print(f"bench: synthesizing {len(lines)} spoken commands…", flush=True)
@@ -111,6 +124,15 @@ def main() -> int:
         broker, port = start_broker(work)
         config = work / "config.yaml"
         config.write_text(f"devices_dir: {REPO / 'devices'}\nmqtt:\n  port: {port}\n")
+        llm = None
+        if args.llm:
+            from tests.openai_server import ScriptedServer, Text
+
+            llm = ScriptedServer()
+            llm.start()
+            llm.push(*[Text(LLM_REPLY, first_delay_s=FIRST_TOKEN_S, token_delay_s=0.02)] * len(lines))
+            with config.open("a") as out:
+                out.write(f"llm:\n  base_url: {llm.base_url}\nagent:\n  kind: hybrid\n")
         print(f"bench: playing {seconds:.0f} s of speech into `voiced run --input` in real time…", flush=True)
         try:
             run = ["run", "--input", str(work / "in.wav"), "--output", str(work / "out.wav")]
@@ -132,11 +154,19 @@ def main() -> int:
         finally:
             broker.terminate()
             broker.wait(timeout=10)
+            if llm is not None:
+                llm.stop()
         peak_rss_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
         events = [json.loads(line) for line in (work / "events.jsonl").read_text().splitlines()]
     rows = per_turn(events)
     if not rows:
         raise SystemExit("bench: no complete turns recorded")
+    if args.llm:  # the model's own thinking time is not ours to count
+        for row in rows:
+            row["total"] -= FIRST_TOKEN_S
+            row["agent"] -= FIRST_TOKEN_S
+        delay_ms = FIRST_TOKEN_S * 1000
+        print(f"(LLM path: the scripted server's {delay_ms:.0f} ms first-token delay is subtracted)")
     totals = [row["total"] for row in rows]
     median_total = statistics.median(totals)
     print(f"\nturns measured: {len(rows)} of {len(lines)}")

@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
-# Latency and memory benchmark of the whole loop; prints figures, asserts nothing.
+# Benchmarks; they print figures and assert nothing.
+#   scripts/bench.sh [latency] [--turns N] [--llm]          end of speech -> first reply audio
+#   scripts/bench.sh bargein [--trials N] [--echo-minutes M] barge-in latency, false barge-ins
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh >/dev/null
-exec .venv/bin/python bench/latency.py "$@"
+which="latency"
+case "${1:-}" in latency|bargein) which=$1; shift ;; esac
+exec .venv/bin/python "bench/$which.py" "$@"
