@@ -58,7 +58,7 @@ def main() -> int:
         config = {
             "mqtt": {"port": broker.port},
             "llm": {"base_url": llm.base_url},
-            "agent": {"kind": "hybrid"},
+            "agent": {"kind": "llm"},  # every turn asks the LLM, so the script stays in step
         }
         daemon = LiveDaemon(work, pulse, config, log_level="WARNING")
         try:
@@ -68,8 +68,11 @@ def main() -> int:
             for trial in range(args.trials):
                 turn = long_reply(daemon, llm, work, trial)
                 time.sleep(2.0)
+                llm.push(Text("Okay, done."))  # the answer to the interjection
                 said_at = daemon.play(interjection)
-                barge = daemon.wait_for("barge_in", lambda e, t=turn: e["turn"] == t, timeout=20)
+                barge = daemon.wait_for(
+                    "barge_in", lambda e, t=turn, s=said_at: e["turn"] == t and e["t"] > s, timeout=20
+                )
                 decisions.append(barge["t"] - said_at)
                 daemon.wait_for("turn_finished", lambda e, t=turn: e["turn"] == t)
                 daemon.wait_for("transcript", lambda e, b=barge: e["t"] > b["t"], timeout=30)

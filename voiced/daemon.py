@@ -62,6 +62,7 @@ class Daemon:
             _done, pending = await asyncio.wait(tasks, timeout=STOP_TIMEOUT_S)
             for task in pending:
                 _LOGGER.error("task %s did not stop within %.0f s", task.get_name(), STOP_TIMEOUT_S)
+        await self._agent.aclose()
 
     # The barge-in lane: called synchronously from the ear.
     def duck(self) -> None:

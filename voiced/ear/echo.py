@@ -48,17 +48,24 @@ def _load() -> ctypes.CDLL:
 
 
 class PlaybackReference:
-    """What the speaker played, at 16 kHz, consumed one microphone frame at a time (thread-safe)."""
+    """What the speaker played, at 16 kHz, consumed one microphone frame at a time (thread-safe).
 
-    def __init__(self) -> None:
+    Speaker and microphone clocks never agree exactly, so the queue between them would creep
+    over the hours; it is held under `max_lead_s`, and the delay estimate follows any jump.
+    """
+
+    def __init__(self, sample_rate: int = 16000, max_lead_s: float = 0.6) -> None:
         self._chunks: deque[np.ndarray] = deque()
         self._queued = 0
+        self._max = int(sample_rate * max_lead_s)
         self._lock = threading.Lock()
 
     def append(self, samples: np.ndarray) -> None:
         with self._lock:
             self._chunks.append(np.asarray(samples, dtype=np.int16))
             self._queued += len(samples)
+            while self._queued - len(self._chunks[0]) >= self._max:
+                self._queued -= len(self._chunks.popleft())
 
     def clear(self) -> None:
         with self._lock:

@@ -31,3 +31,7 @@ class Agent(Protocol):
     def spoken(self, turn: int, text: str, *, interrupted: bool) -> None:
         """Record what reached the user's ears for this turn."""
         ...
+
+    async def aclose(self) -> None:
+        """Release connections (the daemon is stopping)."""
+        ...

@@ -35,3 +35,6 @@ class LocalAgent:
 
     def spoken(self, turn: int, text: str, *, interrupted: bool) -> None:
         return None  # the local path keeps no conversation history
+
+    async def aclose(self) -> None:
+        return None
