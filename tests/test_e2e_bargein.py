@@ -100,6 +100,7 @@ def test_own_echo_never_interrupts_the_reply(daemon: LiveDaemon, llm: ScriptedSe
     )
 
 
+@pytest.mark.bargein_trials
 def test_another_voice_stops_the_reply_and_is_the_next_turn(
     daemon: LiveDaemon, llm: ScriptedServer, tmp_path: Path
 ) -> None:
@@ -129,6 +130,7 @@ def test_another_voice_stops_the_reply_and_is_the_next_turn(
     assert len(latencies) == TRIALS
 
 
+@pytest.mark.bargein_trials
 def test_backchannel_does_not_stop_the_reply_but_stop_does(
     daemon: LiveDaemon, llm: ScriptedServer, tmp_path: Path
 ) -> None:
