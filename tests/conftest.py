@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.openai_server import ScriptedServer
 from voiced.config import MqttConfig
 from voiced.devices.registry import DeviceRegistry
 
@@ -71,3 +72,14 @@ def broker(tmp_path: Path) -> Iterator[Broker]:
 @pytest.fixture(scope="session")
 def registry() -> DeviceRegistry:
     return DeviceRegistry.load(REPO / "devices")
+
+
+@pytest.fixture
+def llm() -> Iterator[ScriptedServer]:
+    """A scripted OpenAI-compatible server over real HTTP."""
+    server = ScriptedServer()
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()

@@ -40,16 +40,6 @@ def echo_room(tmp_path: Path) -> Iterator[PulseServer]:
 
 
 @pytest.fixture
-def llm() -> Iterator[ScriptedServer]:
-    server = ScriptedServer()
-    server.start()
-    try:
-        yield server
-    finally:
-        server.stop()
-
-
-@pytest.fixture
 def daemon(
     tmp_path: Path, echo_room: PulseServer, broker: Broker, llm: ScriptedServer
 ) -> Iterator[LiveDaemon]:

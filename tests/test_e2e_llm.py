@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -18,16 +17,6 @@ from tests.speech_fixtures import spoken_wav
 from tests.test_e2e_wav import Recorder, speech_seconds
 
 pytestmark = pytest.mark.e2e
-
-
-@pytest.fixture
-def llm() -> Iterator[ScriptedServer]:
-    server = ScriptedServer()
-    server.start()
-    try:
-        yield server
-    finally:
-        server.stop()
 
 
 def run(tmp_path: Path, broker: Broker, llm: ScriptedServer, lines: list[str]) -> tuple[str, list[dict]]:
