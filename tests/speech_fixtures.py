@@ -12,7 +12,8 @@ from voiced.mouth.piper_tts import PiperSynthesizer
 
 @functools.cache
 def synthesizer() -> PiperSynthesizer:
-    return PiperSynthesizer(TtsConfig(), Path("models"))
+    # Without generator noise the same words give the same audio in every run: no flaky hearing.
+    return PiperSynthesizer(TtsConfig(noise_scale=0.0, noise_w_scale=0.0), Path("models"))
 
 
 def spoken_wav(lines: list[str], path: Path, *, gap_s: float = 1.5) -> Path:

@@ -23,9 +23,8 @@ from paho.mqtt.enums import CallbackAPIVersion
 
 from tests.conftest import REPO, Broker
 from tests.pulse import MIC_SINK, SPEAKER_SINK, PulseServer
+from tests.speech_fixtures import synthesizer
 from voiced.audio.pcm import rms_dbfs, silence, write_wav
-from voiced.config import TtsConfig
-from voiced.mouth.piper_tts import PiperSynthesizer
 
 REC_RATE = 16000
 TOPIC = "zigbee2mqtt/kitchen_light/set"
@@ -61,7 +60,7 @@ def loudest_second_dbfs(samples: np.ndarray) -> float:
 
 def write_request(path: Path) -> None:
     """The request as the person in the room says it; silence after lets the VAD hangover close."""
-    tts = PiperSynthesizer(TtsConfig(), REPO / "models")
+    tts = synthesizer()
     rate = tts.sample_rate
     voice = tts.synthesize("Turn on the kitchen light.")
     write_wav(path, np.concatenate([silence(0.3, rate), voice, silence(1.5, rate)]), rate)

@@ -64,6 +64,10 @@ class AsrConfig(_Section):
 class TtsConfig(_Section):
     voice: str = Field("en_US-joe-medium", description="bundled voice name or path to a .onnx")
     length_scale: float = Field(1.0, gt=0.3, le=3.0)
+    noise_scale: float | None = Field(None, ge=0, le=2, description="None = the voice's own; 0 = repeatable")
+    noise_w_scale: float | None = Field(
+        None, ge=0, le=2, description="None = the voice's own; 0 = repeatable"
+    )
     sentence_silence_s: float = Field(0.15, ge=0, le=2)
 
 

@@ -62,7 +62,7 @@ def vocabulary_prompt(registry: DeviceRegistry) -> str:
     rooms = sorted({d.room for d in registry.by_kind("light") if d.room})
     scents = sorted({s for d in registry if isinstance(d, DiffuserDevice) for s in d.scents})
     genres = sorted({g for d in registry if isinstance(d, MusicDevice) for g in d.genres})
-    parts = ["Play some jazz. Dim the kitchen light."]
+    parts = ["Turn on the light. Play some jazz. Dim the kitchen light."]
     if rooms:
         parts.append(f"Lights: {', '.join(rooms)}.")
     if scents:

@@ -35,7 +35,11 @@ class PiperSynthesizer:
         path = resolve_voice_path(config, models_dir)
         _LOGGER.info("loading piper voice from %s", path)
         self._voice = PiperVoice.load(path)
-        self._syn_config = SynthesisConfig(length_scale=config.length_scale)
+        self._syn_config = SynthesisConfig(
+            length_scale=config.length_scale,
+            noise_scale=config.noise_scale,
+            noise_w_scale=config.noise_w_scale,
+        )
 
     @property
     def sample_rate(self) -> int:
