@@ -75,13 +75,9 @@ class Watcher:
 
 
 @pytest.fixture
-def server() -> Iterator[ScriptedServer]:
-    scripted = ScriptedServer()
-    scripted.start()
-    try:
-        yield scripted
-    finally:
-        scripted.stop()
+def server(llm: ScriptedServer) -> ScriptedServer:
+    """The shared scripted server (conftest), under this module's name for it."""
+    return llm
 
 
 @pytest.fixture
