@@ -92,7 +92,13 @@ def test_commands_are_clamped_checked_and_published_exactly(registry: DeviceRegi
     finally:
         watcher.loop_stop()
         watcher.disconnect()
-    assert received == [
+    commands = [item for item in received if item[0] != "voiced/availability"]
+    assert commands == [
         ("zigbee2mqtt/kitchen_light/set", {"state": "ON", "color_temp": 500}),
         ("voiced/music/set", {"volume": 40}),
+    ]
+    # The daemon says it is online on connect and offline when it stops.
+    assert [body for topic, body in received if topic == "voiced/availability"] == [
+        {"state": "online"},
+        {"state": "offline"},
     ]

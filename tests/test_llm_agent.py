@@ -350,7 +350,7 @@ def test_environment_and_scene_hooks_answer_without_publishing(
     assert state["local_time"] == "Wednesday 2024-05-01 21:04" and state["part_of_day"] == "evening"
     assert state["devices"]["kitchen_light"] == {"state": "ON", "brightness": 10}
     assert state["devices"]["bedroom_light"] == "unknown"
-    assert "scenes are not available yet" in vibe
+    assert "scenes are not available here" in vibe
     assert reset.startswith("ok")
     assert watcher.wait_for(1, timeout=0.3) == []
 

@@ -9,8 +9,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from voiced.devices.model import check_topic
 from voiced.devices.registry import DeviceRegistry
 from voiced.errors import ConfigError, describe_validation_error
 from voiced.yamlfile import load_yaml
@@ -71,6 +72,20 @@ class TtsConfig(_Section):
     sentence_silence_s: float = Field(0.15, ge=0, le=2)
 
 
+class MqttTlsConfig(_Section):
+    enabled: bool = False
+    ca_file: Path | None = Field(None, description="CA certificate(s); None = the system's")
+    cert_file: Path | None = Field(None, description="client certificate, for brokers that ask for one")
+    key_file: Path | None = None
+    insecure: bool = Field(False, description="skip the host name check (self-signed test brokers only)")
+
+    @model_validator(mode="after")
+    def _pair(self) -> MqttTlsConfig:
+        if (self.cert_file is None) != (self.key_file is None):
+            raise ValueError("cert_file and key_file go together")
+        return self
+
+
 class MqttConfig(_Section):
     host: str = "127.0.0.1"
     port: int = Field(1883, ge=1, le=65535)
@@ -79,6 +94,37 @@ class MqttConfig(_Section):
     password: str | None = Field(None, exclude=True, description="from VOICED_MQTT_PASSWORD only")
     keepalive_s: int = Field(30, ge=5, le=3600)
     connect_timeout_s: float = Field(5.0, gt=0, le=120)
+    availability_topic: str = Field(
+        "voiced/availability", description="retained online on connect; offline as the last will"
+    )
+
+    @field_validator("availability_topic")
+    @classmethod
+    def _plain_topic(cls, value: str) -> str:
+        return check_topic(value)
+
+    ack_timeout_s: float = Field(5.0, gt=0, le=60, description="how long to wait for the broker's PUBACK")
+    tls: MqttTlsConfig = MqttTlsConfig()
+
+
+class SafetyConfig(_Section):
+    scent_max_intensity: int = Field(80, ge=1, le=100, description="cap on any diffuser intensity")
+    scent_max_minutes: int = Field(120, ge=1, le=1440, description="cap on any diffuser duration")
+    max_commands: int = Field(30, ge=1, le=1000, description="device commands allowed per window")
+    per_seconds: float = Field(10.0, gt=0, le=3600, description="the rate limit's window")
+
+
+class VibeConfig(_Section):
+    confirm_timeout_s: float = Field(
+        5.0, gt=0, le=120, description="how long a device has to show a command in its state"
+    )
+    plan_timeout_s: float = Field(20.0, gt=0, le=300, description="the LLM planner's time budget")
+    max_steps: int = Field(16, ge=1, le=64)
+    narrate_wait_s: float = Field(
+        20.0, ge=0, le=300, description="how long a narration waits for the conversation to pause"
+    )
+    default_preset: str = Field("relax", description="used when no preset matches the request")
+    presets_file: Path | None = Field(None, description="scene presets (YAML); None = the built-in ones")
 
 
 DEFAULT_SYSTEM_PROMPT = (
@@ -120,6 +166,8 @@ class Config(_Section):
     mqtt: MqttConfig = MqttConfig()
     agent: AgentConfig = AgentConfig()
     llm: LlmConfig = LlmConfig()
+    safety: SafetyConfig = SafetyConfig()
+    vibe: VibeConfig = VibeConfig()
 
     @model_validator(mode="after")
     def _consistent(self) -> Config:
@@ -166,8 +214,17 @@ def load_config(path: Path | None, environ: Mapping[str, str]) -> Config:
         update={
             "devices_dir": base / config.devices_dir,
             "models_dir": base / config.models_dir,
+            "mqtt": config.mqtt.model_copy(update={"tls": _resolve_tls(config.mqtt.tls, base)}),
+            "vibe": config.vibe.model_copy(
+                update={"presets_file": base / config.vibe.presets_file if config.vibe.presets_file else None}
+            ),
         }
     )
+
+
+def _resolve_tls(tls: MqttTlsConfig, base: Path) -> MqttTlsConfig:
+    fields = ("ca_file", "cert_file", "key_file")
+    return tls.model_copy(update={f: base / getattr(tls, f) for f in fields if getattr(tls, f) is not None})
 
 
 def load_all(path: Path | None, environ: Mapping[str, str]) -> tuple[Config, DeviceRegistry]:

@@ -96,6 +96,7 @@ class CommandSent(Event):
     device: str
     topic: str
     payload: str
+    task_id: str = ""  # the vibe task that sent it, if any
 
 
 @dataclass(frozen=True)
@@ -104,6 +105,7 @@ class CommandRefused(Event):
     turn: int
     device: str
     reason: str
+    task_id: str = ""
 
 
 @dataclass(frozen=True)
@@ -111,6 +113,71 @@ class DeviceStateChanged(Event):
     kind: ClassVar[str] = "device_state"
     device: str
     state: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class DeviceAvailability(Event):
+    kind: ClassVar[str] = "device_availability"
+    device: str
+    online: bool
+
+
+@dataclass(frozen=True)
+class AgentToolCall(Event):
+    """The main agent (the LLM) called one of its tools."""
+
+    kind: ClassVar[str] = "agent_tool"
+    turn: int
+    tool: str
+    input: str
+    result: str
+
+
+@dataclass(frozen=True)
+class VibeStarted(Event):
+    kind: ClassVar[str] = "vibe_started"
+    task_id: str
+    turn: int
+    request: str
+
+
+@dataclass(frozen=True)
+class VibeToolStart(Event):
+    kind: ClassVar[str] = "vibe_tool_start"
+    task_id: str
+    tool: str
+    input: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class VibeToolEnd(Event):
+    kind: ClassVar[str] = "vibe_tool_end"
+    task_id: str
+    tool: str
+    result: str
+
+
+@dataclass(frozen=True)
+class VibeComplete(Event):
+    kind: ClassVar[str] = "vibe_complete"
+    task_id: str
+    plan: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class VibeError(Event):
+    kind: ClassVar[str] = "vibe_error"
+    task_id: str
+    error: str
+
+
+@dataclass(frozen=True)
+class VibeCancelled(Event):
+    """The task was stopped: after this event it publishes nothing more."""
+
+    kind: ClassVar[str] = "vibe_cancelled"
+    task_id: str
+    reason: str
 
 
 @dataclass(frozen=True)

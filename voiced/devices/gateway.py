@@ -1,33 +1,79 @@
-"""The daemon's side of the devices: sends checked commands, tracks reported state."""
+"""The daemon's side of the devices: sends checked commands, tracks reported state and availability."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import Future
 from typing import Any
 
-from voiced.config import MqttConfig
+from voiced.config import MqttConfig, SafetyConfig
+from voiced.devices.confirm import expected_state, mismatches
 from voiced.devices.model import DeviceCommand, encode
 from voiced.devices.mqtt import MqttLink
 from voiced.devices.registry import DeviceRegistry
-from voiced.events import BrokerStatus, DeviceStateChanged, EventBus
+from voiced.devices.safety import SafetyGate
+from voiced.errors import DeviceError
+from voiced.events import BrokerStatus, DeviceAvailability, DeviceStateChanged, EventBus
 
 _LOGGER = logging.getLogger(__name__)
 
 
+def parse_availability(payload: bytes) -> bool | None:
+    """Zigbee2MQTT's `{"state":"online"}` (or the legacy plain `online`); None if neither."""
+    text = payload.decode("utf-8", errors="replace").strip()
+    try:
+        body = json.loads(text)
+    except json.JSONDecodeError:
+        body = text
+    if isinstance(body, dict):
+        body = body.get("state")
+    if isinstance(body, str) and body.lower() in ("online", "offline"):
+        return body.lower() == "online"
+    return None
+
+
+class Sent:
+    """A published command: where it went, what it said, and the broker's answer to come."""
+
+    def __init__(self, command: DeviceCommand, topic: str, payload: str, delivered: Future[None]) -> None:
+        self.command = command
+        self.topic = topic
+        self.payload = payload
+        self.delivered = delivered
+
+
 class DeviceGateway:
-    def __init__(self, registry: DeviceRegistry, mqtt_config: MqttConfig, bus: EventBus) -> None:
+    def __init__(
+        self,
+        registry: DeviceRegistry,
+        mqtt_config: MqttConfig,
+        bus: EventBus,
+        safety: SafetyConfig | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self._registry = registry
         self._bus = bus
+        self._safety = SafetyGate(safety or SafetyConfig())
+        self._clock = clock
         self._states: dict[str, dict[str, Any]] = {}
+        self._online: dict[str, bool] = {}
         self._lock = threading.Lock()
+        self._watchers: dict[str, list[asyncio.Event]] = {}
+        self._loop: asyncio.AbstractEventLoop | None = None
+        subscriptions = [device.state_topic for device in registry]
+        subscriptions += [d.availability_topic for d in registry if d.availability_topic]
         self._link = MqttLink(
             mqtt_config,
             client_id=mqtt_config.client_id,
-            subscriptions=[device.state_topic for device in registry],
-            on_message=self._handle_state,
+            subscriptions=subscriptions,
+            on_message=self._handle_message,
             on_status=lambda up, detail: bus.publish_threadsafe(BrokerStatus(connected=up, detail=detail)),
+            availability_topic=mqtt_config.availability_topic,
         )
 
     @property
@@ -35,6 +81,10 @@ class DeviceGateway:
         return self._link.connected
 
     def start(self) -> None:
+        try:
+            self._loop = asyncio.get_running_loop()
+        except RuntimeError:
+            self._loop = None
         self._link.start()
 
     async def wait_connected(self, timeout: float) -> bool:
@@ -48,25 +98,76 @@ class DeviceGateway:
             state = self._states.get(name)
             return dict(state) if state is not None else None
 
-    def send(self, command: DeviceCommand) -> tuple[str, str]:
-        """Check, clamp and publish; raises DeviceError or BrokerUnavailable. Returns topic, payload."""
-        topic, prepared = self._registry.prepare(command)
-        payload = encode(prepared)
-        self._link.publish(topic, payload)
-        return topic, payload.decode()
+    def is_online(self, name: str) -> bool:
+        """False only when the device's availability topic said offline."""
+        with self._lock:
+            return self._online.get(name, True)
 
-    def _handle_state(self, topic: str, payload: bytes) -> None:
+    def send(self, command: DeviceCommand) -> Sent:
+        """Check, clamp, cap and publish; raises DeviceError or BrokerUnavailable."""
+        topic, prepared = self._registry.prepare(command)
+        if not self.is_online(prepared.device):
+            raise DeviceError(f"{prepared.device.replace('_', ' ')} is offline; nothing sent")
+        prepared, notes = self._safety.check(prepared, self._clock())
+        for note in notes:
+            _LOGGER.info("%s: %s", prepared.device, note)
+        payload = encode(prepared)
+        delivered = self._link.publish(topic, payload)
+        return Sent(prepared, topic, payload.decode(), delivered)
+
+    async def wait_for_state(self, command: DeviceCommand, timeout: float) -> list[str]:
+        """Wait until the device reports what `command` asked for; returns what is still missing."""
+        name, expected = command.device, expected_state(command)
+        changed = asyncio.Event()
+        self._watchers.setdefault(name, []).append(changed)
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        try:
+            while missing := mismatches(self.state_of(name), expected):
+                changed.clear()
+                remaining = deadline - loop.time()
+                if remaining <= 0:
+                    return missing
+                try:
+                    async with asyncio.timeout(remaining):
+                        await changed.wait()
+                except TimeoutError:
+                    return mismatches(self.state_of(name), expected)
+            return []
+        finally:
+            self._watchers[name].remove(changed)
+
+    def _wake(self, name: str) -> None:
+        for event in self._watchers.get(name, ()):
+            event.set()
+
+    def _handle_message(self, topic: str, payload: bytes) -> None:
         device = self._registry.by_state_topic(topic)
+        if device is not None:
+            self._handle_state(device.name, topic, payload)
+            return
+        device = self._registry.by_availability_topic(topic)
         if device is None:
             return
+        online = parse_availability(payload)
+        if online is None:
+            _LOGGER.warning("%s: ignoring malformed availability %r on %s", device.name, payload[:200], topic)
+            return
+        with self._lock:
+            self._online[device.name] = online
+        self._bus.publish_threadsafe(DeviceAvailability(device=device.name, online=online))
+
+    def _handle_state(self, name: str, topic: str, payload: bytes) -> None:
         try:
             state = json.loads(payload)
         except (UnicodeDecodeError, json.JSONDecodeError):
-            _LOGGER.warning("%s: ignoring malformed state on %s: %r", device.name, topic, payload[:200])
+            _LOGGER.warning("%s: ignoring malformed state on %s: %r", name, topic, payload[:200])
             return
         if not isinstance(state, dict):
-            _LOGGER.warning("%s: ignoring state that is not a JSON object: %r", device.name, payload[:200])
+            _LOGGER.warning("%s: ignoring state that is not a JSON object: %r", name, payload[:200])
             return
         with self._lock:
-            self._states[device.name] = state
-        self._bus.publish_threadsafe(DeviceStateChanged(device=device.name, state=state))
+            self._states[name] = state
+        self._bus.publish_threadsafe(DeviceStateChanged(device=name, state=state))
+        if self._loop is not None and not self._loop.is_closed():
+            self._loop.call_soon_threadsafe(self._wake, name)

@@ -7,6 +7,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+MAX_TRACKS = 20
 SCENT_NAMES = ("lavender", "citrus", "eucalyptus", "sandalwood", "peppermint")
 
 
@@ -31,11 +32,14 @@ class _DeviceBase(_Strict):
     aliases: list[str] = []
     command_topic: str
     state_topic: str
+    availability_topic: str | None = Field(
+        None, description='{"state":"online"|"offline"}; None = always assumed online'
+    )
 
-    @field_validator("command_topic", "state_topic")
+    @field_validator("command_topic", "state_topic", "availability_topic")
     @classmethod
-    def _plain_topic(cls, value: str) -> str:
-        return check_topic(value)
+    def _plain_topic(cls, value: str | None) -> str | None:
+        return None if value is None else check_topic(value)
 
 
 class LightDevice(_DeviceBase):
@@ -95,6 +99,7 @@ class DiffuserSet(_Strict):
     state: Literal["ON", "OFF"] | None = None
     scent: str | None = None
     intensity: int | None = Field(None, ge=0, le=100)
+    duration_min: int | None = Field(None, ge=1, le=1440, description="the diffuser switches off after this")
 
     def payload(self) -> dict[str, object]:
         return self.model_dump(exclude={"device"}, exclude_none=True)
@@ -105,6 +110,9 @@ class MusicSet(_Strict):
     action: Literal["play", "pause", "stop"] | None = None
     genre: str | None = None
     volume: int | None = Field(None, ge=0, le=100)
+    tracks: tuple[Annotated[str, Field(min_length=1, max_length=200)], ...] | None = Field(
+        None, min_length=1, max_length=MAX_TRACKS
+    )
 
     def payload(self) -> dict[str, object]:
         return self.model_dump(exclude={"device"}, exclude_none=True)

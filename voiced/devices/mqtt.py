@@ -14,6 +14,7 @@ import logging
 import secrets
 import threading
 from collections.abc import Callable, Iterable
+from concurrent.futures import Future
 from typing import Any, TypeVar
 
 import paho.mqtt.client as mqtt
@@ -28,6 +29,13 @@ _F = TypeVar("_F", bound=Callable[..., Any])
 
 MessageHandler = Callable[[str, bytes], None]
 StatusHandler = Callable[[bool, str], None]
+ONLINE = b'{"state":"online"}'
+OFFLINE = b'{"state":"offline"}'
+_MAX_EARLY = 64
+
+
+class PublishRejected(Exception):
+    """The broker answered a publish with a failure reason code (MQTT v5), e.g. not authorized."""
 
 
 def _guarded(func: _F) -> _F:
@@ -51,8 +59,14 @@ class MqttLink:
         subscriptions: Iterable[str],
         on_message: MessageHandler,
         on_status: StatusHandler | None = None,
+        availability_topic: str | None = None,
     ) -> None:
+        """`availability_topic`: publish retained online there on every connect, offline as the will."""
         self._config = config
+        self._availability = availability_topic
+        self._pending: dict[int, Future[None]] = {}
+        self._early: dict[int, Exception | None] = {}  # PUBACKs that beat publish() returning
+        self._pending_lock = threading.Lock()
         self._subscriptions = list(subscriptions)
         self._on_message = on_message
         self._on_status = on_status
@@ -69,11 +83,22 @@ class MqttLink:
         )
         if config.username:
             self._client.username_pw_set(config.username, config.password)
+        if config.tls.enabled:
+            tls = config.tls
+            self._client.tls_set(
+                ca_certs=str(tls.ca_file) if tls.ca_file else None,
+                certfile=str(tls.cert_file) if tls.cert_file else None,
+                keyfile=str(tls.key_file) if tls.key_file else None,
+            )
+            self._client.tls_insecure_set(tls.insecure)
+        if availability_topic is not None:
+            self._client.will_set(availability_topic, OFFLINE, qos=1, retain=True)
         self._client.reconnect_delay_set(min_delay=1, max_delay=5)
         self._client.on_connect = self._handle_connect
         self._client.on_disconnect = self._handle_disconnect
         self._client.on_message = self._handle_message
         self._client.on_connect_fail = self._handle_connect_fail
+        self._client.on_publish = self._handle_publish
 
     @property
     def connected(self) -> bool:
@@ -93,16 +118,58 @@ class MqttLink:
 
     def stop(self) -> None:
         self._stopping = True
+        if self._availability is not None and self.connected:
+            # A clean stop sends no will: say offline ourselves.
+            info = self._client.publish(self._availability, OFFLINE, qos=1, retain=True)
+            info.wait_for_publish(timeout=2)
         self._client.disconnect()
         self._client.loop_stop()
+        self._fail_pending("the MQTT link was stopped before the broker confirmed")
 
-    def publish(self, topic: str, payload: bytes, *, retain: bool = False, qos: int = 1) -> None:
+    def publish(self, topic: str, payload: bytes, *, retain: bool = False, qos: int = 1) -> Future[None]:
+        """Hand a message to the broker; the future settles on its PUBACK (PublishRejected on refusal)."""
         check_topic(topic)
         if not self.connected:
             raise BrokerUnavailable(f"MQTT broker {self._config.host}:{self._config.port} is not reachable")
+        delivered: Future[None] = Future()
         info = self._client.publish(topic, payload, qos=qos, retain=retain)
         if info.rc != mqtt.MQTT_ERR_SUCCESS:
             raise BrokerUnavailable(f"publish to {topic} failed: {mqtt.error_string(info.rc)}")
+        with self._pending_lock:
+            if info.mid in self._early:
+                self._settle(delivered, self._early.pop(info.mid))
+            else:
+                self._pending[info.mid] = delivered
+        return delivered
+
+    @staticmethod
+    def _settle(future: Future[None], error: Exception | None) -> None:
+        if future.done():
+            return
+        if error is None:
+            future.set_result(None)
+        else:
+            future.set_exception(error)
+
+    def _fail_pending(self, why: str) -> None:
+        with self._pending_lock:
+            pending, self._pending = self._pending, {}
+        for future in pending.values():
+            self._settle(future, BrokerUnavailable(why))
+
+    @_guarded
+    def _handle_publish(
+        self, _client: mqtt.Client, _userdata: Any, mid: int, reason: Any, _props: Any
+    ) -> None:
+        error = PublishRejected(str(reason)) if getattr(reason, "is_failure", False) else None
+        with self._pending_lock:
+            future = self._pending.pop(mid, None)
+            if future is None:  # publish() has not stored it yet, or a message nobody waits on
+                self._early[mid] = error
+                while len(self._early) > _MAX_EARLY:
+                    del self._early[next(iter(self._early))]
+                return
+        self._settle(future, error)
 
     @_guarded
     def _handle_connect(
@@ -115,6 +182,8 @@ class MqttLink:
             return
         for topic in self._subscriptions:
             client.subscribe(topic, qos=1)
+        if self._availability is not None:
+            client.publish(self._availability, ONLINE, qos=1, retain=True)
         self._connected.set()
         self._attempted.set()
         self._warned = False
@@ -130,6 +199,7 @@ class MqttLink:
         self._attempted.set()
         if self._stopping:
             return
+        self._fail_pending(f"the connection to the broker was lost ({reason}) before it confirmed")
         self._warn("MQTT connection to %s lost or failed: %s; retrying", reason)
         if was_connected:
             self._notify(False, f"disconnected: {reason}")

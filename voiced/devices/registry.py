@@ -38,8 +38,10 @@ class DeviceRegistry:
             if device.name in name_source:
                 first = name_source[device.name]
                 raise ConfigError(f"{source}: name: device {device.name!r} is already declared in {first}")
-            for field in ("command_topic", "state_topic"):
+            for field in ("command_topic", "state_topic", "availability_topic"):
                 topic = getattr(device, field)
+                if topic is None:
+                    continue
                 if topic in topic_source:
                     other = topic_source[topic]
                     raise ConfigError(f"{source}: {field}: {topic!r} is already used by {other}")
@@ -82,6 +84,12 @@ class DeviceRegistry:
     def by_state_topic(self, topic: str) -> Device | None:
         for device in self._devices.values():
             if device.state_topic == topic:
+                return device
+        return None
+
+    def by_availability_topic(self, topic: str) -> Device | None:
+        for device in self._devices.values():
+            if device.availability_topic == topic:
                 return device
         return None
 

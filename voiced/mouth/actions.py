@@ -1,13 +1,21 @@
-"""Device actions for agents: every command is checked, published, and reported on the bus."""
+"""Device actions for agents: every command is checked, published, and reported on the bus.
+
+`execute` returns once the command is handed to the broker; a refusal the broker sends back
+later (MQTT v5 PUBACK, e.g. "not authorized") is still logged and reported as CommandRefused.
+`execute_confirmed` waits for that answer and then for the device's state to show the change.
+"""
 
 from __future__ import annotations
 
+import asyncio
 import logging
+from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any
 
-from voiced.devices.gateway import DeviceGateway
+from voiced.devices.gateway import DeviceGateway, Sent
 from voiced.devices.model import DeviceCommand
+from voiced.devices.mqtt import PublishRejected
 from voiced.errors import BrokerUnavailable, DeviceError
 from voiced.events import CommandRefused, CommandSent, EventBus
 
@@ -29,16 +37,70 @@ class DeviceActions:
     def state_of(self, name: str) -> dict[str, Any] | None:
         return self._gateway.state_of(name)
 
-    def execute(self, turn: int, command: DeviceCommand) -> ActionResult:
+    def is_online(self, name: str) -> bool:
+        return self._gateway.is_online(name)
+
+    def _send(self, turn: int, command: DeviceCommand, task_id: str) -> Sent | ActionResult:
         try:
-            topic, payload = self._gateway.send(command)
+            sent = self._gateway.send(command)
+        except (BrokerUnavailable, DeviceError) as exc:
+            _LOGGER.warning("turn %d: %s", turn, exc)
+            self._bus.publish(
+                CommandRefused(turn=turn, device=command.device, reason=str(exc), task_id=task_id)
+            )
+            return ActionResult(False, f"not sent: {exc}", broker_down=isinstance(exc, BrokerUnavailable))
+        sent_event = CommandSent(
+            turn=turn, device=command.device, topic=sent.topic, payload=sent.payload, task_id=task_id
+        )
+        self._bus.publish(sent_event)
+        return sent
+
+    def execute(self, turn: int, command: DeviceCommand, task_id: str = "") -> ActionResult:
+        sent = self._send(turn, command, task_id)
+        if isinstance(sent, ActionResult):
+            return sent
+        sent.delivered.add_done_callback(lambda done: self._report_late_refusal(turn, sent, done, task_id))
+        return ActionResult(True, f"sent {sent.payload} to {command.device}")
+
+    def _report_late_refusal(self, turn: int, sent: Sent, done: Future[None], task_id: str) -> None:
+        error = done.exception()
+        if error is None:
+            return
+        _LOGGER.warning("turn %d: broker refused %s on %s: %s", turn, sent.payload, sent.topic, error)
+        reason = f"broker refused it: {error}"
+        self._bus.publish_threadsafe(
+            CommandRefused(turn=turn, device=sent.command.device, reason=reason, task_id=task_id)
+        )
+
+    async def execute_confirmed(
+        self, turn: int, command: DeviceCommand, *, task_id: str, ack_timeout: float, confirm_timeout: float
+    ) -> ActionResult:
+        """Publish, wait for the broker's PUBACK, then for the device to report the new state."""
+        sent = self._send(turn, command, task_id)
+        if isinstance(sent, ActionResult):
+            return sent
+        name = command.device.replace("_", " ")
+        try:
+            async with asyncio.timeout(ack_timeout):
+                await asyncio.wrap_future(sent.delivered)
+        except TimeoutError:
+            why = f"the broker did not acknowledge within {ack_timeout:g} s"
+            return self._refused(turn, sent, task_id, why)
+        except PublishRejected as exc:
+            return self._refused(turn, sent, task_id, f"the broker refused it: {exc}")
         except BrokerUnavailable as exc:
-            _LOGGER.warning("turn %d: %s", turn, exc)
-            self._bus.publish(CommandRefused(turn=turn, device=command.device, reason=str(exc)))
-            return ActionResult(False, f"not sent: {exc}", broker_down=True)
-        except DeviceError as exc:
-            _LOGGER.warning("turn %d: %s", turn, exc)
-            self._bus.publish(CommandRefused(turn=turn, device=command.device, reason=str(exc)))
-            return ActionResult(False, f"not sent: {exc}")
-        self._bus.publish(CommandSent(turn=turn, device=command.device, topic=topic, payload=payload))
-        return ActionResult(True, f"sent {payload} to {command.device}")
+            return self._refused(turn, sent, task_id, str(exc), broker_down=True)
+        missing = await self._gateway.wait_for_state(sent.command, confirm_timeout)
+        if missing:
+            why = f"{name} did not confirm within {confirm_timeout:g} s (state shows {', '.join(missing)})"
+            _LOGGER.warning("turn %d: %s", turn, why)
+            return ActionResult(False, why)
+        return ActionResult(True, f"{name} confirmed {sent.payload}")
+
+    def _refused(
+        self, turn: int, sent: Sent, task_id: str, why: str, *, broker_down: bool = False
+    ) -> ActionResult:
+        device = sent.command.device
+        _LOGGER.warning("turn %d: %s on %s: %s", turn, sent.payload, sent.topic, why)
+        self._bus.publish(CommandRefused(turn=turn, device=device, reason=why, task_id=task_id))
+        return ActionResult(False, f"{device.replace('_', ' ')}: {why}", broker_down=broker_down)

@@ -24,8 +24,9 @@ from openai.types.chat import ChatCompletionChunk, ChatCompletionMessageParam
 
 from voiced.config import LlmConfig
 from voiced.devices.registry import DeviceRegistry
+from voiced.events import EventBus
 from voiced.mouth.actions import DeviceActions
-from voiced.mouth.tools import ToolBox
+from voiced.mouth.tools import ToolBox, VibeControl
 
 _LOGGER = logging.getLogger(__name__)
 _T = TypeVar("_T")
@@ -102,11 +103,16 @@ class LlmAgent:
         *,
         client: openai.AsyncOpenAI | None = None,
         clock: Callable[[], datetime] = datetime.now,
+        vibe: VibeControl | None = None,
+        bus: EventBus | None = None,
+        notices: Callable[[], list[str]] | None = None,
     ) -> None:
+        """`notices`: news to put before the user's words at the start of a turn (vibe results)."""
         if client is None and config.base_url is None:
             raise ValueError("LlmAgent needs llm.base_url (or a client)")
         self._config = config
-        self._tools = ToolBox(registry, actions, clock)
+        self._tools = ToolBox(registry, actions, clock, vibe=vibe, bus=bus)
+        self._notices = notices
         self._owns_client = client is None
         self._client = client or openai.AsyncOpenAI(
             base_url=config.base_url,
@@ -121,9 +127,14 @@ class LlmAgent:
         if self._owns_client:
             await self._client.close()
 
-    def remember(self, turn: int, text: str, reply: str) -> None:
+    def _opening(self, text: str, news: list[str] | None = None) -> list[Message]:
+        news = self._notices() if news is None and self._notices is not None else news or []
+        told = [{"role": "system", "content": f"[news since the last turn] {item}"} for item in news]
+        return [*told, {"role": "user", "content": text}]
+
+    def remember(self, turn: int, text: str, reply: str, news: list[str] | None = None) -> None:
         """A turn answered elsewhere (the local intents): the model should still know it happened."""
-        exchange = _Exchange(turn, [{"role": "user", "content": text}], said=True)
+        exchange = _Exchange(turn, self._opening(text, news or []), said=True)
         exchange.finish(reply)
         self._keep(exchange)
 
@@ -135,7 +146,7 @@ class LlmAgent:
                 exchange.replace_reply(f"{text.strip()} {INTERRUPTED}".lstrip())
 
     async def reply(self, turn: int, text: str) -> AsyncGenerator[str, None]:
-        exchange = _Exchange(turn, [{"role": "user", "content": text}])
+        exchange = _Exchange(turn, self._opening(text))
         deadline = asyncio.get_running_loop().time() + self._config.total_timeout_s
         rounds = self._config.max_tool_rounds
         current = _Round()
@@ -150,7 +161,7 @@ class LlmAgent:
                         yield " " + piece if gap and not piece[0].isspace() else piece
                         gap = False
                 if current.calls and index < rounds:
-                    self._run_tools(turn, index, exchange, current)
+                    await self._run_tools(turn, index, exchange, current)
                     continue
                 if current.calls:
                     _LOGGER.warning("turn %d: model still calling tools after %d rounds", turn, rounds)
@@ -165,7 +176,9 @@ class LlmAgent:
             _LOGGER.info("turn %d: reply cancelled", turn)
             raise
         finally:
-            if not exchange.finished and (exchange.said or len(exchange.messages) > 1):
+            # Keep what happened (tool calls, news the model was given) even when the reply failed.
+            happened = any(message["role"] != "user" for message in exchange.messages)
+            if not exchange.finished and (exchange.said or happened):
                 exchange.finish("".join(current.text))
             if exchange.finished:
                 self._keep(exchange)
@@ -251,7 +264,7 @@ class LlmAgent:
             current.text.append(text)
         return text
 
-    def _run_tools(self, turn: int, index: int, exchange: _Exchange, current: _Round) -> None:
+    async def _run_tools(self, turn: int, index: int, exchange: _Exchange, current: _Round) -> None:
         calls = [current.calls[key] for key in sorted(current.calls)]
         for number, call in enumerate(calls):
             call.id = call.id or f"call_{turn}_{index}_{number}"
@@ -270,5 +283,5 @@ class LlmAgent:
             }
         )
         for call in calls:
-            result = self._tools.run(turn, call.name, call.arguments)
+            result = await self._tools.run(turn, call.name, call.arguments)
             exchange.messages.append({"role": "tool", "tool_call_id": call.id, "content": result.content})
