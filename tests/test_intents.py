@@ -270,38 +270,36 @@ def test_music_volume_relative() -> None:
 # -- scenes -------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("text", ["help me relax", "relax", "Help me relax."])
-def test_scene_relax(text: str) -> None:
+@pytest.mark.parametrize(
+    ("text", "scene"),
+    [
+        ("help me relax", "relax"),
+        ("Help me relax.", "relax"),
+        ("Good night!", "good_night"),
+        ("focus", "focus"),
+        ("let's party", "party"),
+        ("Make it feel like a rainy afternoon in Paris.", "a rainy afternoon in paris"),
+        ("Something for a dinner party.", "a dinner party"),
+        ("set the mood for a quiet evening", "a quiet evening"),
+    ],
+)
+def test_scenes_go_to_the_vibe_agent(text: str, scene: str) -> None:
+    """A scene is the vibe agent's work: the intent names it and sends nothing itself."""
     reply = ask(text)
-    assert reply.commands == (
-        LightSet(device="living_room_light", state="ON", brightness=76, color_temp=454),
-        DiffuserSet(device="diffuser", state="ON", scent="lavender", intensity=40),
-        MusicSet(device="music", action="play", genre="ambient", volume=30),
-    )
+    assert reply.understood and reply.scene == scene and reply.commands == ()
+    assert not reply.reset_scene
 
 
-def test_scene_good_night() -> None:
-    reply = ask("Good night!")
-    assert reply.text == "Good night."
-    assert reply.commands == (
-        *(LightSet(device=d, state="OFF") for d in ALL_LIGHTS),
-        MusicSet(device="music", action="stop"),
-        DiffuserSet(device="diffuser", state="OFF"),
-    )
+@pytest.mark.parametrize("text", ["never mind", "Stop the scene.", "cancel the mood", "forget it"])
+def test_never_mind_resets_the_scene(text: str) -> None:
+    reply = ask(text)
+    assert reply.understood and reply.reset_scene and reply.scene is None
 
 
-def test_scene_focus_and_party_set_several_devices() -> None:
-    focus = ask("focus")
-    assert {c.device for c in focus.commands} == {*ALL_LIGHTS, "diffuser", "music"}
-    assert DiffuserSet(device="diffuser", state="ON", scent="peppermint", intensity=50) in focus.commands
-    party = ask("let's party")
-    assert MusicSet(device="music", action="play", genre="dance", volume=80) in party.commands
-    assert DiffuserSet(device="diffuser", state="ON", scent="citrus", intensity=60) in party.commands
-    assert {c.color_hex for c in party.commands if isinstance(c, LightSet)} == {
-        "#FF00FF",
-        "#00FFFF",
-        "#FFA500",
-    }
+def test_a_command_and_a_scene_in_one_utterance() -> None:
+    reply = ask("turn on the kitchen light and relax")
+    assert reply.commands == (LightSet(device="kitchen_light", state="ON"),)
+    assert reply.scene == "relax"
 
 
 # -- several commands, Whisper text, not understood ----------------------------------------------
@@ -385,8 +383,4 @@ def test_registry_lists_and_prepare_clamping() -> None:
     assert not agent.understand("play some rock").understood
     assert not agent.understand("set the diffuser to lavender").understood
     assert not agent.understand("turn on the kitchen light").understood
-    # a scene keeps the parts this home has
-    assert agent.understand("good night").commands == (
-        LightSet(device="pantry_lamp", state="OFF"),
-        MusicSet(device="radio", action="stop"),
-    )
+    assert agent.understand("good night").scene == "good_night"

@@ -29,6 +29,8 @@ from voiced.mouth.hybrid import build_agent
 from voiced.mouth.intents import LocalIntentAgent
 from voiced.mouth.piper_tts import PiperSynthesizer
 from voiced.mouth.speech import SpeechOutput
+from voiced.vibe.narrator import SpokenNarrator
+from voiced.vibe.setup import build_vibe
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -105,7 +107,7 @@ async def run_daemon(
     printer = asyncio.create_task(
         print_events(bus, verbose=options.verbose, events_file=options.events_file), name="printer"
     )
-    gateway = DeviceGateway(registry, config.mqtt, bus)
+    gateway = DeviceGateway(registry, config.mqtt, bus, config.safety)
     gateway.start()
     if not await gateway.wait_connected(config.mqtt.connect_timeout_s):
         _LOGGER.warning(
@@ -122,10 +124,12 @@ async def run_daemon(
     )
     actions = DeviceActions(gateway, bus)
     intents = LocalIntentAgent(registry, gateway.state_of, config.agent.brightness_step_pct)
+    narrator = SpokenNarrator(speech, lambda: daemon.busy, config.vibe.narrate_wait_s)
+    vibe = build_vibe(config, registry, actions, bus, narrate=narrator)
     daemon = Daemon(
         bus=bus,
         ear=build_ear(config, engines, source, bus, speech, options),
-        agent=build_agent(config, registry, actions, intents),
+        agent=build_agent(config, registry, actions, intents, vibe=vibe, bus=bus),
         speech=speech,
         echo_db=config.audio.echo_unexplained_db,
     )

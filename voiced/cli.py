@@ -93,6 +93,9 @@ def main(argv: list[str] | None = None) -> int:
     config_path = getattr(args, "file", None) or args.config or _default_config()
     try:
         config, registry = load_all(config_path, os.environ)
+        from voiced.vibe.setup import load_presets
+
+        load_presets(config, registry)  # scene presets name devices: checked before anything starts
         if args.command == "check-config":
             _check_models(config)
             print(f"{config_path or 'defaults'}: OK ({len(registry)} devices from {config.devices_dir})")

@@ -119,6 +119,7 @@ class VibeConfig(_Section):
         5.0, gt=0, le=120, description="how long a device has to show a command in its state"
     )
     plan_timeout_s: float = Field(20.0, gt=0, le=300, description="the LLM planner's time budget")
+    planner_model: str | None = Field(None, description="the model that plans scenes; None = llm.model")
     max_steps: int = Field(16, ge=1, le=64)
     narrate_wait_s: float = Field(
         20.0, ge=0, le=300, description="how long a narration waits for the conversation to pause"
@@ -214,7 +215,9 @@ def load_config(path: Path | None, environ: Mapping[str, str]) -> Config:
         update={
             "devices_dir": base / config.devices_dir,
             "models_dir": base / config.models_dir,
-            "mqtt": config.mqtt.model_copy(update={"tls": _resolve_tls(config.mqtt.tls, base)}),
+            "mqtt": config.mqtt.model_copy(
+                update={"tls": _resolve_tls(config.mqtt.tls, base, path or "defaults")}
+            ),
             "vibe": config.vibe.model_copy(
                 update={"presets_file": base / config.vibe.presets_file if config.vibe.presets_file else None}
             ),
@@ -222,9 +225,16 @@ def load_config(path: Path | None, environ: Mapping[str, str]) -> Config:
     )
 
 
-def _resolve_tls(tls: MqttTlsConfig, base: Path) -> MqttTlsConfig:
-    fields = ("ca_file", "cert_file", "key_file")
-    return tls.model_copy(update={f: base / getattr(tls, f) for f in fields if getattr(tls, f) is not None})
+def _resolve_tls(tls: MqttTlsConfig, base: Path, origin: object) -> MqttTlsConfig:
+    update: dict[str, Path] = {}
+    for field in ("ca_file", "cert_file", "key_file"):
+        given: Path | None = getattr(tls, field)
+        if given is None:
+            continue
+        update[field] = base / given
+        if tls.enabled and not update[field].is_file():
+            raise ConfigError(f"{origin}: mqtt.tls.{field}: {update[field]} is not a readable file")
+    return tls.model_copy(update=update)
 
 
 def load_all(path: Path | None, environ: Mapping[str, str]) -> tuple[Config, DeviceRegistry]:

@@ -43,6 +43,12 @@ class Daemon:
         self._verdicts: dict[int, Verdict] = {}  # early verdicts on speech over a reply, by turn
         self.turns_done = 0
 
+    @property
+    def busy(self) -> bool:
+        """A turn is being handled or waits to be: background speech must hold back."""
+        running = self._current is not None and not self._current.done()
+        return running or not self._utterances.empty()
+
     async def run(self) -> None:
         """Run until the audio source ends and every turn has finished (or until cancelled)."""
         ear_task = asyncio.create_task(self._listen(), name="ear")

@@ -21,6 +21,8 @@ class AgentReply:
     text: str
     commands: tuple[DeviceCommand, ...] = ()
     understood: bool = True
+    scene: str | None = None  # a preset name or the user's own words for the vibe agent
+    reset_scene: bool = False  # "never mind", "stop the scene"
 
 
 class Agent(Protocol):

@@ -33,7 +33,7 @@ COLORS: dict[str, str] = {v["in"]: v["out"] for v in _LISTS["color"]["values"]}
 COLOR_TEMPS: dict[str, int] = {v["in"]: int(v["out"]) for v in _LISTS["temperature"]["values"]}
 _PCT: dict[str, Any] = {"minimum": 0, "maximum": 100}
 _D = TypeVar("_D", LightDevice, DiffuserDevice, MusicDevice)
-_HEX = re.compile(r"^#?([0-9a-f]{6})$")
+_HEX = re.compile(r"^#?([0-9a-f]{6})$", re.IGNORECASE)
 DEVICE_TOOLS = {"set_light": "light", "set_scent": "diffuser", "play_music": "music"}
 
 

@@ -8,11 +8,13 @@ from contextlib import aclosing
 
 from voiced.config import Config
 from voiced.devices.registry import DeviceRegistry
+from voiced.events import EventBus
 from voiced.mouth.actions import DeviceActions
 from voiced.mouth.agent import Agent
 from voiced.mouth.intents import LocalIntentAgent
 from voiced.mouth.llm import LlmAgent, LlmUnavailable
-from voiced.mouth.local_agent import LocalAgent, carry_out
+from voiced.mouth.local_agent import LocalAgent, carry_out, mentions
+from voiced.vibe.manager import VibeTaskManager
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -32,39 +34,56 @@ async def with_apology(pieces: AsyncGenerator[str, None]) -> AsyncGenerator[str,
             yield LOST_THREAD_APOLOGY if said else UNAVAILABLE_APOLOGY
 
 
+def _news(vibe: VibeTaskManager | None) -> list[str]:
+    return [message.for_model() for message in vibe.poll_messages()] if vibe is not None else []
+
+
 class ApologizingAgent:
     """The LLM alone (agent.kind: llm), apologizing when it fails."""
 
-    def __init__(self, llm: LlmAgent) -> None:
+    def __init__(self, llm: LlmAgent, vibe: VibeTaskManager | None = None) -> None:
         self._llm = llm
+        self._vibe = vibe
 
     def reply(self, turn: int, text: str) -> AsyncGenerator[str, None]:
-        return with_apology(self._llm.reply(turn, text))
+        return with_apology(self._llm.reply(turn, text, _news(self._vibe)))
 
     def spoken(self, turn: int, text: str, *, interrupted: bool) -> None:
         self._llm.spoken(turn, text, interrupted=interrupted)
 
     async def aclose(self) -> None:
+        if self._vibe is not None:
+            await self._vibe.aclose()
         await self._llm.aclose()
 
 
 class HybridAgent:
     """Local intents answer what they understand at once; the LLM gets everything else."""
 
-    def __init__(self, local: LocalIntentAgent, llm: LlmAgent, actions: DeviceActions) -> None:
+    def __init__(
+        self,
+        local: LocalIntentAgent,
+        llm: LlmAgent,
+        actions: DeviceActions,
+        vibe: VibeTaskManager | None = None,
+    ) -> None:
         self._local = local
         self._llm = llm
         self._actions = actions
+        self._vibe = vibe
 
     async def reply(self, turn: int, text: str) -> AsyncGenerator[str, None]:
+        messages = self._vibe.poll_messages() if self._vibe is not None else []
+        news = [message.for_model() for message in messages]
         understood = self._local.understand(text)
         if understood.understood:
-            said = carry_out(turn, understood, self._actions)
-            self._llm.remember(turn, text, said)
+            said = await carry_out(turn, understood, self._actions, self._vibe)
+            said = f"{mentions(messages)} {said}".strip()
+            self._llm.remember(turn, text, said, news)
             yield said
             return
         _LOGGER.info("turn %d: not a local intent, asking the LLM", turn)
-        async with aclosing(with_apology(self._llm.reply(turn, text))) as pieces:
+        async with aclosing(with_apology(self._llm.reply(turn, text, news))) as pieces:
             async for piece in pieces:
                 yield piece
 
@@ -72,18 +91,26 @@ class HybridAgent:
         self._llm.spoken(turn, text, interrupted=interrupted)
 
     async def aclose(self) -> None:
+        if self._vibe is not None:
+            await self._vibe.aclose()
         await self._llm.aclose()
 
 
 def build_agent(
-    config: Config, registry: DeviceRegistry, actions: DeviceActions, intents: LocalIntentAgent
+    config: Config,
+    registry: DeviceRegistry,
+    actions: DeviceActions,
+    intents: LocalIntentAgent,
+    *,
+    vibe: VibeTaskManager | None = None,
+    bus: EventBus | None = None,
 ) -> Agent:
     """The agent `config.agent_kind` asks for: "local", "llm" or "hybrid"."""
     kind = config.agent_kind
     if kind == "local":
-        return LocalAgent(intents, actions)
-    llm = LlmAgent(config.llm, registry, actions)
+        return LocalAgent(intents, actions, vibe)
+    llm = LlmAgent(config.llm, registry, actions, vibe=vibe, bus=bus)
     _LOGGER.info("agent: %s, model %s at %s", kind, config.llm.model, config.llm.base_url)
     if kind == "llm":
-        return ApologizingAgent(llm)
-    return HybridAgent(intents, llm, actions)
+        return ApologizingAgent(llm, vibe)
+    return HybridAgent(intents, llm, actions, vibe)

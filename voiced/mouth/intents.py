@@ -21,12 +21,10 @@ from voiced.errors import DeviceError
 from voiced.mouth.agent import AgentReply
 from voiced.mouth.intent_scenes import (
     BRIGHTNESS_MAX,
-    SCENES,
     diffuser,
     light,
     music,
     pct_to_brightness,
-    scene_commands,
     split_utterance,
 )
 
@@ -42,6 +40,8 @@ MAX_SEGMENTS = 8  # longer utterances are matched segment by segment only
 
 Entities = dict[str, MatchEntity]
 Outcome = tuple[str, list[DeviceCommand]]
+RESET_SCENE = "\x00reset"  # the scene value "never mind" stands for
+_SCENE_INTENTS = ("Scene", "VibeRequest", "ResetVibe")
 
 
 def _human(name: str) -> str:
@@ -101,7 +101,6 @@ class LocalIntentAgent:
             "MusicAction": self._music_action,
             "MusicVolume": self._music_volume,
             "MusicVolumeStep": self._music_volume_step,
-            "Scene": self._scene,
         }
 
     async def respond(self, text: str) -> AgentReply:
@@ -114,6 +113,7 @@ class LocalIntentAgent:
         replies: list[str] = []
         commands: list[DeviceCommand] = []
         missed: list[str] = []
+        scene: str | None = None
         start = 0
         while start < len(segments):
             longest = len(segments) if len(segments) <= MAX_SEGMENTS else start + 1
@@ -122,6 +122,7 @@ class LocalIntentAgent:
                 if outcome is not None:
                     replies.append(outcome[0])
                     commands.extend(outcome[1])
+                    scene = outcome[2] or scene
                     start = end
                     break
             else:
@@ -133,13 +134,21 @@ class LocalIntentAgent:
         if missed:
             log.info("understood only part of %r; missed %s", text, missed)
             replies.append(PARTLY_UNDERSTOOD)
-        return AgentReply(text=" ".join(replies), commands=tuple(commands), understood=True)
+        return AgentReply(
+            text=" ".join(reply for reply in replies if reply),
+            commands=tuple(commands),
+            understood=True,
+            scene=None if scene == RESET_SCENE else scene,
+            reset_scene=scene == RESET_SCENE,
+        )
 
-    def _understand_one(self, text: str) -> Outcome | None:
+    def _understand_one(self, text: str) -> tuple[str, list[DeviceCommand], str | None] | None:
         result = recognize(text, self._intents)
         if result is None:
             return None
         log.debug("%r -> %s %s", text, result.intent.name, {k: e.value for k, e in result.entities.items()})
+        if result.intent.name in _SCENE_INTENTS:
+            return "", [], self._scene(result.intent.name, result.entities)
         outcome = self._handlers[result.intent.name](result.entities)
         if outcome is None:
             return None
@@ -152,7 +161,7 @@ class LocalIntentAgent:
                 log.warning("dropping command %s: %s", command, exc)
         if raw and not prepared:
             return None
-        return reply, prepared
+        return reply, prepared, None
 
     # -- lights ---------------------------------------------------------------------------------
 
@@ -285,9 +294,19 @@ class LocalIntentAgent:
         volume = max(0, min(100, current + (VOLUME_STEP if up else -VOLUME_STEP)))
         return f"Turning the music {'up' if up else 'down'}.", [music(name, volume=volume)]
 
-    def _scene(self, entities: Entities) -> Outcome | None:
-        scene = SCENES.get(str(entities["scene"].value))
-        if scene is None:
-            return None
-        commands = scene_commands(scene, self._registry)
-        return (scene.reply, commands) if commands else None
+    @staticmethod
+    def _scene(intent: str, entities: Entities) -> str:
+        """A scene is the vibe agent's work: a preset name, the user's words, or a reset."""
+        if intent == "ResetVibe":
+            return RESET_SCENE
+        if intent == "Scene":
+            return str(entities["scene"].value)
+        words = str(entities["mood"].value).split()
+        while words and words[0] in (
+            "like",
+            "for",
+            "of",
+            "to",
+        ):  # "set the mood for ...": a looser template won
+            words.pop(0)
+        return " ".join(words)

@@ -13,7 +13,7 @@ import asyncio
 import json
 import logging
 from collections import deque
-from collections.abc import AsyncGenerator, Awaitable, Callable
+from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
 from contextlib import aclosing
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -105,14 +105,11 @@ class LlmAgent:
         clock: Callable[[], datetime] = datetime.now,
         vibe: VibeControl | None = None,
         bus: EventBus | None = None,
-        notices: Callable[[], list[str]] | None = None,
     ) -> None:
-        """`notices`: news to put before the user's words at the start of a turn (vibe results)."""
         if client is None and config.base_url is None:
             raise ValueError("LlmAgent needs llm.base_url (or a client)")
         self._config = config
         self._tools = ToolBox(registry, actions, clock, vibe=vibe, bus=bus)
-        self._notices = notices
         self._owns_client = client is None
         self._client = client or openai.AsyncOpenAI(
             base_url=config.base_url,
@@ -127,14 +124,15 @@ class LlmAgent:
         if self._owns_client:
             await self._client.close()
 
-    def _opening(self, text: str, news: list[str] | None = None) -> list[Message]:
-        news = self._notices() if news is None and self._notices is not None else news or []
+    @staticmethod
+    def _opening(text: str, news: list[str]) -> list[Message]:
+        """News (finished scenes) goes in just before the user's words, as seed 001 injects it."""
         told = [{"role": "system", "content": f"[news since the last turn] {item}"} for item in news]
         return [*told, {"role": "user", "content": text}]
 
-    def remember(self, turn: int, text: str, reply: str, news: list[str] | None = None) -> None:
+    def remember(self, turn: int, text: str, reply: str, news: Sequence[str] = ()) -> None:
         """A turn answered elsewhere (the local intents): the model should still know it happened."""
-        exchange = _Exchange(turn, self._opening(text, news or []), said=True)
+        exchange = _Exchange(turn, self._opening(text, list(news)), said=True)
         exchange.finish(reply)
         self._keep(exchange)
 
@@ -145,8 +143,8 @@ class LlmAgent:
             if exchange.turn == turn:
                 exchange.replace_reply(f"{text.strip()} {INTERRUPTED}".lstrip())
 
-    async def reply(self, turn: int, text: str) -> AsyncGenerator[str, None]:
-        exchange = _Exchange(turn, self._opening(text))
+    async def reply(self, turn: int, text: str, news: Sequence[str] = ()) -> AsyncGenerator[str, None]:
+        exchange = _Exchange(turn, self._opening(text, list(news)))
         deadline = asyncio.get_running_loop().time() + self._config.total_timeout_s
         rounds = self._config.max_tool_rounds
         current = _Round()

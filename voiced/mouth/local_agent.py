@@ -7,34 +7,70 @@ from collections.abc import AsyncGenerator
 from voiced.mouth.actions import DeviceActions
 from voiced.mouth.agent import AgentReply
 from voiced.mouth.intents import LocalIntentAgent
+from voiced.vibe.manager import VibeTaskManager
+from voiced.vibe.messages import Cancelled, VibeMessage
 
 NO_BROKER_REPLY = "Sorry, I can't reach the devices right now, so I didn't change anything."
+NO_SCENES_REPLY = "Sorry, scenes aren't available here."
+STOPPED_REPLY = "Okay, I stopped the scene."
+NOTHING_TO_STOP_REPLY = "There's no scene being set up."
 
 
-def carry_out(turn: int, reply: AgentReply, actions: DeviceActions) -> str:
-    """Execute a local reply's commands; returns what to say, honest about what failed."""
+def mentions(messages: list[VibeMessage]) -> str:
+    """What the local path says about finished scenes: news not yet told, cancellations left out."""
+    lines = [m.spoken() for m in messages if not m.told and not isinstance(m, Cancelled)]
+    return " ".join(line for line in lines if line)
+
+
+async def carry_out(
+    turn: int, reply: AgentReply, actions: DeviceActions, vibe: VibeTaskManager | None = None
+) -> str:
+    """Execute a local reply's commands and scene; returns what to say, honest about what failed."""
     failed: list[str] = []
+    offline: list[str] = []
     for command in reply.commands:
         result = actions.execute(turn, command)
         if result.broker_down:
             return NO_BROKER_REPLY
         if not result.ok:
-            failed.append(command.device.replace("_", " "))
+            name = command.device.replace("_", " ")
+            (failed if actions.is_online(command.device) else offline).append(name)
+    said = [reply.text] if reply.text else []
+    if offline:
+        verb, them = ("is", "it") if len(offline) == 1 else ("are", "them")
+        said.append(f"The {', '.join(offline)} {verb} offline, so I couldn't set {them}.")
     if failed:
-        return f"{reply.text} But I couldn't set the {', '.join(failed)}."
-    return reply.text
+        said.append(f"But I couldn't set the {', '.join(failed)}.")
+    if reply.reset_scene:
+        stopped = vibe is not None and vibe.running is not None
+        if vibe is not None:
+            await vibe.cancel("the user asked to stop the scene")
+        said.append(STOPPED_REPLY if stopped else NOTHING_TO_STOP_REPLY)
+    if reply.scene is not None:
+        if vibe is None:
+            said.append(NO_SCENES_REPLY)
+        else:
+            await vibe.start(reply.scene, turn)
+            said.append(vibe.acknowledgement(reply.scene))
+    return " ".join(said)
 
 
 class LocalAgent:
-    def __init__(self, intents: LocalIntentAgent, actions: DeviceActions) -> None:
+    def __init__(
+        self, intents: LocalIntentAgent, actions: DeviceActions, vibe: VibeTaskManager | None = None
+    ) -> None:
         self._intents = intents
         self._actions = actions
+        self._vibe = vibe
 
     async def reply(self, turn: int, text: str) -> AsyncGenerator[str, None]:
-        yield carry_out(turn, self._intents.understand(text), self._actions)
+        news = mentions(self._vibe.poll_messages()) if self._vibe is not None else ""
+        said = await carry_out(turn, self._intents.understand(text), self._actions, self._vibe)
+        yield f"{news} {said}".strip()
 
     def spoken(self, turn: int, text: str, *, interrupted: bool) -> None:
         return None  # the local path keeps no conversation history
 
     async def aclose(self) -> None:
-        return None
+        if self._vibe is not None:
+            await self._vibe.aclose()

@@ -64,6 +64,7 @@ class SpeechOutput:
         self._recent: deque[str] = deque(maxlen=6)
         self._gain = 1.0
         self._now_playing = ""
+        self._one_voice = asyncio.Lock()  # a narration and a reply never talk over each other
         self.speaking = False
 
     @property
@@ -87,6 +88,10 @@ class SpeechOutput:
         return progress
 
     async def say(self, turn: int, chunks: AsyncGenerator[str, None], progress: SpeechProgress) -> None:
+        async with self._one_voice:
+            await self._say(turn, chunks, progress)
+
+    async def _say(self, turn: int, chunks: AsyncGenerator[str, None], progress: SpeechProgress) -> None:
         rate = self._rate
         ready: asyncio.Queue[tuple[str, np.ndarray] | Exception | None] = asyncio.Queue(maxsize=1)
         producer = asyncio.create_task(self._produce(turn, chunks, ready), name=f"tts-turn-{turn}")

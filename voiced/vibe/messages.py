@@ -1,0 +1,81 @@
+"""What a finished vibe task leaves for the main agent (seed 001's message queue)."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from voiced.vibe.plan import VibePlan
+
+
+def _human(name: str) -> str:
+    return name.replace("_", " ")
+
+
+@dataclass(frozen=True)
+class StepOutcome:
+    tool: str
+    target: str  # the device, or "narration"
+    ok: bool
+    detail: str
+
+
+@dataclass(frozen=True)
+class VibeMessage:
+    task_id: str
+    request: str
+    at: float = field(default_factory=time.time, kw_only=True)
+    told: bool = field(default=False, kw_only=True)  # already spoken to the user
+
+    def for_model(self) -> str:
+        raise NotImplementedError
+
+    def spoken(self) -> str:
+        """A short line for the local path, said at the start of the next turn ("" = say nothing)."""
+        return ""
+
+
+@dataclass(frozen=True)
+class Success(VibeMessage):
+    plan: VibePlan
+    steps: tuple[StepOutcome, ...] = ()
+
+    def for_model(self) -> str:
+        applied = "; ".join(f"{s.target}: {s.detail}" for s in self.steps)
+        return f"The scene {self.request!r} ({self.task_id}) is ready. Applied: {applied}."
+
+    def spoken(self) -> str:
+        name = f"{_human(self.plan.name)} " if self.plan.source == "preset" else ""
+        return f"By the way, the {name}scene is ready."
+
+
+@dataclass(frozen=True)
+class Failed(VibeMessage):
+    error: str
+    steps: tuple[StepOutcome, ...] = ()
+
+    @property
+    def applied(self) -> list[str]:
+        return [s.target for s in self.steps if s.ok]
+
+    def for_model(self) -> str:
+        done = ", ".join(self.applied) or "nothing"
+        told = " The user has already been told." if self.told else ""
+        return f"The scene {self.request!r} ({self.task_id}) failed: {self.error}. Applied: {done}.{told}"
+
+    def spoken(self) -> str:
+        failed = [_human(s.target) for s in self.steps if not s.ok]
+        if not failed:
+            return "Sorry, I couldn't set up the scene."
+        names = failed[0] if len(failed) == 1 else ", ".join(failed[:-1]) + " and " + failed[-1]
+        done = ", ".join(_human(name) for name in self.applied)
+        rest = f" The {done} did change." if done else ""
+        return f"Sorry, the scene is only partly set: the {names} couldn't be set.{rest}"
+
+
+@dataclass(frozen=True)
+class Cancelled(VibeMessage):
+    reason: str = ""
+
+    def for_model(self) -> str:
+        return f"The scene {self.request!r} ({self.task_id}) was cancelled ({self.reason})."

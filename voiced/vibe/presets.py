@@ -1,0 +1,102 @@
+"""Scene presets (YAML) and the planner that needs no LLM: the request's words pick a preset."""
+
+from __future__ import annotations
+
+import logging
+import re
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+
+from voiced.devices.registry import DeviceRegistry
+from voiced.errors import ConfigError, describe_validation_error
+from voiced.mouth.device_tools import DEVICE_TOOLS, DeviceTools, ToolError
+from voiced.vibe.plan import VIBE_TOOLS, VibePlan, VibeStep, check_step
+from voiced.yamlfile import load_yaml
+
+_LOGGER = logging.getLogger(__name__)
+BUILT_IN = Path(__file__).with_name("presets.yaml")
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+class Preset(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    keywords: list[str] = Field(default_factory=list)
+    reply: str = Field("Setting the mood.", min_length=1)
+    steps: list[dict[str, Any]] = Field(min_length=1)
+
+
+_PRESETS: TypeAdapter[dict[str, Preset]] = TypeAdapter(dict[str, Preset])
+
+
+def _expand(tools: DeviceTools, step: dict[str, Any], where: str) -> list[VibeStep]:
+    """One preset step for this home: `device` omitted = the first of its kind, "*" = all of them."""
+    fields = dict(step)
+    tool = fields.pop("tool", None)
+    if tool not in VIBE_TOOLS:
+        raise ConfigError(f"{where}: tool: must be one of {', '.join(VIBE_TOOLS)} (got {tool!r})")
+    if tool == "narrate":
+        return [VibeStep(tool="narrate", input=fields)]
+    names = tools.names(DEVICE_TOOLS[tool])
+    target = fields.pop("device", None)
+    if target == "*":
+        chosen = names
+    elif target is None:
+        chosen = names[:1]
+    else:
+        chosen = [target] if target in names else []
+    if not chosen:
+        _LOGGER.debug("%s: no %s device here; step left out", where, DEVICE_TOOLS[tool])
+    return [VibeStep(tool=tool, input={"device": name, **fields}) for name in chosen]
+
+
+class PresetPlanner:
+    def __init__(self, path: Path | None, registry: DeviceRegistry, default: str) -> None:
+        """Load and check every preset against the declared devices; ConfigError names the step."""
+        path = path or BUILT_IN
+        try:
+            presets = _PRESETS.validate_python(load_yaml(path) or {})
+        except ValidationError as exc:
+            raise ConfigError(describe_validation_error(path, exc)) from None
+        tools = DeviceTools(registry)
+        self.plans: dict[str, tuple[Preset, tuple[VibeStep, ...]]] = {}
+        for name, preset in presets.items():
+            steps: list[VibeStep] = []
+            for index, raw in enumerate(preset.steps):
+                where = f"{path}: {name}.steps[{index}]"
+                for step in _expand(tools, raw, where):
+                    try:
+                        check_step(tools, step)
+                    except ToolError as exc:
+                        raise ConfigError(f"{where}: {exc}") from None
+                    steps.append(step)
+            self.plans[name] = (preset, tuple(steps))
+        if default not in self.plans:
+            raise ConfigError(f"vibe.default_preset: {default!r} is not a preset in {path}")
+        self._default = default
+
+    def reply(self, name: str) -> str | None:
+        found = self.plans.get(name)
+        return found[0].reply if found else None
+
+    def choose(self, request: str) -> tuple[str, str]:
+        """The preset for a request, and a note when none matched and the default stood in."""
+        key = request.strip().lower().replace(" ", "_")
+        if key in self.plans:
+            return key, ""
+        words = set(_WORD.findall(request.lower()))
+        best, best_hits = self._default, 0
+        for name, (preset, _steps) in self.plans.items():
+            hits = sum(1 for keyword in preset.keywords if set(_WORD.findall(keyword.lower())) <= words)
+            if hits > best_hits:
+                best, best_hits = name, hits
+        if best_hits == 0:
+            return best, f"no preset matches {request!r}; used {best!r}"
+        return best, ""
+
+    def plan(self, request: str) -> VibePlan:
+        name, note = self.choose(request)
+        _preset, steps = self.plans[name]
+        return VibePlan(request=request, source="preset", name=name, steps=steps, note=note)

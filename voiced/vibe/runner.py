@@ -1,0 +1,107 @@
+"""Runs a scene's plan: each device's steps in order, different devices in parallel, every step confirmed.
+
+A device step publishes through DeviceActions and then waits for the broker's PUBACK and the device's
+state topic to show the requested values. A step that fails (refused, offline, unconfirmed) names the
+device; the other steps still run. Narration comes last, through the mouth, never over a reply.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+
+from voiced.config import VibeConfig
+from voiced.devices.registry import DeviceRegistry
+from voiced.events import EventBus, VibeToolEnd, VibeToolStart
+from voiced.mouth.actions import DeviceActions
+from voiced.mouth.device_tools import DeviceTools, ToolError
+from voiced.vibe.messages import StepOutcome
+from voiced.vibe.plan import VibePlan, VibeStep, check_step, step_device
+
+_LOGGER = logging.getLogger(__name__)
+
+# Speaks one line for a task (turn number given) when the conversation allows; False if it could not.
+Narrate = Callable[[str, int], Awaitable[bool]]
+
+
+class PlanRunner:
+    def __init__(
+        self,
+        registry: DeviceRegistry,
+        actions: DeviceActions,
+        bus: EventBus,
+        config: VibeConfig,
+        *,
+        ack_timeout_s: float,
+        narrate: Narrate | None = None,
+    ) -> None:
+        self._tools = DeviceTools(registry)
+        self._actions = actions
+        self._bus = bus
+        self._config = config
+        self._ack_timeout_s = ack_timeout_s
+        self._narrate = narrate
+
+    async def run(self, task_id: str, turn: int, plan: VibePlan) -> tuple[StepOutcome, ...]:
+        outcomes: list[StepOutcome | None] = [None] * len(plan.steps)
+        lanes: dict[str, list[int]] = {}
+        narrations: list[int] = []
+        for index, step in enumerate(plan.steps):
+            if step.tool == "narrate":
+                narrations.append(index)
+            else:
+                lanes.setdefault(step_device(step) or "?", []).append(index)
+
+        async def lane(indexes: list[int]) -> None:
+            for index in indexes:
+                outcomes[index] = await self._device_step(task_id, turn, plan.steps[index])
+
+        async with asyncio.TaskGroup() as group:
+            for device, indexes in lanes.items():
+                group.create_task(lane(indexes), name=f"{task_id}-{device}")
+        for index in narrations:
+            outcomes[index] = await self._narration(task_id, turn, plan.steps[index])
+        return tuple(outcome for outcome in outcomes if outcome is not None)
+
+    def _start(self, task_id: str, step: VibeStep) -> None:
+        self._bus.publish(VibeToolStart(task_id=task_id, tool=step.tool, input=dict(step.input)))
+
+    def _end(self, task_id: str, step: VibeStep, outcome: StepOutcome) -> StepOutcome:
+        result = f"{'ok' if outcome.ok else 'error'}: {outcome.detail}"
+        self._bus.publish(VibeToolEnd(task_id=task_id, tool=step.tool, result=result))
+        return outcome
+
+    async def _device_step(self, task_id: str, turn: int, step: VibeStep) -> StepOutcome:
+        self._start(task_id, step)
+        target = step_device(step) or "?"
+        try:
+            command = check_step(self._tools, step)
+        except ToolError as exc:
+            return self._end(task_id, step, StepOutcome(step.tool, target, False, f"{exc}; nothing sent"))
+        assert not isinstance(command, str)
+        result = await self._actions.execute_confirmed(
+            turn,
+            command,
+            task_id=task_id,
+            ack_timeout=self._ack_timeout_s,
+            confirm_timeout=self._config.confirm_timeout_s,
+        )
+        detail = result.message.removeprefix("not sent: ")
+        return self._end(task_id, step, StepOutcome(step.tool, target, result.ok, detail))
+
+    async def _narration(self, task_id: str, turn: int, step: VibeStep) -> StepOutcome:
+        self._start(task_id, step)
+        try:
+            text = check_step(self._tools, step)
+        except ToolError as exc:
+            return self._end(task_id, step, StepOutcome(step.tool, "narration", False, str(exc)))
+        assert isinstance(text, str)
+        if self._narrate is None:
+            return self._end(
+                task_id, step, StepOutcome(step.tool, "narration", True, f"not spoken: {text!r}")
+            )
+        spoken = await self._narrate(text, turn)
+        detail = f"spoke {text!r}" if spoken else "skipped: the conversation did not pause"
+        # A skipped narration is not a failed scene: the devices are what the user asked for.
+        return self._end(task_id, step, StepOutcome(step.tool, "narration", True, detail))

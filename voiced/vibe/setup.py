@@ -1,0 +1,45 @@
+"""Builds the vibe agent from config: presets always, the LLM planner when an endpoint is set."""
+
+from __future__ import annotations
+
+import openai
+
+from voiced.config import Config
+from voiced.devices.registry import DeviceRegistry
+from voiced.events import EventBus
+from voiced.mouth.actions import DeviceActions
+from voiced.mouth.llm import DUMMY_API_KEY
+from voiced.vibe.llm_planner import LlmPlanner
+from voiced.vibe.manager import Planner, PresetOnly, VibeTaskManager
+from voiced.vibe.presets import PresetPlanner
+from voiced.vibe.runner import Narrate, PlanRunner
+
+
+def load_presets(config: Config, registry: DeviceRegistry) -> PresetPlanner:
+    """Raises ConfigError naming the preset file, preset and step that is wrong."""
+    return PresetPlanner(config.vibe.presets_file, registry, config.vibe.default_preset)
+
+
+def build_vibe(
+    config: Config,
+    registry: DeviceRegistry,
+    actions: DeviceActions,
+    bus: EventBus,
+    *,
+    narrate: Narrate | None = None,
+    client: openai.AsyncOpenAI | None = None,
+) -> VibeTaskManager:
+    presets = load_presets(config, registry)
+    planner: Planner = PresetOnly(presets)
+    if config.llm.base_url is not None or client is not None:
+        client = client or openai.AsyncOpenAI(
+            base_url=config.llm.base_url,
+            api_key=config.llm.api_key or DUMMY_API_KEY,
+            timeout=openai.Timeout(config.vibe.plan_timeout_s, connect=config.llm.connect_timeout_s),
+            max_retries=0,
+        )
+        planner = LlmPlanner(config.llm, config.vibe, registry, presets, client)
+    runner = PlanRunner(
+        registry, actions, bus, config.vibe, ack_timeout_s=config.mqtt.ack_timeout_s, narrate=narrate
+    )
+    return VibeTaskManager(planner=planner, presets=presets, runner=runner, bus=bus, narrate=narrate)
