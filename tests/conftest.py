@@ -35,10 +35,13 @@ def wait_for_port(port: int, timeout: float = 10.0) -> None:
 
 
 class Broker:
-    def __init__(self, workdir: Path, port: int | None = None) -> None:
+    def __init__(
+        self, workdir: Path, port: int | None = None, *, auth: str = "allow_anonymous true\n"
+    ) -> None:
+        """`auth`: mosquitto.conf lines for access (default: anyone may do anything)."""
         self.port = port or free_port()
         self._conf = workdir / "mosquitto.conf"
-        self._conf.write_text(f"listener {self.port} 127.0.0.1\nallow_anonymous true\npersistence false\n")
+        self._conf.write_text(f"listener {self.port} 127.0.0.1\n{auth}persistence false\n")
         self._log = workdir / "mosquitto.log"
         self._proc: subprocess.Popen[bytes] | None = None
 

@@ -70,6 +70,7 @@ class ScriptedServer:
         self.requests: list[dict[str, Any]] = []
         self.aborted = 0  # streams the client closed before the end
         self._script: list[Step] = []
+        self._by_model: dict[str, list[Step]] = {}  # steps only requests for this model consume
         self._lock = threading.Condition()
         self._stop = threading.Event()
         self._httpd = _Httpd(("127.0.0.1", 0), _Handler)
@@ -91,9 +92,9 @@ class ScriptedServer:
         self._httpd.server_close()
         self._thread.join(timeout=5)
 
-    def push(self, *steps: Step) -> None:
+    def push(self, *steps: Step, model: str | None = None) -> None:
         with self._lock:
-            self._script.extend(steps)
+            (self._script if model is None else self._by_model.setdefault(model, [])).extend(steps)
 
     def sleep(self, seconds: float) -> None:
         self._stop.wait(seconds)
@@ -105,6 +106,9 @@ class ScriptedServer:
     def _next(self, body: dict[str, Any]) -> Step | None:
         with self._lock:
             self.requests.append(body)
+            own = self._by_model.get(str(body.get("model")))
+            if own:
+                return own.pop(0)
             return self._script.pop(0) if self._script else None
 
     def _note_aborted(self) -> None:

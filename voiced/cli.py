@@ -68,7 +68,16 @@ def _parser() -> argparse.ArgumentParser:
     demo.add_argument("--fast", action="store_true", help="do not pace the audio in real time")
     demo.add_argument("--events", type=Path, metavar="FILE", help="write every event as JSON lines to FILE")
 
-    sub.add_parser("simulate", parents=[common], help="play every device in devices/ on the MQTT broker")
+    simulate = sub.add_parser(
+        "simulate", parents=[common], help="play every device in devices/ on the MQTT broker"
+    )
+    simulate.add_argument("--delay-ms", type=int, default=0, help="report new states after this delay")
+    simulate.add_argument(
+        "--silent", action="append", default=[], metavar="DEVICE", help="a device that never confirms"
+    )
+    simulate.add_argument(
+        "--offline", action="append", default=[], metavar="DEVICE", help="a device announced offline"
+    )
     check = sub.add_parser("check-config", parents=[common], help="validate config, device files and models")
     check.add_argument("file", type=Path, nargs="?", help="config file (default: as -c)")
     sub.add_parser("devices", parents=[common], help="list devices and their last known state")

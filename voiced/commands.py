@@ -25,6 +25,7 @@ from voiced.devices.gateway import DeviceGateway
 from voiced.devices.registry import DeviceRegistry
 from voiced.devices.simulator import DeviceSimulator
 from voiced.ear.echo import PlaybackReference
+from voiced.errors import DeviceError
 from voiced.events import EventBus
 
 EXIT_AUDIO = 3
@@ -113,9 +114,20 @@ def demo(args: argparse.Namespace, config: Config, registry: DeviceRegistry) -> 
 
 def simulate(args: argparse.Namespace, config: Config, registry: DeviceRegistry) -> int:
     where = f"{config.mqtt.host}:{config.mqtt.port}"
+    for name in [*args.silent, *args.offline]:
+        try:
+            registry.get(name)
+        except DeviceError as exc:
+            return _fail(f"simulate: {exc}", 2)
 
     async def serve() -> None:
-        simulator = DeviceSimulator(registry, config.mqtt)
+        simulator = DeviceSimulator(
+            registry,
+            config.mqtt,
+            delay_s=args.delay_ms / 1000,
+            silent=args.silent,
+            offline=args.offline,
+        )
         simulator.start()
         if not await simulator.wait_connected(config.mqtt.connect_timeout_s):
             print(f"simulator: waiting for the MQTT broker at {where}…", flush=True)

@@ -10,15 +10,49 @@ from typing import TextIO
 
 from voiced.events import (
     AgentText,
+    AgentToolCall,
     BrokerStatus,
     CommandRefused,
     CommandSent,
+    DeviceAvailability,
     DeviceStateChanged,
     Event,
     EventBus,
     Ready,
     Transcript,
+    VibeCancelled,
+    VibeComplete,
+    VibeError,
+    VibeStarted,
+    VibeToolEnd,
+    VibeToolStart,
 )
+
+
+def _compact(value: object) -> str:
+    return json.dumps(value, separators=(",", ":"), default=str)
+
+
+def thought(event: Event) -> str | None:
+    """The thought chain of `voiced run -v`: what the main agent and the vibe agent are doing."""
+    if isinstance(event, AgentText):
+        return f"[MASTER] {event.text}"
+    if isinstance(event, AgentToolCall):
+        return f"[MASTER] {event.tool}({event.input}) -> {event.result}"
+    if isinstance(event, VibeStarted):
+        return f"[VIBE] {event.task_id} started for {event.request!r}"
+    if isinstance(event, VibeToolStart):
+        return f"[VIBE] {event.task_id} {event.tool} {_compact(event.input)} ..."
+    if isinstance(event, VibeToolEnd):
+        return f"[VIBE] {event.task_id} {event.tool} -> {event.result}"
+    if isinstance(event, VibeComplete):
+        steps = len(event.plan.get("steps", []))
+        return f"[VIBE] {event.task_id} complete ({event.plan.get('name')}, {steps} steps)"
+    if isinstance(event, VibeError):
+        return f"[VIBE] {event.task_id} failed: {event.error}"
+    if isinstance(event, VibeCancelled):
+        return f"[VIBE] {event.task_id} cancelled: {event.reason}"
+    return None
 
 
 def describe(event: Event) -> str | None:
@@ -34,6 +68,10 @@ def describe(event: Event) -> str | None:
         return f"[turn {event.turn}]   !! {event.device}: {event.reason}"
     if isinstance(event, DeviceStateChanged):
         return f"  device {event.device}: {json.dumps(event.state, separators=(',', ':'))}"
+    if isinstance(event, DeviceAvailability):
+        return f"  device {event.device} is {'online' if event.online else 'offline'}"
+    if isinstance(event, VibeStarted | VibeComplete | VibeError | VibeCancelled):
+        return thought(event)
     if isinstance(event, BrokerStatus):
         return "  MQTT broker connected" if event.connected else f"  MQTT broker unavailable: {event.detail}"
     return None
@@ -54,7 +92,7 @@ async def print_events(
             line = describe(event)
             if verbose:
                 fields = {k: v for k, v in event.to_dict().items() if k not in ("kind", "t")}
-                line = f"{event.t:12.3f} {event.kind:<16} {json.dumps(fields, default=str)}"
+                line = thought(event) or f"{event.t:12.3f} {event.kind:<16} {_compact(fields)}"
             if line is not None:
                 print(line, file=out, flush=True)
     finally:

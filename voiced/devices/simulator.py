@@ -1,7 +1,10 @@
 """A simulator that plays every declared device on the broker.
 
 It applies each valid command and publishes the new state, retained, on the
-device's state topic. A malformed payload is logged and ignored.
+device's state topic (after `delay_s`, as real radios take a moment). A malformed
+payload is logged and ignored. Devices with an availability topic are announced
+online; `offline` ones are announced offline and ignore commands, `silent` ones
+take commands but never report (a device that does not confirm).
 """
 
 from __future__ import annotations
@@ -9,6 +12,7 @@ from __future__ import annotations
 import json
 import logging
 import threading
+from collections.abc import Iterable
 from typing import Any
 
 from pydantic import ValidationError
@@ -24,7 +28,7 @@ from voiced.devices.model import (
 )
 from voiced.devices.mqtt import MqttLink
 from voiced.devices.registry import DeviceRegistry
-from voiced.errors import DeviceError
+from voiced.errors import BrokerUnavailable, DeviceError
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -71,13 +75,30 @@ def apply(state: dict[str, Any], command: LightSet | DiffuserSet | MusicSet) -> 
             new["genre"] = command.genre
         if command.volume is not None:
             new["volume"] = command.volume
+        if command.tracks is not None:
+            new["tracks"] = list(command.tracks)
+            new["track"] = command.tracks[0]
     else:
         new.update(command.payload())
     return new
 
 
 class DeviceSimulator:
-    def __init__(self, registry: DeviceRegistry, mqtt_config: MqttConfig) -> None:
+    def __init__(
+        self,
+        registry: DeviceRegistry,
+        mqtt_config: MqttConfig,
+        *,
+        delay_s: float = 0.0,
+        silent: Iterable[str] = (),
+        offline: Iterable[str] = (),
+    ) -> None:
+        self._delay_s = delay_s
+        self._silent = set(silent)
+        self._offline = set(offline)
+        for name in self._silent | self._offline:
+            registry.get(name)  # DeviceError for a name that is not declared
+        self._timers: set[threading.Timer] = set()
         self._registry = registry
         self._by_command_topic = {d.command_topic: d for d in registry}
         self._states = {d.name: initial_state(d) for d in registry}
@@ -90,6 +111,7 @@ class DeviceSimulator:
             subscriptions=list(self._by_command_topic),
             on_message=self._handle,
             on_status=self._publish_all_on_connect,
+            availability_topic=None,
         )
 
     def start(self) -> None:
@@ -99,7 +121,19 @@ class DeviceSimulator:
         return await self._link.wait_connected(timeout)
 
     def stop(self) -> None:
+        for timer in list(self._timers):
+            timer.cancel()
         self._link.stop()
+
+    def set_online(self, name: str, online: bool) -> None:
+        """Announce a device on- or offline on its availability topic (as Zigbee2MQTT does)."""
+        (self._offline.discard if online else self._offline.add)(name)
+        self._publish_availability(self._registry.get(name))
+
+    def _publish_availability(self, device: Device) -> None:
+        if device.availability_topic is not None:
+            state = "offline" if device.name in self._offline else "online"
+            self._link.publish(device.availability_topic, json.dumps({"state": state}).encode(), retain=True)
 
     def state_of(self, name: str) -> dict[str, Any]:
         with self._lock:
@@ -108,6 +142,7 @@ class DeviceSimulator:
     def _publish_all_on_connect(self, connected: bool, _detail: str) -> None:
         if connected:
             for device in self._registry:
+                self._publish_availability(device)
                 self._publish_state(device)
 
     def _publish_state(self, device: Device) -> None:
@@ -116,7 +151,7 @@ class DeviceSimulator:
 
     def _handle(self, topic: str, payload: bytes) -> None:
         device = self._by_command_topic.get(topic)
-        if device is None:
+        if device is None or device.name in self._offline:
             return
         try:
             command = parse_command(device, payload)
@@ -129,4 +164,19 @@ class DeviceSimulator:
             self._states[device.name] = apply(self._states[device.name], command)
         self.applied += 1
         _LOGGER.info("%s <- %s", device.name, payload.decode(errors="replace"))
-        self._publish_state(device)
+        if device.name in self._silent:
+            return
+        if self._delay_s <= 0:
+            self._publish_state(device)
+            return
+        timer = threading.Timer(self._delay_s, self._publish_later, args=(device,))
+        timer.daemon = True
+        self._timers.add(timer)
+        timer.start()
+
+    def _publish_later(self, device: Device) -> None:
+        self._timers.difference_update([t for t in self._timers if not t.is_alive()])
+        try:
+            self._publish_state(device)
+        except BrokerUnavailable as exc:
+            _LOGGER.warning("%s: state not published: %s", device.name, exc)

@@ -14,7 +14,7 @@ from datetime import datetime
 from typing import Protocol
 
 from openai.types.chat import ChatCompletionFunctionToolParam
-from pydantic import Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from voiced.devices.registry import DeviceRegistry
 from voiced.events import AgentToolCall, EventBus
@@ -59,14 +59,19 @@ class NoArgs(ToolArgs):
     pass
 
 
-class VibeArgs(ToolArgs):
-    request: str = Field(description="the mood or scene the user asked for, in their words")
+class VibeArgs(BaseModel):
+    """Not ToolArgs: the user's words keep their case."""
+
+    model_config = ConfigDict(extra="forbid")
+    request: str = Field(
+        min_length=1, max_length=500, description="the mood or scene asked for, in the user's words"
+    )
 
 
 @dataclass(frozen=True)
 class _Tool:
     description: str
-    args: type[ToolArgs]
+    args: type[BaseModel]
 
 
 _TOOLS: dict[str, _Tool] = {
