@@ -80,6 +80,8 @@ class MicrophoneSource:
         with stream:
             _LOGGER.info("microphone open: %s", self._device or "(default)")
             while True:
+                if queue.qsize() > 5:
+                    _LOGGER.info("microphone backlog: %d frames", queue.qsize())
                 yield await queue.get()
 
 

@@ -56,7 +56,8 @@ class Failed(VibeMessage):
 
     @property
     def applied(self) -> list[str]:
-        return [s.target for s in self.steps if s.ok]
+        """Devices with at least one step that took effect."""
+        return list(dict.fromkeys(s.target for s in self.steps if s.ok and s.target != "narration"))
 
     def for_model(self) -> str:
         done = ", ".join(self.applied) or "nothing"
@@ -64,7 +65,7 @@ class Failed(VibeMessage):
         return f"The scene {self.request!r} ({self.task_id}) failed: {self.error}. Applied: {done}.{told}"
 
     def spoken(self) -> str:
-        failed = [_human(s.target) for s in self.steps if not s.ok]
+        failed = list(dict.fromkeys(_human(s.target) for s in self.steps if not s.ok))
         if not failed:
             return "Sorry, I couldn't set up the scene."
         names = failed[0] if len(failed) == 1 else ", ".join(failed[:-1]) + " and " + failed[-1]

@@ -88,6 +88,9 @@ class PlanRunner:
             confirm_timeout=self._config.confirm_timeout_s,
         )
         detail = result.message.removeprefix("not sent: ")
+        human = target.replace("_", " ")
+        if human not in detail and target not in detail:
+            detail = f"{human}: {detail}"
         return self._end(task_id, step, StepOutcome(step.tool, target, result.ok, detail))
 
     async def _narration(self, task_id: str, turn: int, step: VibeStep) -> StepOutcome:
