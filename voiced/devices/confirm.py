@@ -37,6 +37,8 @@ def _same(key: str, want: Any, got: Any) -> bool:
     if key == "color" and isinstance(want, dict):
         hex_got = got.get("hex") if isinstance(got, dict) else None
         return isinstance(hex_got, str) and hex_got.upper() == want["hex"]
+    if isinstance(want, bool) != isinstance(got, bool):
+        return False  # JSON true is not 1
     if isinstance(want, str) and isinstance(got, str):
         return want.lower() == got.lower()
     if isinstance(want, int) and isinstance(got, int | float) and not isinstance(got, bool):

@@ -1,18 +1,18 @@
 """Acoustic echo cancellation with libspeexdsp (Debian package libspeexdsp1), through ctypes.
 
-The speaker sink appends what it plays to a PlaybackReference; the ear takes one frame of
-that reference for every microphone frame, so the reference runs on the microphone's clock
-and the echo arrives a roughly constant delay later, which the adaptive filter models.
+The speaker sink appends what it plays to a PlaybackReference (reference.py), which pairs it
+with each microphone block as it is recorded; the ear takes one frame of that reference for
+every microphone frame, so the echo arrives a roughly constant delay later, which the
+adaptive filter models.
 """
 
 from __future__ import annotations
 
 import ctypes
 import ctypes.util
-import threading
-from collections import deque
-
 import numpy as np
+
+from voiced.ear.reference import PlaybackReference as PlaybackReference
 
 _SET_SAMPLING_RATE = 24  # SPEEX_ECHO_SET_SAMPLING_RATE
 _PREPROCESS_SET_ECHO_STATE = 24  # SPEEX_PREPROCESS_SET_ECHO_STATE
@@ -45,52 +45,6 @@ def _load() -> ctypes.CDLL:
     lib.speex_preprocess_ctl.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p]
     lib.speex_preprocess_run.argtypes = [ctypes.c_void_p, pcm]
     return lib
-
-
-class PlaybackReference:
-    """What the speaker played, at 16 kHz, consumed one microphone frame at a time (thread-safe).
-
-    Speaker and microphone clocks never agree exactly, so the queue between them would creep
-    over the hours; it is held under `max_lead_s`, and the delay estimate follows any jump.
-    """
-
-    def __init__(self, sample_rate: int = 16000, max_lead_s: float = 0.6) -> None:
-        self._chunks: deque[np.ndarray] = deque()
-        self._queued = 0
-        self._max = int(sample_rate * max_lead_s)
-        self._lock = threading.Lock()
-
-    def append(self, samples: np.ndarray) -> None:
-        with self._lock:
-            self._chunks.append(np.asarray(samples, dtype=np.int16))
-            self._queued += len(samples)
-            while self._queued - len(self._chunks[0]) >= self._max:
-                self._queued -= len(self._chunks.popleft())
-
-    def clear(self) -> None:
-        with self._lock:
-            self._chunks.clear()
-            self._queued = 0
-
-    @property
-    def active(self) -> bool:
-        return self._queued > 0
-
-    def take(self, count: int) -> np.ndarray:
-        out = np.zeros(count, dtype=np.int16)
-        filled = 0
-        with self._lock:
-            while filled < count and self._chunks:
-                chunk = self._chunks[0]
-                used = min(count - filled, len(chunk))
-                out[filled : filled + used] = chunk[:used]
-                filled += used
-                if used == len(chunk):
-                    self._chunks.popleft()
-                else:
-                    self._chunks[0] = chunk[used:]
-            self._queued -= filled
-        return out
 
 
 class SpeexEchoCanceller:

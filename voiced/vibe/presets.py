@@ -31,8 +31,12 @@ class Preset(BaseModel):
 _PRESETS: TypeAdapter[dict[str, Preset]] = TypeAdapter(dict[str, Preset])
 
 
-def _expand(tools: DeviceTools, step: dict[str, Any], where: str) -> list[VibeStep]:
-    """One preset step for this home: `device` omitted = the first of its kind, "*" = all of them."""
+def _expand(tools: DeviceTools, step: dict[str, Any], where: str, *, strict: bool) -> list[VibeStep]:
+    """One preset step for this home: `device` omitted = the first of its kind, "*" = all of them.
+
+    `strict` (the user's own presets): a named device this home lacks is a mistake. The built-in
+    presets name the example devices and simply leave out what a home does not have.
+    """
     fields = dict(step)
     tool = fields.pop("tool", None)
     if tool not in VIBE_TOOLS:
@@ -47,6 +51,11 @@ def _expand(tools: DeviceTools, step: dict[str, Any], where: str) -> list[VibeSt
         chosen = names[:1]
     else:
         chosen = [target] if target in names else []
+        if strict and not chosen:
+            kind = DEVICE_TOOLS[tool]
+            raise ConfigError(
+                f"{where}: unknown {kind} device {target!r} (declared: {', '.join(names) or 'none'})"
+            )
     if not chosen:
         _LOGGER.debug("%s: no %s device here; step left out", where, DEVICE_TOOLS[tool])
     return [VibeStep(tool=tool, input={"device": name, **fields}) for name in chosen]
@@ -66,7 +75,7 @@ class PresetPlanner:
             steps: list[VibeStep] = []
             for index, raw in enumerate(preset.steps):
                 where = f"{path}: {name}.steps[{index}]"
-                for step in _expand(tools, raw, where):
+                for step in _expand(tools, raw, where, strict=path != BUILT_IN):
                     try:
                         check_step(tools, step)
                     except ToolError as exc:
