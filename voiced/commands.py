@@ -48,11 +48,13 @@ def _check_output_path(path: Path) -> str | None:
 
 def run(args: argparse.Namespace, config: Config, registry: DeviceRegistry) -> int:
     # Every device and file is checked before the models load, so mistakes fail in a second.
+    # Echo handling only makes sense when our voice can reach our microphone.
+    reference = PlaybackReference() if not args.input and not args.output else None
     try:
         source: AudioSource = (
             WavFileSource(args.input, realtime=not args.fast)
             if args.input
-            else MicrophoneSource(config.audio.input_device)
+            else MicrophoneSource(config.audio.input_device, reference)
         )
     except AudioSourceError as exc:
         return _fail(str(exc), EXIT_AUDIO)
@@ -74,8 +76,6 @@ def run(args: argparse.Namespace, config: Config, registry: DeviceRegistry) -> i
             )
     print("loading models…", file=sys.stderr, flush=True)
     engines = load_engines(config, registry)
-    # Echo handling only makes sense when our voice can reach our microphone.
-    reference = PlaybackReference() if not args.input and not args.output else None
     try:
         sink: AudioSink = (
             WavFileSink(args.output, engines.synthesizer.sample_rate)

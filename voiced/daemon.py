@@ -79,7 +79,10 @@ class Daemon:
         self._speech.unduck()
 
     def check(self, turn: int, evidence: asyncio.Task[Evidence]) -> None:
-        task = asyncio.create_task(self._judge_early(turn, evidence), name=f"barge-in-check-{turn}")
+        # The reply being talked over: a verdict that arrives late must not stop a later turn
+        # (such as the one this very utterance has meanwhile become).
+        reply = self._current
+        task = asyncio.create_task(self._judge_early(turn, evidence, reply), name=f"barge-in-check-{turn}")
         self._checks.add(task)
         task.add_done_callback(self._check_done)
 
@@ -99,12 +102,15 @@ class Daemon:
         )
         return verdict
 
-    async def _judge_early(self, turn: int, evidence_task: asyncio.Task[Evidence]) -> None:
+    async def _judge_early(
+        self, turn: int, evidence_task: asyncio.Task[Evidence], reply: asyncio.Task[None] | None
+    ) -> None:
         evidence = await evidence_task
         verdict = self._weigh(evidence)
         self._verdicts[turn] = verdict
         if verdict in (Verdict.STOP, Verdict.SPEECH):
-            self.interrupt(f"heard {evidence.cleaned!r} ({verdict.value})")
+            if reply is not None and reply is self._current:
+                self.interrupt(f"heard {evidence.cleaned!r} ({verdict.value})")
             return
         self._speech.unduck()
         # Our echo, or a backchannel: drop the rest, or leaked echo would run it on and on.

@@ -100,7 +100,10 @@ class VibeTaskManager:
         messages, self._messages = self._messages, []
         return messages
 
-    async def aclose(self) -> None:
+    async def aclose(self, finish_s: float = STOP_TIMEOUT_S) -> None:
+        """Let a running scene finish (at most `finish_s`), so a last "good night" still happens."""
+        if self._current is not None and not self._current[2].done():
+            await asyncio.wait([self._current[2]], timeout=finish_s)
         if self.running:
             await self.cancel("the daemon is stopping")
         await self._planner.aclose()

@@ -1,0 +1,78 @@
+"""End to end: a spoken scene request → `voiced run -v` (real-time input) → the vibe agent drives the home."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REPO, Broker
+from tests.speech_fixtures import spoken_wav
+from tests.test_e2e_wav import Recorder, speech_seconds
+
+pytestmark = pytest.mark.e2e
+
+
+def test_a_spoken_scene_runs_in_the_background_and_the_next_turn_hears_of_it(
+    tmp_path: Path, broker: Broker
+) -> None:
+    config = tmp_path / "config.yaml"
+    config.write_text(f"devices_dir: {REPO / 'devices'}\nmqtt:\n  port: {broker.port}\n")
+    voiced = [sys.executable, "-m", "voiced", "-c", str(config)]
+    simulator = subprocess.Popen(
+        [*voiced, "simulate", "--delay-ms", "300"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    wav = spoken_wav(["Something for a dinner party.", "Turn on the bedroom light."], tmp_path / "in.wav")
+    recorder = Recorder(broker.port)
+    events, out_wav = tmp_path / "events.jsonl", tmp_path / "out.wav"
+    try:
+        result = subprocess.run(
+            [*voiced, "run", "-v", "--input", str(wav), "--output", str(out_wav), "--events", str(events)],
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        published = recorder.drain()
+    finally:
+        recorder.close()
+        simulator.send_signal(signal.SIGTERM)
+        simulator.communicate(timeout=10)
+    assert result.returncode == 0, result.stderr[-3000:]
+    out = result.stdout
+    for line in (
+        "[MASTER] Setting the table mood.",
+        "[VIBE] vibe-1 started for 'a dinner party'",
+        '[VIBE] vibe-1 set_light {"device":"living_room_light","state":"on","brightness_pct":45,'
+        '"color_temp":"warm"} ...',
+        "[VIBE] vibe-1 set_scent -> ok: diffuser confirmed",
+        "[VIBE] vibe-1 narrate -> ok: spoke 'Dinner is served, in a manner of speaking.'",
+        "[VIBE] vibe-1 complete (dinner, 5 steps)",
+        "[MASTER] Dinner is served, in a manner of speaking.",
+        "[MASTER] By the way, the dinner scene is ready.",
+        "[MASTER] Turning on the bedroom light.",
+    ):
+        assert line in out, out
+    assert sorted(published, key=str) == sorted(
+        [
+            ("zigbee2mqtt/living_room_light/set", {"state": "ON", "brightness": 114, "color_temp": 454}),
+            ("zigbee2mqtt/kitchen_light/set", {"state": "ON", "brightness": 178, "color_temp": 454}),
+            ("zigbee2mqtt/diffuser/set", {"state": "ON", "scent": "sandalwood", "intensity": 30}),
+            ("voiced/music/set", {"action": "play", "genre": "jazz", "volume": 35}),
+            ("zigbee2mqtt/bedroom_light/set", {"state": "ON"}),
+        ],
+        key=str,
+    ), out
+    kinds = [json.loads(line)["kind"] for line in events.read_text().splitlines()]
+    for kind in ("vibe_started", "vibe_tool_start", "vibe_tool_end", "vibe_complete"):
+        assert kind in kinds
+    # The scene's commands are all out before the second turn's.
+    sent = [json.loads(line) for line in events.read_text().splitlines() if '"command_sent"' in line]
+    assert [e["task_id"] for e in sent] == ["vibe-1"] * 4 + [""]
+    assert speech_seconds(tmp_path / "out.wav") > 4.0
