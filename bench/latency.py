@@ -53,12 +53,12 @@ LLM_REPLY = "Here is a short answer for you. I hope it helps."
 FIRST_TOKEN_S = 0.3
 
 
-def start_broker(workdir: Path) -> tuple[subprocess.Popen[bytes], int]:
+def start_broker(workdir: Path, extra: str = "") -> tuple[subprocess.Popen[bytes], int]:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = int(sock.getsockname()[1])
     conf = workdir / "mosquitto.conf"
-    conf.write_text(f"listener {port} 127.0.0.1\nallow_anonymous true\n")
+    conf.write_text(f"listener {port} 127.0.0.1\nallow_anonymous true\n{extra}")
     binary = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
     proc = subprocess.Popen([binary, "-c", str(conf)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 10

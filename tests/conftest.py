@@ -41,7 +41,9 @@ class Broker:
         """`auth`: mosquitto.conf lines for access (default: anyone may do anything)."""
         self.port = port or free_port()
         self._conf = workdir / "mosquitto.conf"
-        self._conf.write_text(f"listener {self.port} 127.0.0.1\n{auth}persistence false\n")
+        self._conf.write_text(
+            f"listener {self.port} 127.0.0.1\n{auth}persistence false\nset_tcp_nodelay true\n"
+        )
         self._log = workdir / "mosquitto.log"
         self._proc: subprocess.Popen[bytes] | None = None
 

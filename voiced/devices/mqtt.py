@@ -12,6 +12,7 @@ import asyncio
 import functools
 import logging
 import secrets
+import socket
 import threading
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future
@@ -99,6 +100,7 @@ class MqttLink:
         self._client.on_message = self._handle_message
         self._client.on_connect_fail = self._handle_connect_fail
         self._client.on_publish = self._handle_publish
+        self._client.on_socket_open = self._handle_socket_open
 
     @property
     def connected(self) -> bool:
@@ -170,6 +172,12 @@ class MqttLink:
                     del self._early[next(iter(self._early))]
                 return
         self._settle(future, error)
+
+    @_guarded
+    def _handle_socket_open(self, _client: mqtt.Client, _userdata: Any, sock: Any) -> None:
+        # paho leaves Nagle on: a small command would wait ~40 ms for the last packet's ACK.
+        if isinstance(sock, socket.socket):
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
     @_guarded
     def _handle_connect(
