@@ -4,7 +4,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-APT_PACKAGES=(libportaudio2 libspeexdsp1 mosquitto mosquitto-clients pulseaudio pulseaudio-utils libasound2-plugins)
+# openssl: the TLS test makes its own certificate authority.
+APT_PACKAGES=(libportaudio2 libspeexdsp1 mosquitto mosquitto-clients pulseaudio pulseaudio-utils libasound2-plugins openssl)
 VENV=${VOICED_VENV:-.venv}
 
 missing=()

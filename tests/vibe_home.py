@@ -59,6 +59,7 @@ class Home:
     config: Config
     simulator_options: dict[str, Any] = field(default_factory=dict)
     simulator_mqtt: MqttConfig | None = None
+    watch: bool = True  # a plain-TCP watcher of every command (not for TLS-only brokers)
     events: list[Event] = field(default_factory=list)
     narrations: list[str] = field(default_factory=list)
 
@@ -72,7 +73,7 @@ class Home:
                 self.events.append(await queue.get())
 
         self._collector = asyncio.create_task(collect(), name="collector")
-        self.watcher = Watcher(self.broker.port)
+        self.watcher = Watcher(self.broker.port) if self.watch else None
         sim_config = self.simulator_mqtt or self.broker.mqtt_config("sim")
         self.simulator = DeviceSimulator(self.registry, sim_config, **self.simulator_options)
         self.simulator.start()
@@ -91,7 +92,8 @@ class Home:
         await self.vibe.aclose()
         self.gateway.stop()
         self.simulator.stop()
-        self.watcher.close()
+        if self.watcher is not None:
+            self.watcher.close()
         self._collector.cancel()
         await asyncio.wait([self._collector], timeout=2)
 
