@@ -13,6 +13,8 @@ import numpy as np
 from voiced.audio.pcm import EAR_RATE
 from voiced.audio.sinks import AudioSink
 from voiced.audio.sources import AudioSource
+from voiced.brain.setup import build_brain
+from voiced.brain.turns import TurnThinking
 from voiced.config import Config
 from voiced.console import drain_printer, print_events
 from voiced.daemon import Daemon, HalfDuplexGuard
@@ -126,12 +128,15 @@ async def run_daemon(
     intents = LocalIntentAgent(registry, gateway.state_of, config.agent.brightness_step_pct)
     narrator = SpokenNarrator(speech, lambda: daemon.busy, config.vibe.narrate_wait_s)
     vibe = build_vibe(config, registry, actions, bus, narrate=narrator)
+    brain = build_brain(config, registry, bus) if config.brain.enabled else None
+    thinking = TurnThinking(brain, speech, config.brain.filler) if brain is not None else None
     daemon = Daemon(
         bus=bus,
         ear=build_ear(config, engines, source, bus, speech, options),
         agent=build_agent(config, registry, actions, intents, vibe=vibe, bus=bus),
         speech=speech,
         echo_db=config.audio.echo_unexplained_db,
+        thinking=thinking,
     )
     main = asyncio.create_task(daemon.run(), name="daemon")
     for sig in (signal.SIGTERM, signal.SIGINT):
@@ -147,6 +152,8 @@ async def run_daemon(
     finally:
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.remove_signal_handler(sig)
+        if brain is not None:
+            await brain.aclose()
         sink.close()
         gateway.stop()
         await drain_printer(printer)

@@ -172,3 +172,16 @@ def check_audio(args: argparse.Namespace, config: Config, registry: DeviceRegist
     print(f"microphone: {'ok' if mic_ok else 'not available'} ({mic})")
     print(f"speaker:    {'ok' if speaker_ok else 'not available'} ({speaker})")
     return 0 if mic_ok else EXIT_AUDIO
+
+
+def state(args: argparse.Namespace, config: Config, registry: DeviceRegistry) -> int:
+    from voiced.brain.store import StateStore
+
+    path = config.brain.state_file
+    if not path.is_file():
+        return _fail(f"no conversation state yet: {path} does not exist (voiced run creates it)", 1)
+    current = StateStore(path).load()
+    if current is None:
+        return _fail(f"no conversation state in {path}", 1)
+    print(current.model_dump_json(indent=2))
+    return 0

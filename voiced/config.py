@@ -157,6 +157,22 @@ class AgentConfig(_Section):
     brightness_step_pct: int = Field(25, ge=1, le=100)
 
 
+class BrainConfig(_Section):
+    enabled: bool = Field(True, description="analyst, judge and summary in the background")
+    state_file: Path = Field(Path("voiced-state.sqlite"), description="SQLite; relative to the config file")
+    new_session: bool = Field(False, description="start a new session instead of resuming the last")
+    barrier_timeout_s: float = Field(
+        30.0, gt=0, le=600, description="the longest a turn waits for the last turn's analysis"
+    )
+    filler: str = Field("One moment.", min_length=1, description="said when a turn has to wait")
+    summary_every: int = Field(5, ge=1, le=100, description="compress older turns every N turns")
+    keep_turns: int = Field(4, ge=1, le=50, description="turns kept word for word in the context")
+    memory_lines: int = Field(30, ge=1, le=500, description="fact lines kept in compressed_memory")
+    use_llm: bool = Field(True, description="think with the LLM when llm.base_url is set")
+    model: str | None = Field(None, description="the model the brain uses; None = llm.model")
+    timeout_s: float = Field(60.0, gt=0, le=600, description="one brain request's time budget")
+
+
 class Config(_Section):
     devices_dir: Path = Path("devices")
     models_dir: Path = Path("models")
@@ -169,6 +185,7 @@ class Config(_Section):
     llm: LlmConfig = LlmConfig()
     safety: SafetyConfig = SafetyConfig()
     vibe: VibeConfig = VibeConfig()
+    brain: BrainConfig = BrainConfig()
 
     @model_validator(mode="after")
     def _consistent(self) -> Config:
@@ -211,13 +228,16 @@ def load_config(path: Path | None, environ: Mapping[str, str]) -> Config:
         config = Config.model_validate(data)
     except ValidationError as exc:
         raise ConfigError(describe_validation_error(path or "defaults", exc)) from None
+    origin = path or "defaults"
+    state_file = base / config.brain.state_file
+    if config.brain.enabled and not state_file.parent.is_dir():
+        raise ConfigError(f"{origin}: brain.state_file: folder {state_file.parent} does not exist")
     return config.model_copy(
         update={
             "devices_dir": base / config.devices_dir,
             "models_dir": base / config.models_dir,
-            "mqtt": config.mqtt.model_copy(
-                update={"tls": _resolve_tls(config.mqtt.tls, base, path or "defaults")}
-            ),
+            "mqtt": config.mqtt.model_copy(update={"tls": _resolve_tls(config.mqtt.tls, base, origin)}),
+            "brain": config.brain.model_copy(update={"state_file": state_file}),
             "vibe": config.vibe.model_copy(
                 update={"presets_file": base / config.vibe.presets_file if config.vibe.presets_file else None}
             ),

@@ -12,10 +12,11 @@ import asyncio
 import logging
 import time
 
+from voiced.brain.turns import TurnThinking
 from voiced.ear.bargein import Evidence, Verdict, weigh
 from voiced.ear.listener import Ear, Utterance
 from voiced.events import BargeIn, BargeInIgnored, EventBus, Transcript, TurnFinished
-from voiced.mouth.agent import Agent
+from voiced.mouth.agent import NO_CONTEXT, Agent
 from voiced.mouth.speech import SpeechOutput, SpeechProgress
 
 _LOGGER = logging.getLogger(__name__)
@@ -28,8 +29,16 @@ STOP_TIMEOUT_S = 5.0
 
 class Daemon:
     def __init__(
-        self, *, bus: EventBus, ear: Ear, agent: Agent, speech: SpeechOutput, echo_db: float = -10.0
+        self,
+        *,
+        bus: EventBus,
+        ear: Ear,
+        agent: Agent,
+        speech: SpeechOutput,
+        echo_db: float = -10.0,
+        thinking: TurnThinking | None = None,
     ) -> None:
+        self._thinking = thinking
         self._echo_db = echo_db
         self._bus = bus
         self._ear = ear
@@ -174,8 +183,13 @@ class Daemon:
             )
             if not text.strip():
                 return
+            thinking = self._thinking
+            context = await thinking.prepare(utterance.turn) if thinking is not None else NO_CONTEXT
+            pieces = self._agent.reply(utterance.turn, text, context)
+            if thinking is not None:
+                pieces = thinking.watch(utterance.turn, text, pieces)
             try:
-                await self._speech.say(utterance.turn, self._agent.reply(utterance.turn, text), progress)
+                await self._speech.say(utterance.turn, pieces, progress)
             except asyncio.CancelledError:
                 interrupted = True
                 raise
@@ -184,6 +198,8 @@ class Daemon:
                 await self._speech.speak(utterance.turn, FAILURE_REPLY)
             finally:
                 self._agent.spoken(utterance.turn, progress.text, interrupted=interrupted)
+                if thinking is not None:
+                    thinking.end(utterance.turn, text, progress.text, interrupted=interrupted)
         finally:
             self._bus.publish(TurnFinished(turn=utterance.turn))
             self.turns_done += 1

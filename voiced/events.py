@@ -181,6 +181,33 @@ class VibeCancelled(Event):
 
 
 @dataclass(frozen=True)
+class BrainFinished(Event):
+    """The brain analysed a turn (or gave up on it at the barrier)."""
+
+    kind: ClassVar[str] = "brain_finished"
+    turn: int
+    run_s: float
+    notice: str | None = None
+    failed: str | None = None  # why the analysis was not applied
+
+
+@dataclass(frozen=True)
+class BarrierWait(Event):
+    """A turn waited for the previous turn's analysis."""
+
+    kind: ClassVar[str] = "barrier_wait"
+    turn: int
+    waited_s: float
+    timed_out: bool
+
+
+@dataclass(frozen=True)
+class StateUpdated(Event):
+    kind: ClassVar[str] = "state_updated"
+    state: dict[str, Any]
+
+
+@dataclass(frozen=True)
 class TtsStarted(Event):
     """First audio of a turn's reply reached the sink."""
 

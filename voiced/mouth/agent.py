@@ -25,8 +25,19 @@ class AgentReply:
     reset_scene: bool = False  # "never mind", "stop the scene"
 
 
+@dataclass(frozen=True)
+class TurnContext:
+    """What the brain gives a turn: lines for the model's context, and maybe a sentence to say first."""
+
+    for_model: tuple[str, ...] = ()
+    say: str | None = None
+
+
+NO_CONTEXT = TurnContext()
+
+
 class Agent(Protocol):
-    def reply(self, turn: int, text: str) -> AsyncGenerator[str, None]:
+    def reply(self, turn: int, text: str, context: TurnContext = NO_CONTEXT) -> AsyncGenerator[str, None]:
         """Speakable text, streamed as it is produced (token deltas or whole sentences)."""
         ...
 

@@ -10,7 +10,7 @@ from voiced.config import Config
 from voiced.devices.registry import DeviceRegistry
 from voiced.events import EventBus
 from voiced.mouth.actions import DeviceActions
-from voiced.mouth.agent import Agent
+from voiced.mouth.agent import NO_CONTEXT, Agent, TurnContext
 from voiced.mouth.intents import LocalIntentAgent
 from voiced.mouth.llm import LlmAgent, LlmUnavailable
 from voiced.mouth.local_agent import LocalAgent, carry_out, mentions
@@ -45,8 +45,8 @@ class ApologizingAgent:
         self._llm = llm
         self._vibe = vibe
 
-    def reply(self, turn: int, text: str) -> AsyncGenerator[str, None]:
-        return with_apology(self._llm.reply(turn, text, _news(self._vibe)))
+    def reply(self, turn: int, text: str, context: TurnContext = NO_CONTEXT) -> AsyncGenerator[str, None]:
+        return with_apology(self._llm.reply(turn, text, _news(self._vibe), context.for_model))
 
     def spoken(self, turn: int, text: str, *, interrupted: bool) -> None:
         self._llm.spoken(turn, text, interrupted=interrupted)
@@ -72,18 +72,21 @@ class HybridAgent:
         self._actions = actions
         self._vibe = vibe
 
-    async def reply(self, turn: int, text: str) -> AsyncGenerator[str, None]:
+    async def reply(
+        self, turn: int, text: str, context: TurnContext = NO_CONTEXT
+    ) -> AsyncGenerator[str, None]:
         messages = self._vibe.poll_messages() if self._vibe is not None else []
         news = [message.for_model() for message in messages]
         understood = self._local.understand(text)
         if understood.understood:
             said = await carry_out(turn, understood, self._actions, self._vibe)
-            said = f"{mentions(messages)} {said}".strip()
+            said = " ".join(part for part in (context.say, mentions(messages), said) if part)
             self._llm.remember(turn, text, said, news)
             yield said
             return
         _LOGGER.info("turn %d: not a local intent, asking the LLM", turn)
-        async with aclosing(with_apology(self._llm.reply(turn, text, news))) as pieces:
+        llm_reply = self._llm.reply(turn, text, news, context.for_model)
+        async with aclosing(with_apology(llm_reply)) as pieces:
             async for piece in pieces:
                 yield piece
 

@@ -66,6 +66,7 @@ class _Exchange:
 
     turn: int
     messages: list[Message]
+    context: list[str] = field(default_factory=list)  # this turn's brain context, not kept in history
     said: bool = False  # some text was yielded
     finished: bool = False  # the last message is the reply
 
@@ -143,8 +144,11 @@ class LlmAgent:
             if exchange.turn == turn:
                 exchange.replace_reply(f"{text.strip()} {INTERRUPTED}".lstrip())
 
-    async def reply(self, turn: int, text: str, news: Sequence[str] = ()) -> AsyncGenerator[str, None]:
-        exchange = _Exchange(turn, self._opening(text, list(news)))
+    async def reply(
+        self, turn: int, text: str, news: Sequence[str] = (), context: Sequence[str] = ()
+    ) -> AsyncGenerator[str, None]:
+        """`news`: finished scenes (kept in history); `context`: the brain's lines for this turn only."""
+        exchange = _Exchange(turn, self._opening(text, list(news)), context=list(context))
         deadline = asyncio.get_running_loop().time() + self._config.total_timeout_s
         rounds = self._config.max_tool_rounds
         current = _Round()
@@ -189,6 +193,7 @@ class LlmAgent:
         messages: list[Message] = [{"role": "system", "content": self._config.system_prompt}]
         for past in self._history:
             messages.extend(past.messages)
+        messages.extend({"role": "system", "content": line} for line in exchange.context)
         messages.extend(exchange.messages)
         return cast("list[ChatCompletionMessageParam]", messages)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import AsyncGenerator
 
 from voiced.mouth.actions import DeviceActions
-from voiced.mouth.agent import AgentReply
+from voiced.mouth.agent import NO_CONTEXT, AgentReply, TurnContext
 from voiced.mouth.intents import LocalIntentAgent
 from voiced.vibe.manager import VibeTaskManager
 from voiced.vibe.messages import Cancelled, VibeMessage
@@ -63,10 +63,12 @@ class LocalAgent:
         self._actions = actions
         self._vibe = vibe
 
-    async def reply(self, turn: int, text: str) -> AsyncGenerator[str, None]:
+    async def reply(
+        self, turn: int, text: str, context: TurnContext = NO_CONTEXT
+    ) -> AsyncGenerator[str, None]:
         news = mentions(self._vibe.poll_messages()) if self._vibe is not None else ""
         said = await carry_out(turn, self._intents.understand(text), self._actions, self._vibe)
-        yield f"{news} {said}".strip()
+        yield " ".join(part for part in (context.say, news, said) if part)
 
     def spoken(self, turn: int, text: str, *, interrupted: bool) -> None:
         return None  # the local path keeps no conversation history

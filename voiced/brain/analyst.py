@@ -1,0 +1,171 @@
+"""The analyst without a model: the state updated from a finished turn's words and events.
+
+Preferences come from the commands given and from what the user says they like; pain points from
+turns not understood, repeated requests, interruptions and devices that failed or were offline.
+It flags what the judge should look at; the judge only runs when something is flagged.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from voiced.brain.state import (
+    INTERVIEW_STATUSES,
+    ConversationState,
+    LightHabit,
+    PainPoint,
+    Preferences,
+    TurnRecord,
+    utcnow,
+)
+from voiced.brain.words import Vocabulary, misheard, read
+
+REPEAT_WINDOW = 2  # a request said again within this many turns is a repeat
+MAX_PAIN_POINTS = 30
+INTERVIEW_SLOTS = ("rooms", "routine", "scents", "genres", "lights")
+
+
+@dataclass(frozen=True)
+class Flag:
+    kind: str  # misunderstood | misheard | repeated | device_failed | device_offline | status
+    detail: str
+
+
+def part_of_day(at: datetime) -> str:
+    hour = at.astimezone().hour
+    return "morning" if 5 <= hour < 12 else "afternoon" if hour < 17 else "evening" if hour < 22 else "night"
+
+
+def _front(items: list[str], new: list[str], limit: int = 8) -> list[str]:
+    return list(dict.fromkeys([*new, *items]))[:limit]
+
+
+def _normal(text: str) -> str:
+    return " ".join(re.sub(r"[^a-z0-9 ]+", " ", text.lower()).split())
+
+
+def missing_slots(state: ConversationState) -> list[str]:
+    profile, prefs = state.user_profile, state.preferences
+    filled = {
+        "rooms": bool(profile.rooms),
+        "routine": bool(profile.wake_time or profile.bed_time),
+        "scents": bool(prefs.scents or prefs.disliked_scents),
+        "genres": bool(prefs.genres or prefs.disliked_genres),
+        "lights": bool(prefs.lights),
+    }
+    return [slot for slot in INTERVIEW_SLOTS if not filled[slot]]
+
+
+def _learn_from_commands(prefs: Preferences, record: TurnRecord) -> Preferences:
+    scents, genres = list(prefs.scents), list(prefs.genres)
+    lights = dict(prefs.lights)
+    volume = prefs.volume
+    for command in record.commands:
+        payload: dict[str, Any] = command.get("payload", {})
+        if isinstance(payload.get("scent"), str):
+            scents = _front(scents, [payload["scent"]])
+        if isinstance(payload.get("genre"), str):
+            genres = _front(genres, [payload["genre"]])
+        if isinstance(payload.get("volume"), int):
+            volume = payload["volume"]
+        if "brightness" in payload or "color_temp" in payload or "color" in payload:
+            habit = lights.get(part_of_day(record.at), LightHabit()).model_copy()
+            if isinstance(payload.get("brightness"), int):
+                habit.brightness_pct = round(payload["brightness"] * 100 / 254)
+            temp = payload.get("color_temp")
+            if isinstance(temp, int):
+                habit.warmth = "warm" if temp >= 400 else "cool" if temp <= 260 else "neutral"
+            color = payload.get("color")
+            if isinstance(color, dict) and isinstance(color.get("hex"), str):
+                habit.color = color["hex"]
+            lights[part_of_day(record.at)] = habit
+    return prefs.model_copy(update={"scents": scents, "genres": genres, "lights": lights, "volume": volume})
+
+
+def _learn_from_words(
+    state: ConversationState, record: TurnRecord, vocabulary: Vocabulary
+) -> ConversationState:
+    heard = read(record.user, vocabulary)
+    prefs = state.preferences
+    scents = [s for s in _front(prefs.scents, heard.liked_scents) if s not in heard.disliked_scents]
+    genres = [g for g in _front(prefs.genres, heard.liked_genres) if g not in heard.disliked_genres]
+    lights = dict(prefs.lights)
+    for part, fields in heard.light.items():
+        lights[part] = lights.get(part, LightHabit()).model_copy(update=fields)
+    prefs = prefs.model_copy(
+        update={
+            "scents": scents,
+            "disliked_scents": _front(prefs.disliked_scents, heard.disliked_scents),
+            "genres": genres,
+            "disliked_genres": _front(prefs.disliked_genres, heard.disliked_genres),
+            "lights": lights,
+        }
+    )
+    profile = state.user_profile.model_copy(
+        update={
+            "rooms": list(dict.fromkeys([*state.user_profile.rooms, *heard.rooms])),
+            "wake_time": heard.wake_time or state.user_profile.wake_time,
+            "bed_time": heard.bed_time or state.user_profile.bed_time,
+        }
+    )
+    return state.model_copy(update={"preferences": prefs, "user_profile": profile})
+
+
+class OfflineAnalyst:
+    def __init__(self, vocabulary: Vocabulary, max_turns: int) -> None:
+        """`max_turns`: recent turns kept until the summary compresses them (a hard cap)."""
+        self._vocabulary = vocabulary
+        self._max_turns = max_turns
+
+    async def analyse(
+        self, state: ConversationState, record: TurnRecord
+    ) -> tuple[ConversationState, list[Flag]]:
+        flags: list[Flag] = []
+        pains: list[PainPoint] = []
+        earlier = [_normal(t.user) for t in state.recent_turns[-REPEAT_WINDOW:]]
+        if record.user.strip() and _normal(record.user) in earlier:
+            pains.append(PainPoint(turn=record.turn, kind="repeated", detail=record.user))
+            flags.append(Flag("repeated", record.user))
+        if not record.understood:
+            pains.append(PainPoint(turn=record.turn, kind="misunderstood", detail=record.user))
+            guess = misheard(record.user, self._vocabulary)
+            flags.append(
+                Flag("misheard", f"{guess[0]}|{guess[1]}") if guess else Flag("misunderstood", record.user)
+            )
+        if record.interrupted:
+            pains.append(PainPoint(turn=record.turn, kind="interrupted", detail=record.reply[:120]))
+        for failure in record.failures:
+            kind = "device_offline" if "offline" in failure else "device_failed"
+            pains.append(PainPoint(turn=record.turn, kind=kind, detail=failure))  # type: ignore[arg-type]
+            flags.append(Flag(kind, failure))
+        updated = _learn_from_words(state, record, self._vocabulary)
+        updated = updated.model_copy(
+            update={
+                "preferences": _learn_from_commands(updated.preferences, record),
+                "pain_points": [*state.pain_points, *pains][-MAX_PAIN_POINTS:],
+                "processed_turns": state.processed_turns + 1,
+                "recent_turns": [*state.recent_turns, record][-self._max_turns :],
+                "last_updated": utcnow(),
+            }
+        )
+        if state.status in INTERVIEW_STATUSES:
+            updated, moved = self._interview_progress(updated)
+            if moved:
+                flags.append(Flag("status", updated.status))
+        return updated, flags
+
+    @staticmethod
+    def _interview_progress(state: ConversationState) -> tuple[ConversationState, bool]:
+        missing = missing_slots(state)
+        score = round(100 * (len(INTERVIEW_SLOTS) - len(missing)) / len(INTERVIEW_SLOTS))
+        status = state.status
+        if not ({"rooms", "routine"} & set(missing)) and status == "Profiling":
+            status = "DeepDive"
+        if not missing and status in ("Profiling", "DeepDive"):
+            status = "Solutioning"
+        return state.model_copy(
+            update={"status": status, "completeness_score": score}
+        ), status != state.status

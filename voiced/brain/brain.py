@@ -1,0 +1,197 @@
+"""The brain's orchestration (seed 000): the mouth never waits for it, except at the barrier.
+
+When a turn's reply has been produced (it is already playing), `finished` starts the analysis in
+the background: analyst, then the judge if something was flagged, then the summary every N turns,
+then the state is saved and published. The next turn calls `barrier` first: it waits for that
+analysis, at most `barrier_timeout_s`; past that the analysis is cancelled, the turn goes on with
+the last good state and the overrun is logged. `context` hands the mouth the memory, the state and
+the notice, and the notice is used up.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from dataclasses import dataclass
+from typing import Protocol
+
+from voiced.brain.analyst import Flag
+from voiced.brain.judge import Notice
+from voiced.brain.state import ConversationState, TurnRecord, utcnow
+from voiced.brain.store import StateStore
+from voiced.config import BrainConfig
+from voiced.events import (
+    BarrierWait,
+    BrainFinished,
+    CommandRefused,
+    CommandSent,
+    EventBus,
+    StateUpdated,
+    VibeError,
+)
+from voiced.mouth.agent import TurnContext
+
+_LOGGER = logging.getLogger(__name__)
+STOP_TIMEOUT_S = 5.0
+
+
+class Analyst(Protocol):
+    async def analyse(
+        self, state: ConversationState, record: TurnRecord
+    ) -> tuple[ConversationState, list[Flag]]: ...
+
+
+class Judge(Protocol):
+    async def judge(self, state: ConversationState, flags: list[Flag]) -> Notice | None: ...
+
+
+class Summary(Protocol):
+    async def summarize(self, state: ConversationState) -> ConversationState: ...
+
+
+@dataclass(frozen=True)
+class Thinkers:
+    analyst: Analyst
+    judge: Judge
+    summary: Summary
+
+
+class Brain:
+    def __init__(
+        self,
+        *,
+        store: StateStore,
+        state: ConversationState,
+        thinkers: Thinkers,
+        bus: EventBus,
+        config: BrainConfig,
+    ) -> None:
+        self._store = store
+        self._state = state
+        self._thinkers = thinkers
+        self._bus = bus
+        self._config = config
+        self._events = bus.subscribe()
+        self._commands: dict[int, list[dict[str, object]]] = {}
+        self._failures: dict[int, list[str]] = {}
+        self._task: asyncio.Task[None] | None = None
+        self.run_times: list[float] = []
+
+    @property
+    def state(self) -> ConversationState:
+        return self._state
+
+    @property
+    def busy(self) -> bool:
+        return self._task is not None and not self._task.done()
+
+    def context(self, turn: int) -> TurnContext:
+        """Memory, state and notice for this turn's reply; the notice is used up."""
+        state = self._state
+        lines = []
+        if state.compressed_memory:
+            lines.append(f"[memory of earlier turns]\n{state.compressed_memory}")
+        lines.append(f"[what we know] {self.digest()}")
+        if state.system_notice:
+            lines.append(f"[notice for this reply] {state.system_notice}")
+            _LOGGER.info("turn %d: notice used: %s", turn, state.system_notice)
+        say = state.notice_say
+        if state.system_notice or state.notice_say:
+            # Saved with the next analysis, off this turn's critical path.
+            self._state = state.model_copy(update={"system_notice": None, "notice_say": None})
+        return TurnContext(for_model=tuple(lines), say=say)
+
+    def digest(self) -> str:
+        state = self._state
+        prefs = state.preferences.model_dump(exclude_defaults=True)
+        profile = state.user_profile.model_dump(exclude_defaults=True)
+        pains = [f"{p.kind}: {p.detail}" for p in state.pain_points[-3:]]
+        return f"status {state.status}; profile {profile}; preferences {prefs}; recent problems {pains}"
+
+    def finished(self, record: TurnRecord) -> None:
+        """The turn's reply is out: think about it in the background."""
+        previous = self._task
+        self._task = asyncio.create_task(self._think(record, previous), name=f"brain-turn-{record.turn}")
+
+    async def barrier(self, turn: int) -> bool:
+        """Wait for the last analysis; False if it overran and was given up."""
+        task = self._task
+        if task is None or task.done():
+            return True
+        start = time.monotonic()
+        _done, pending = await asyncio.wait([task], timeout=self._config.barrier_timeout_s)
+        waited = time.monotonic() - start
+        if pending:
+            _LOGGER.warning(
+                "turn %d: the last turn's analysis overran %.0f s; going on with the last good state",
+                turn,
+                self._config.barrier_timeout_s,
+            )
+            task.cancel()
+            await asyncio.wait([task], timeout=STOP_TIMEOUT_S)
+        self._bus.publish(BarrierWait(turn=turn, waited_s=waited, timed_out=bool(pending)))
+        return not pending
+
+    async def aclose(self) -> None:
+        if self._task is not None and not self._task.done():
+            await asyncio.wait([self._task], timeout=STOP_TIMEOUT_S)
+            self._task.cancel()
+            await asyncio.wait([self._task], timeout=STOP_TIMEOUT_S)
+        self._bus.unsubscribe(self._events)
+
+    def _collect(self) -> None:
+        """What the turns did, from the event spine: commands sent, refused, scenes that failed."""
+        while not self._events.empty():
+            event = self._events.get_nowait()
+            if isinstance(event, CommandSent):
+                self._commands.setdefault(event.turn, []).append(
+                    {"device": event.device, "payload": event.payload}
+                )
+            elif isinstance(event, CommandRefused):
+                self._failures.setdefault(event.turn, []).append(f"{event.device}: {event.reason}")
+            elif isinstance(event, VibeError):
+                self._failures.setdefault(-1, []).append(f"scene: {event.error}")
+
+    async def _think(self, record: TurnRecord, previous: asyncio.Task[None] | None) -> None:
+        if previous is not None and not previous.done():
+            await asyncio.wait([previous])
+        start = time.monotonic()
+        self._collect()
+        record = record.model_copy(
+            update={
+                "commands": [*record.commands, *self._commands.pop(record.turn, [])],
+                "failures": [
+                    *record.failures,
+                    *self._failures.pop(record.turn, []),
+                    *self._failures.pop(-1, []),
+                ],
+            }
+        )
+        state = self._state
+        try:
+            state, flags = await self._thinkers.analyst.analyse(state, record)
+            notice = await self._thinkers.judge.judge(state, flags) if flags else None
+            if notice is not None:
+                state = state.model_copy(update={"system_notice": notice.for_model, "notice_say": notice.say})
+            if state.processed_turns % self._config.summary_every == 0:
+                state = await self._thinkers.summary.summarize(state)
+            state = state.model_copy(update={"last_updated": utcnow()})
+            await asyncio.to_thread(self._store.save, state)
+        except asyncio.CancelledError:
+            self._bus.publish(
+                BrainFinished(turn=record.turn, run_s=time.monotonic() - start, failed="overran")
+            )
+            raise
+        except Exception as exc:  # a broken analysis must not take the conversation down
+            _LOGGER.exception("turn %d: analysis failed; keeping the previous state", record.turn)
+            self._bus.publish(
+                BrainFinished(turn=record.turn, run_s=time.monotonic() - start, failed=str(exc))
+            )
+            return
+        self._state = state
+        run_s = time.monotonic() - start
+        self.run_times.append(run_s)
+        _LOGGER.info("turn %d: brain done in %.2f s; notice: %s", record.turn, run_s, state.system_notice)
+        self._bus.publish(BrainFinished(turn=record.turn, run_s=run_s, notice=state.system_notice))
+        self._bus.publish(StateUpdated(state=state.model_dump(mode="json")))

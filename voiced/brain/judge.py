@@ -1,0 +1,56 @@
+"""The judge without a model: flagged risks become the notice that steers the next reply.
+
+A notice has two forms: a line for the LLM's context, and (when it makes sense to the user) a
+short sentence the local path says before its answer.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from voiced.brain.analyst import Flag, missing_slots
+from voiced.brain.state import ConversationState
+
+
+@dataclass(frozen=True)
+class Notice:
+    for_model: str
+    say: str | None = None
+
+
+def _human(name: str) -> str:
+    return name.replace("_", " ")
+
+
+class OfflineJudge:
+    async def judge(self, state: ConversationState, flags: list[Flag]) -> Notice | None:
+        by_kind = {flag.kind: flag for flag in flags}
+        if "device_offline" in by_kind:
+            device = by_kind["device_offline"].detail.split(":")[0]
+            return Notice(
+                f"The {_human(device)} is offline: say so before offering anything that needs it.",
+                f"Just so you know, the {_human(device)} is offline.",
+            )
+        if "device_failed" in by_kind:
+            device = by_kind["device_failed"].detail.split(":")[0]
+            return Notice(
+                f"The last command to the {_human(device)} failed ({by_kind['device_failed'].detail}): "
+                "tell the user plainly and check its state before claiming it changed."
+            )
+        if "misheard" in by_kind:
+            heard, meant = by_kind["misheard"].detail.split("|", 1)
+            return Notice(
+                f"Last turn '{heard}' was probably a mishearing of '{meant}': if the user repeats it, "
+                f"read it as '{meant}'.",
+                f"Earlier I heard '{heard}'. If you meant {meant}, please say it again.",
+            )
+        if "repeated" in by_kind:
+            said = by_kind["repeated"].detail
+            return Notice(f"The user repeated a request ({said!r}): confirm the device state aloud.")
+        if "status" in by_kind and state.status == "Solutioning":
+            return Notice("The interview has what it needs: propose the scenes and ask to confirm.")
+        if "misunderstood" in by_kind:
+            return Notice("The last request was not understood: keep this answer short and offer an example.")
+        if state.status in ("Profiling", "DeepDive") and missing_slots(state):
+            return Notice(f"Interview: still missing {', '.join(missing_slots(state))}.")
+        return None

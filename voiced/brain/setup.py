@@ -1,0 +1,49 @@
+"""Builds the brain from config: offline thinkers always, the LLM ones when an endpoint is set."""
+
+from __future__ import annotations
+
+import openai
+
+from voiced.brain.analyst import OfflineAnalyst
+from voiced.brain.brain import Brain, Thinkers
+from voiced.brain.judge import OfflineJudge
+from voiced.brain.store import StateStore
+from voiced.brain.summary import OfflineSummary
+from voiced.brain.words import Vocabulary
+from voiced.config import Config
+from voiced.devices.registry import DeviceRegistry
+from voiced.events import EventBus
+
+
+def vocabulary_of(registry: DeviceRegistry) -> Vocabulary:
+    scents = {s for d in registry.by_kind("diffuser") for s in getattr(d, "scents", [])}
+    genres = {g for d in registry.by_kind("music") for g in getattr(d, "genres", [])}
+    rooms = {d.room for d in registry if d.room}
+    return Vocabulary(
+        scents=tuple(sorted(scents)),
+        genres=tuple(sorted(genres)),
+        rooms=tuple(sorted(rooms)),
+        devices=tuple(d.name for d in registry),
+    )
+
+
+def offline_thinkers(config: Config, registry: DeviceRegistry) -> Thinkers:
+    brain = config.brain
+    return Thinkers(
+        analyst=OfflineAnalyst(vocabulary_of(registry), max_turns=brain.keep_turns + brain.summary_every),
+        judge=OfflineJudge(),
+        summary=OfflineSummary(brain.keep_turns, brain.memory_lines),
+    )
+
+
+def build_brain(
+    config: Config, registry: DeviceRegistry, bus: EventBus, *, client: openai.AsyncOpenAI | None = None
+) -> Brain:
+    store = StateStore(config.brain.state_file)
+    state = store.open_session(new=config.brain.new_session)
+    thinkers = offline_thinkers(config, registry)
+    if config.brain.use_llm and (config.llm.base_url is not None or client is not None):
+        from voiced.brain.llm_thinkers import llm_thinkers
+
+        thinkers = llm_thinkers(config, thinkers, client)
+    return Brain(store=store, state=state, thinkers=thinkers, bus=bus, config=config.brain)
