@@ -13,6 +13,7 @@ import numpy as np
 from voiced.audio.pcm import EAR_RATE
 from voiced.audio.sinks import AudioSink
 from voiced.audio.sources import AudioSource
+from voiced.brain.interview import InterviewAgent
 from voiced.brain.setup import build_brain
 from voiced.brain.turns import TurnThinking
 from voiced.config import Config
@@ -128,12 +129,15 @@ async def run_daemon(
     intents = LocalIntentAgent(registry, gateway.state_of, config.agent.brightness_step_pct)
     narrator = SpokenNarrator(speech, lambda: daemon.busy, config.vibe.narrate_wait_s)
     vibe = build_vibe(config, registry, actions, bus, narrate=narrator)
-    brain = build_brain(config, registry, bus) if config.brain.enabled else None
+    agent = build_agent(config, registry, actions, intents, vibe=vibe, bus=bus)
+    brain = build_brain(config, registry, bus, vibe=vibe, say=narrator) if config.brain.enabled else None
     thinking = TurnThinking(brain, speech, config.brain.filler) if brain is not None else None
+    if brain is not None:
+        agent = InterviewAgent(agent, brain)
     daemon = Daemon(
         bus=bus,
         ear=build_ear(config, engines, source, bus, speech, options),
-        agent=build_agent(config, registry, actions, intents, vibe=vibe, bus=bus),
+        agent=agent,
         speech=speech,
         echo_db=config.audio.echo_unexplained_db,
         thinking=thinking,

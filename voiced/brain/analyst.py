@@ -164,8 +164,13 @@ class OfflineAnalyst:
         status = state.status
         if not ({"rooms", "routine"} & set(missing)) and status == "Profiling":
             status = "DeepDive"
-        if not missing and status in ("Profiling", "DeepDive"):
+        if not ({"rooms", "routine", "scents", "genres"} & set(missing)) and status in (
+            "Profiling",
+            "DeepDive",
+        ):
             status = "Solutioning"
+        if not missing:
+            status = "Completed"  # the judge approves, then the architect writes the scenes
         return state.model_copy(
             update={"status": status, "completeness_score": score}
         ), status != state.status

@@ -13,10 +13,11 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
-from voiced.brain.analyst import Flag
+from voiced.brain.analyst import INTERVIEW_SLOTS, Flag, missing_slots
 from voiced.brain.judge import Notice
 from voiced.brain.state import ConversationState, TurnRecord, utcnow
 from voiced.brain.store import StateStore
@@ -45,6 +46,8 @@ class Analyst(Protocol):
 class Judge(Protocol):
     async def judge(self, state: ConversationState, flags: list[Flag]) -> Notice | None: ...
 
+    async def approve(self, state: ConversationState) -> str | None: ...
+
 
 class Summary(Protocol):
     async def summarize(self, state: ConversationState) -> ConversationState: ...
@@ -57,6 +60,17 @@ class Thinkers:
     summary: Summary
 
 
+class Deliverable(Protocol):
+    """The architect: the finished interview becomes scenes; returns what to tell the user."""
+
+    def __call__(self, state: ConversationState) -> tuple[str, str]:
+        """(the scenes file written, a short spoken summary); raises ConfigError if invalid."""
+        ...
+
+
+Say = Callable[[str, int], Coroutine[Any, Any, bool]]
+
+
 class Brain:
     def __init__(
         self,
@@ -66,7 +80,12 @@ class Brain:
         thinkers: Thinkers,
         bus: EventBus,
         config: BrainConfig,
+        architect: Deliverable | None = None,
+        say: Say | None = None,
     ) -> None:
+        self._architect = architect
+        self._say = say
+        self._speaking: set[asyncio.Task[bool]] = set()
         self._store = store
         self._state = state
         self._thinkers = thinkers
@@ -109,6 +128,19 @@ class Brain:
         pains = [f"{p.kind}: {p.detail}" for p in state.pain_points[-3:]]
         return f"status {state.status}; profile {profile}; preferences {prefs}; recent problems {pains}"
 
+    def begin_interview(self) -> str:
+        """Status Profiling; returns the first thing to ask about."""
+        slot = (missing_slots(self._state) or list(INTERVIEW_SLOTS))[0]
+        self._state = self._state.model_copy(update={"status": "Profiling", "interview_slot": slot})
+        self._bus.publish(StateUpdated(state=self._state.model_dump(mode="json")))
+        return slot
+
+    def ask(self, slot: str | None) -> None:
+        self._state = self._state.model_copy(update={"interview_slot": slot})
+
+    def end_interview(self) -> None:
+        self._state = self._state.model_copy(update={"status": "Conversation", "interview_slot": None})
+
     def finished(self, record: TurnRecord) -> None:
         """The turn's reply is out: think about it in the background."""
         previous = self._task
@@ -134,11 +166,36 @@ class Brain:
         return not pending
 
     async def aclose(self) -> None:
+        for task in list(self._speaking):
+            task.cancel()
+        if self._speaking:
+            await asyncio.wait(self._speaking, timeout=STOP_TIMEOUT_S)
         if self._task is not None and not self._task.done():
             await asyncio.wait([self._task], timeout=STOP_TIMEOUT_S)
             self._task.cancel()
             await asyncio.wait([self._task], timeout=STOP_TIMEOUT_S)
         self._bus.unsubscribe(self._events)
+
+    async def _deliver(
+        self, before: ConversationState, state: ConversationState, turn: int
+    ) -> ConversationState:
+        """A completed interview (or a change to a completed one's preferences) becomes scenes."""
+        if self._architect is None or state.status != "Completed":
+            return state
+        if before.status == "Completed" and before.preferences == state.preferences:
+            return state
+        refusal = await self._thinkers.judge.approve(state)
+        if refusal is not None:
+            _LOGGER.info("brain: the judge holds the scenes back: %s", refusal)
+            return state.model_copy(
+                update={"status": "Solutioning", "system_notice": f"Before the scenes: {refusal}"}
+            )
+        path, summary = self._architect(state)
+        if self._say is not None:
+            task = asyncio.create_task(self._say(summary, turn), name=f"brain-summary-{turn}")
+            self._speaking.add(task)
+            task.add_done_callback(self._speaking.discard)
+        return state.model_copy(update={"scenes_file": path, "interview_slot": None})
 
     def _collect(self) -> None:
         """What the turns did, from the event spine: commands sent, refused, scenes that failed."""
@@ -168,12 +225,13 @@ class Brain:
                 ],
             }
         )
-        state = self._state
+        before = self._state
         try:
-            state, flags = await self._thinkers.analyst.analyse(state, record)
+            state, flags = await self._thinkers.analyst.analyse(before, record)
             notice = await self._thinkers.judge.judge(state, flags) if flags else None
             if notice is not None:
                 state = state.model_copy(update={"system_notice": notice.for_model, "notice_say": notice.say})
+            state = await self._deliver(before, state, record.turn)
             if state.processed_turns % self._config.summary_every == 0:
                 state = await self._thinkers.summary.summarize(state)
             state = state.model_copy(update={"last_updated": utcnow()})

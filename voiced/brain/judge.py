@@ -23,6 +23,18 @@ def _human(name: str) -> str:
 
 
 class OfflineJudge:
+    async def approve(self, state: ConversationState) -> str | None:
+        """None if the interview's result can become scenes; otherwise why not."""
+        prefs = state.preferences
+        clash = set(prefs.scents) & set(prefs.disliked_scents) or set(prefs.genres) & set(
+            prefs.disliked_genres
+        )
+        if clash:
+            return f"liked and disliked at once: {', '.join(sorted(clash))}"
+        if missing_slots(state):
+            return f"still missing {', '.join(missing_slots(state))}"
+        return None
+
     async def judge(self, state: ConversationState, flags: list[Flag]) -> Notice | None:
         by_kind = {flag.kind: flag for flag in flags}
         if "device_offline" in by_kind:

@@ -126,6 +126,9 @@ class LlmJudge:
             return await self._rules.judge(state, flags)
         return Notice(verdict.notice, verdict.say)
 
+    async def approve(self, state: ConversationState) -> str | None:
+        return await self._rules.approve(state)  # a checklist: the rules are enough
+
 
 class LlmSummary:
     def __init__(self, asker: _Asker, rules: Any, keep_turns: int) -> None:

@@ -2,17 +2,27 @@
 
 from __future__ import annotations
 
+import logging
+from pathlib import Path
+
 import openai
 
 from voiced.brain.analyst import OfflineAnalyst
-from voiced.brain.brain import Brain, Thinkers
+from voiced.brain.architect import Architect
+from voiced.brain.brain import Brain, Say, Thinkers
 from voiced.brain.judge import OfflineJudge
+from voiced.brain.state import ConversationState
 from voiced.brain.store import StateStore
 from voiced.brain.summary import OfflineSummary
 from voiced.brain.words import Vocabulary
 from voiced.config import Config
 from voiced.devices.registry import DeviceRegistry
+from voiced.errors import ConfigError
 from voiced.events import EventBus
+from voiced.vibe.manager import VibeTaskManager
+from voiced.vibe.presets import PresetPlanner
+
+_LOGGER = logging.getLogger(__name__)
 
 
 def vocabulary_of(registry: DeviceRegistry) -> Vocabulary:
@@ -37,8 +47,15 @@ def offline_thinkers(config: Config, registry: DeviceRegistry) -> Thinkers:
 
 
 def build_brain(
-    config: Config, registry: DeviceRegistry, bus: EventBus, *, client: openai.AsyncOpenAI | None = None
+    config: Config,
+    registry: DeviceRegistry,
+    bus: EventBus,
+    *,
+    vibe: VibeTaskManager | None = None,
+    say: Say | None = None,
+    client: openai.AsyncOpenAI | None = None,
 ) -> Brain:
+    """The brain; with `vibe`, the architect's scenes (written now or in an earlier run) drive it."""
     store = StateStore(config.brain.state_file)
     state = store.open_session(new=config.brain.new_session)
     thinkers = offline_thinkers(config, registry)
@@ -46,4 +63,20 @@ def build_brain(
         from voiced.brain.llm_thinkers import llm_thinkers
 
         thinkers = llm_thinkers(config, thinkers, client)
-    return Brain(store=store, state=state, thinkers=thinkers, bus=bus, config=config.brain)
+    architect = Architect(registry, config.brain.state_file.parent)
+    deliver = None
+    if vibe is not None:
+        if state.scenes_file and config.vibe.presets_file is None and Path(state.scenes_file).is_file():
+            try:
+                vibe.use_presets(PresetPlanner(Path(state.scenes_file), registry, "relax"))
+            except ConfigError as exc:  # devices changed since: the built-in scenes stand in
+                _LOGGER.warning("brain: the architect's scenes no longer fit this home: %s", exc)
+
+        def deliver(state: ConversationState) -> tuple[str, str]:
+            presets, summary = architect.write(state)
+            vibe.use_presets(presets)
+            return str(architect.path), summary
+
+    return Brain(
+        store=store, state=state, thinkers=thinkers, bus=bus, config=config.brain, architect=deliver, say=say
+    )

@@ -78,5 +78,6 @@ class ConversationState(_Model):
     notice_say: str | None = None  # the same notice in words for the local path, if it has any
     compressed_memory: str = ""
     recent_turns: list[TurnRecord] = []
+    interview_slot: str | None = None  # what the last interview question asked about
     scenes_file: str | None = None  # what the architect wrote
     last_updated: datetime = Field(default_factory=utcnow)

@@ -66,13 +66,13 @@ def _time_in(clause: str, *, evening: bool) -> str | None:
 
 def _habit(clause: str) -> dict[str, object]:
     habit: dict[str, object] = {}
-    if re.search(r"\b(?:warm|cozy|cosy|yellow)\b", clause):
+    if re.search(r"\b(?:warm|warmer|cozy|cosy|cozier|yellow)\b", clause):
         habit["warmth"] = "warm"
-    elif re.search(r"\b(?:cool|cold|white|daylight)\b", clause):
+    elif re.search(r"\b(?:cool|cooler|cold|colder|white|daylight)\b", clause):
         habit["warmth"] = "cool"
-    if re.search(r"\b(?:dim|low|soft|dark)\b", clause):
+    if re.search(r"\b(?:dim|dimmer|low|soft|dark|darker)\b", clause):
         habit["brightness_pct"] = 30
-    elif re.search(r"\bbright\b", clause):
+    elif re.search(r"\b(?:bright|brighter)\b", clause):
         habit["brightness_pct"] = 90
     return habit
 

@@ -47,6 +47,9 @@ class LlmPlanner:
         self._presets = presets
         self._client = client
 
+    def use_presets(self, presets: PresetPlanner) -> None:
+        self._presets = presets
+
     async def aclose(self) -> None:
         await self._client.close()
 

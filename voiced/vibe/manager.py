@@ -26,6 +26,8 @@ STOP_TIMEOUT_S = 5.0
 class Planner(Protocol):
     async def plan(self, request: str) -> VibePlan: ...
 
+    def use_presets(self, presets: PresetPlanner) -> None: ...
+
     async def aclose(self) -> None: ...
 
 
@@ -35,6 +37,9 @@ class PresetOnly:
 
     async def plan(self, request: str) -> VibePlan:
         return self._presets.plan(request)
+
+    def use_presets(self, presets: PresetPlanner) -> None:
+        self._presets = presets
 
     async def aclose(self) -> None:
         return None
@@ -65,6 +70,11 @@ class VibeTaskManager:
         if self._current is None or self._current[2].done():
             return None
         return self._current[0]
+
+    def use_presets(self, presets: PresetPlanner) -> None:
+        """New scenes (the architect's): the next request plans with them."""
+        self._presets = presets
+        self._planner.use_presets(presets)
 
     def acknowledgement(self, request: str) -> str:
         """What the local path says while the scene is set up: the matching preset's own line."""

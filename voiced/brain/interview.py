@@ -1,0 +1,77 @@
+"""The setup interview (seed 000 §3.3): one question at a time, guided by what the state still lacks.
+
+"Let's set up my home" starts it. Each answer is parsed by the analyst in the background while the
+next question is asked; the barrier makes sure the next turn sees that analysis. When nothing is
+missing the analyst marks the state Completed and the architect writes the scenes.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import AsyncGenerator
+from contextlib import aclosing
+
+from voiced.brain.analyst import missing_slots
+from voiced.brain.brain import Brain
+from voiced.brain.state import INTERVIEW_STATUSES
+from voiced.mouth.agent import NO_CONTEXT, Agent, TurnContext
+
+QUESTIONS = {
+    "rooms": "Which rooms should I look after?",
+    "routine": "When do you usually get up, and when do you go to bed?",
+    "scents": "Which scents do you like, and any you don't?",
+    "genres": "What music do you like to have on?",
+    "lights": "How do you like the lights in the evening: warm or cool, bright or dim?",
+}
+START = re.compile(r"\b(?:set ?up|setup|configure)\b.*\b(?:home|house|flat|apartment)\b|\binterview me\b")
+STOP = re.compile(r"\b(?:stop|cancel|end|quit)\b.*\b(?:interview|set ?up|setup|questions)\b")
+WRAP_UP = "Thanks, that's all I need. I'm putting your scenes together."
+CHANGE = re.compile(
+    r"\b(?:make|set) the (morning|evening|relax|relaxing)\s+(?:scene|mood)\s+"
+    r"(warmer|cooler|brighter|dimmer|darker|softer)\b"
+)
+
+
+class InterviewAgent:
+    """Wraps the main agent: during the interview the brain's questions lead; otherwise it steps aside."""
+
+    def __init__(self, inner: Agent, brain: Brain) -> None:
+        self._inner = inner
+        self._brain = brain
+
+    async def reply(
+        self, turn: int, text: str, context: TurnContext = NO_CONTEXT
+    ) -> AsyncGenerator[str, None]:
+        words = text.lower()
+        if START.search(words):
+            slot = self._brain.begin_interview()
+            yield f"Let's set up your home. {QUESTIONS[slot]}"
+            return
+        state = self._brain.state
+        change = CHANGE.search(words)
+        if change and state.scenes_file:
+            # The analyst reads the change from these words; the architect rewrites the scenes.
+            yield f"Okay, I'll make the {change.group(1)} scene {change.group(2)}."
+            return
+        if state.status in INTERVIEW_STATUSES and state.interview_slot is not None:
+            if STOP.search(words):
+                self._brain.end_interview()
+                yield "Okay, we'll stop the setup here. You can pick it up again any time."
+                return
+            remaining = [slot for slot in missing_slots(state) if slot != state.interview_slot]
+            if remaining:
+                self._brain.ask(remaining[0])
+                yield f"Got it. {QUESTIONS[remaining[0]]}"
+            else:
+                self._brain.ask(None)
+                yield WRAP_UP
+            return
+        async with aclosing(self._inner.reply(turn, text, context)) as pieces:
+            async for piece in pieces:
+                yield piece
+
+    def spoken(self, turn: int, text: str, *, interrupted: bool) -> None:
+        self._inner.spoken(turn, text, interrupted=interrupted)
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
