@@ -13,6 +13,7 @@ import re
 import socket
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -71,6 +72,9 @@ class ScriptedServer:
         self.aborted = 0  # streams the client closed before the end
         self._script: list[Step] = []
         self._by_model: dict[str, list[Step]] = {}  # steps only requests for this model consume
+        # When the script is empty: the answer chosen from the request itself, so a long run of
+        # turns (some misheard, some dropped) can never get out of step with its answers.
+        self.respond: Callable[[dict[str, Any]], Step | None] | None = None
         self._lock = threading.Condition()
         self._stop = threading.Event()
         self._httpd = _Httpd(("127.0.0.1", 0), _Handler)
@@ -109,7 +113,9 @@ class ScriptedServer:
             own = self._by_model.get(str(body.get("model")))
             if own:
                 return own.pop(0)
-            return self._script.pop(0) if self._script else None
+            if self._script:
+                return self._script.pop(0)
+        return self.respond(body) if self.respond is not None else None
 
     def _note_aborted(self) -> None:
         with self._lock:
@@ -144,6 +150,8 @@ class _Handler(BaseHTTPRequestHandler):
             elif isinstance(step, HttpError):
                 self._send(step.status, step.body)
             elif not body.get("stream"):
+                if isinstance(step, Text):
+                    owner.sleep(step.first_delay_s)  # a slow model, answering in one piece
                 self._send(200, json.dumps(self._completion(step)))
             else:
                 self._stream(step)
