@@ -11,6 +11,7 @@ the notice, and the notice is used up.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import time
 from collections.abc import Callable, Coroutine
@@ -202,9 +203,8 @@ class Brain:
         while not self._events.empty():
             event = self._events.get_nowait()
             if isinstance(event, CommandSent):
-                self._commands.setdefault(event.turn, []).append(
-                    {"device": event.device, "payload": event.payload}
-                )
+                payload = json.loads(event.payload)  # we encoded it ourselves
+                self._commands.setdefault(event.turn, []).append({"device": event.device, "payload": payload})
             elif isinstance(event, CommandRefused):
                 self._failures.setdefault(event.turn, []).append(f"{event.device}: {event.reason}")
             elif isinstance(event, VibeError):

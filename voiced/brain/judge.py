@@ -56,6 +56,14 @@ class OfflineJudge:
                 f"read it as '{meant}'.",
                 f"Earlier I heard '{heard}'. If you meant {meant}, please say it again.",
             )
+        if "repeated" in by_kind and "misunderstood" in by_kind:
+            said = by_kind["repeated"].detail
+            return Notice(
+                f"The user said {said!r} twice and it was not understood either time: apologise and say "
+                "briefly what you can do.",
+                "Sorry, I still didn't get that. I can switch and dim the lights, run the diffuser, "
+                "play music, or set a scene like relax or good night.",
+            )
         if "repeated" in by_kind:
             said = by_kind["repeated"].detail
             return Notice(f"The user repeated a request ({said!r}): confirm the device state aloud.")
