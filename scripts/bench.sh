@@ -3,9 +3,10 @@
 #   scripts/bench.sh [latency] [--turns N] [--llm]          end of speech -> first reply audio
 #   scripts/bench.sh bargein [--trials N] [--echo-minutes M] barge-in latency, false barge-ins
 #   scripts/bench.sh vibe [--trials N] [--device-delay-ms MS] scene latency, acknowledgement while it runs
+#   scripts/bench.sh brain [--turns N] [--llm-delay-ms MS]  brain run time, barrier waits (offline, scripted LLM)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh >/dev/null
 which="latency"
-case "${1:-}" in latency|bargein|vibe) which=$1; shift ;; esac
+case "${1:-}" in latency|bargein|vibe|brain) which=$1; shift ;; esac
 exec .venv/bin/python "bench/$which.py" "$@"

@@ -11,6 +11,8 @@ from typing import TextIO
 from voiced.events import (
     AgentText,
     AgentToolCall,
+    BarrierWait,
+    BrainFinished,
     BrokerStatus,
     CommandRefused,
     CommandSent,
@@ -48,6 +50,14 @@ def thought(event: Event) -> str | None:
     if isinstance(event, VibeComplete):
         steps = len(event.plan.get("steps", []))
         return f"[VIBE] {event.task_id} complete ({event.plan.get('name')}, {steps} steps)"
+    if isinstance(event, BrainFinished):
+        if event.failed:
+            return f"[BRAIN] turn {event.turn}: analysis not applied ({event.failed})"
+        notice = f"; notice: {event.notice}" if event.notice else ""
+        return f"[BRAIN] turn {event.turn} analysed in {event.run_s:.2f} s{notice}"
+    if isinstance(event, BarrierWait):
+        outcome = "gave up" if event.timed_out else "done"
+        return f"[BRAIN] turn {event.turn} waited {event.waited_s:.2f} s for the last analysis ({outcome})"
     if isinstance(event, VibeError):
         return f"[VIBE] {event.task_id} failed: {event.error}"
     if isinstance(event, VibeCancelled):
