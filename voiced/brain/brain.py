@@ -59,6 +59,7 @@ class Thinkers:
     analyst: Analyst
     judge: Judge
     summary: Summary
+    close: Callable[[], Coroutine[Any, Any, None]] | None = None  # releases the model client
 
 
 class Deliverable(Protocol):
@@ -176,6 +177,8 @@ class Brain:
             self._task.cancel()
             await asyncio.wait([self._task], timeout=STOP_TIMEOUT_S)
         self._bus.unsubscribe(self._events)
+        if self._thinkers.close is not None:
+            await self._thinkers.close()
 
     async def _deliver(
         self, before: ConversationState, state: ConversationState, turn: int

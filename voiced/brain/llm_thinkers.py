@@ -167,4 +167,5 @@ def llm_thinkers(config: Config, rules: Thinkers, client: openai.AsyncOpenAI | N
         analyst=LlmAnalyst(asker, rules.analyst),
         judge=LlmJudge(asker, rules.judge),
         summary=LlmSummary(asker, rules.summary, config.brain.keep_turns),
+        close=client.close,
     )
