@@ -7,6 +7,7 @@ import asyncio
 import json
 import logging
 import time
+from collections.abc import AsyncGenerator
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,7 @@ from tests.openai_server import ScriptedServer, Text
 from voiced.brain.brain import Brain
 from voiced.brain.setup import build_brain
 from voiced.brain.state import TurnRecord
+from voiced.brain.store import StateStore
 from voiced.config import BrainConfig, Config, LlmConfig
 from voiced.devices.registry import DeviceRegistry
 from voiced.events import EventBus
@@ -125,3 +127,39 @@ def test_invalid_structured_output_is_not_applied(
     with caplog.at_level(logging.WARNING):
         asyncio.run(scenario())
     assert "brain analyst: invalid output, not applied" in caplog.text
+
+
+def test_a_reply_cut_off_by_barge_in_is_recorded_as_heard_without_corrupting_the_state(
+    tmp_path: Path, registry: DeviceRegistry
+) -> None:
+    from voiced.brain.turns import TurnThinking
+
+    async def reply() -> AsyncGenerator[str, None]:
+        yield "The first sentence was heard. "
+        await asyncio.sleep(10)  # the barge-in lands here
+        yield "This one never was."
+
+    async def scenario() -> None:
+        bus = EventBus()
+        brain, _config = brain_for(tmp_path, registry, bus)
+        thinking = TurnThinking(brain, speech=None, filler="One moment.")  # type: ignore[arg-type]
+        pieces = thinking.watch(1, "tell me a long story", reply())
+        assert await anext(pieces) == "The first sentence was heard. "
+        consumer = asyncio.create_task(anext(pieces))
+        await asyncio.sleep(0.05)
+        consumer.cancel()  # what the barge-in lane does to the turn
+        await asyncio.wait([consumer])
+        await pieces.aclose()
+        thinking.end(1, "tell me a long story", "The first sentence was heard.", interrupted=True)
+        thinking.end(1, "tell me a long story", "again", interrupted=True)  # recorded once only
+        assert await brain.barrier(2)
+        state = brain.state
+        assert state.processed_turns == 1
+        (turn,) = state.recent_turns
+        assert turn.interrupted and turn.reply == "The first sentence was heard."
+        assert [p.kind for p in state.pain_points] == ["interrupted"]
+        reloaded = StateStore(tmp_path / "state.sqlite").load()
+        assert reloaded == state
+        await brain.aclose()
+
+    asyncio.run(scenario())

@@ -40,7 +40,7 @@ class TurnThinking:
     def end(self, turn: int, user: str, heard: str, *, interrupted: bool) -> None:
         """The turn is over; if the reply never finished (barge-in, failure), record what was heard."""
         self._record(turn, user, heard, interrupted=interrupted)
-        self._recorded.discard(turn)
+        self._recorded -= {t for t in self._recorded if t < turn - 8}  # turns are numbered in order
 
     def _record(self, turn: int, user: str, reply: str, *, interrupted: bool) -> None:
         if turn in self._recorded:
