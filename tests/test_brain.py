@@ -163,3 +163,28 @@ def test_a_reply_cut_off_by_barge_in_is_recorded_as_heard_without_corrupting_the
         await brain.aclose()
 
     asyncio.run(scenario())
+
+
+def test_a_reply_analysed_whole_then_cut_off_is_amended_to_what_was_heard(
+    tmp_path: Path, registry: DeviceRegistry
+) -> None:
+    from voiced.brain.turns import TurnThinking
+
+    async def reply() -> AsyncGenerator[str, None]:
+        yield "Turning on the kitchen light. And here is a long story about it."
+
+    async def scenario() -> None:
+        brain, _config = brain_for(tmp_path, registry, EventBus())
+        thinking = TurnThinking(brain, speech=None, filler="One moment.")  # type: ignore[arg-type]
+        said = [piece async for piece in thinking.watch(1, "kitchen light on", reply())]
+        assert said  # the whole reply was produced, and the brain started on it
+        thinking.end(1, "kitchen light on", "Turning on the kitchen light.", interrupted=True)
+        thinking.end(1, "kitchen light on", "Turning on the kitchen light.", interrupted=True)
+        assert await brain.barrier(2) and await brain.barrier(2)
+        (turn,) = brain.state.recent_turns
+        assert turn.interrupted and turn.reply == "Turning on the kitchen light."
+        assert [p.kind for p in brain.state.pain_points] == ["interrupted"]
+        assert StateStore(tmp_path / "state.sqlite").load() == brain.state
+        await brain.aclose()
+
+    asyncio.run(scenario())

@@ -224,3 +224,32 @@ def test_never_mind_cancels_the_running_scene(broker: Broker, registry: DeviceRe
             assert json.loads(home.watcher.commands()[0][2])  # the scene had begun
 
     asyncio.run(scenario())
+
+
+def test_a_silent_device_already_in_the_asked_state_is_not_taken_as_confirmed(
+    broker: Broker, registry: DeviceRegistry
+) -> None:
+    from voiced.devices.model import MusicSet
+
+    async def scenario() -> None:
+        async with Home(
+            broker, registry, config_for(broker), simulator_options={"silent": ["music"]}
+        ) as home:
+            assert home.gateway.state_of("music") == {"state": "stopped", "genre": None, "volume": 50}
+            same = MusicSet(device="music", action="stop", volume=50)
+            result = await home.actions.execute_confirmed(
+                1, same, task_id="t", ack_timeout=2, confirm_timeout=0.5
+            )
+            assert not result.ok and "no state report since the command" in result.message
+            # A device that does report confirms the same request at once.
+            kitchen = home.gateway.state_of("kitchen_light")
+            assert kitchen is not None and kitchen["state"] == "OFF"
+            from voiced.devices.model import LightSet
+
+            off = LightSet(device="kitchen_light", state="OFF")
+            result = await home.actions.execute_confirmed(
+                2, off, task_id="t", ack_timeout=2, confirm_timeout=2
+            )
+            assert result.ok, result.message
+
+    asyncio.run(scenario())

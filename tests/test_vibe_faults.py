@@ -69,7 +69,7 @@ evening:
             after = [(topic, payload) for _t, topic, payload in home.watcher.commands(restarted)]
             assert after == [("zigbee2mqtt/bedroom_light/set", '{"state":"ON"}')]
             assert home.narrations == [  # told at once; turn 2 then carried the Failed message away
-                "Sorry, the scene is only partly set: the living room light and diffuser couldn't be set."
+                "Sorry, I couldn't set up the scene: none of the devices could be set."
             ]
             assert home.vibe.poll_messages() == []
 
@@ -114,7 +114,8 @@ def test_a_topic_the_acl_denies_is_reported_not_swallowed(registry: DeviceRegist
             # The same refusal on the direct path (no waiting): a CommandRefused event still says so.
             agent = LocalAgent(LocalIntentAgent(registry, home.gateway.state_of), home.actions, home.vibe)
             home.vibe.poll_messages()
-            await reply_of(agent, 2, "turn off the diffuser")
+            said = await reply_of(agent, 2, "turn off the diffuser")
+            assert said == "Turning off the diffuser. But I couldn't set the diffuser."
             await home.until(
                 lambda: any(e.turn == 2 and "Not authorized" in e.reason for e in home.of("command_refused")),
                 "the late refusal to be reported",

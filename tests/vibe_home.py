@@ -97,7 +97,9 @@ class Home:
         self._collector.cancel()
         await asyncio.wait([self._collector], timeout=2)
 
-    async def _narrate(self, text: str, _turn: int) -> bool:
+    async def _narrate(self, text: str, _turn: int, wanted: Callable[[], bool] | None = None) -> bool:
+        if wanted is not None and not wanted():
+            return False
         self.narrations.append(text)
         return True
 

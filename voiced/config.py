@@ -170,7 +170,9 @@ class BrainConfig(_Section):
     memory_lines: int = Field(30, ge=1, le=500, description="fact lines kept in compressed_memory")
     use_llm: bool = Field(True, description="think with the LLM when llm.base_url is set")
     model: str | None = Field(None, description="the model the brain uses; None = llm.model")
-    timeout_s: float = Field(60.0, gt=0, le=600, description="one brain request's time budget")
+    timeout_s: float = Field(
+        8.0, gt=0, le=600, description="one brain request's budget; three fit in the barrier's"
+    )
 
 
 class Config(_Section):

@@ -20,9 +20,10 @@ from typing import Any, Protocol
 
 from voiced.brain.analyst import INTERVIEW_SLOTS, Flag, missing_slots
 from voiced.brain.judge import Notice
-from voiced.brain.state import ConversationState, TurnRecord, utcnow
+from voiced.brain.state import ConversationState, PainPoint, TurnRecord, utcnow
 from voiced.brain.store import StateStore
 from voiced.config import BrainConfig
+from voiced.errors import ConfigError
 from voiced.events import (
     BarrierWait,
     BrainFinished,
@@ -30,7 +31,6 @@ from voiced.events import (
     CommandSent,
     EventBus,
     StateUpdated,
-    VibeError,
 )
 from voiced.mouth.agent import TurnContext
 
@@ -88,6 +88,7 @@ class Brain:
         self._architect = architect
         self._say = say
         self._speaking: set[asyncio.Task[bool]] = set()
+        self._change_requested = False
         self._store = store
         self._state = state
         self._thinkers = thinkers
@@ -137,6 +138,30 @@ class Brain:
         self._bus.publish(StateUpdated(state=self._state.model_dump(mode="json")))
         return slot
 
+    def request_change(self) -> None:
+        """The user asked to change a scene: the next analysis rewrites them."""
+        self._change_requested = True
+
+    def amend(self, turn: int, heard: str) -> None:
+        """A reply already analysed was cut off by barge-in: record what was really heard."""
+        previous = self._task
+        self._task = asyncio.create_task(self._amend(turn, heard, previous), name=f"brain-amend-{turn}")
+
+    async def _amend(self, turn: int, heard: str, previous: asyncio.Task[None] | None) -> None:
+        if previous is not None and not previous.done():
+            await asyncio.wait([previous])
+        turns = [
+            t.model_copy(update={"reply": heard, "interrupted": True}) if t.turn == turn else t
+            for t in self._state.recent_turns
+        ]
+        pain = PainPoint(turn=turn, kind="interrupted", detail=heard[:120])
+        state = self._state.model_copy(
+            update={"recent_turns": turns, "pain_points": [*self._state.pain_points, pain]}
+        )
+        await asyncio.to_thread(self._store.save, state)
+        self._state = state
+        self._bus.publish(StateUpdated(state=state.model_dump(mode="json")))
+
     def ask(self, slot: str | None) -> None:
         self._state = self._state.model_copy(update={"interview_slot": slot})
 
@@ -183,18 +208,26 @@ class Brain:
     async def _deliver(
         self, before: ConversationState, state: ConversationState, turn: int
     ) -> ConversationState:
-        """A completed interview (or a change to a completed one's preferences) becomes scenes."""
+        """The interview just completed, or the user asked to change a scene: (re)write the scenes."""
+        changed, self._change_requested = self._change_requested, False
         if self._architect is None or state.status != "Completed":
             return state
-        if before.status == "Completed" and before.preferences == state.preferences:
-            return state
+        if before.status == "Completed" and not changed:
+            return state  # everyday use does not rewrite the scenes; only an explicit request does
         refusal = await self._thinkers.judge.approve(state)
         if refusal is not None:
             _LOGGER.info("brain: the judge holds the scenes back: %s", refusal)
             return state.model_copy(
                 update={"status": "Solutioning", "system_notice": f"Before the scenes: {refusal}"}
             )
-        path, summary = self._architect(state)
+        try:
+            path, summary = self._architect(state)
+        except ConfigError as exc:  # e.g. a liked scent no diffuser here has
+            _LOGGER.warning("brain: the architect's scenes do not fit this home: %s", exc)
+            notice = "The scenes could not be written for this home's devices; say so if the user asks."
+            return state.model_copy(update={"system_notice": notice})
+        if before.status == "Completed":
+            summary = "I've updated your scenes."
         if self._say is not None:
             task = asyncio.create_task(self._say(summary, turn), name=f"brain-summary-{turn}")
             self._speaking.add(task)
@@ -205,13 +238,13 @@ class Brain:
         """What the turns did, from the event spine: commands sent, refused, scenes that failed."""
         while not self._events.empty():
             event = self._events.get_nowait()
-            if isinstance(event, CommandSent):
+            if isinstance(event, CommandSent) and not event.task_id:  # a scene's commands are not tastes
                 payload = json.loads(event.payload)  # we encoded it ourselves
                 self._commands.setdefault(event.turn, []).append({"device": event.device, "payload": payload})
             elif isinstance(event, CommandRefused):
-                self._failures.setdefault(event.turn, []).append(f"{event.device}: {event.reason}")
-            elif isinstance(event, VibeError):
-                self._failures.setdefault(-1, []).append(f"scene: {event.error}")
+                # A scene's failures surface with the next turn analysed, named by device.
+                key = -1 if event.task_id else event.turn
+                self._failures.setdefault(key, []).append(f"{event.device}: {event.reason}")
 
     async def _think(self, record: TurnRecord, previous: asyncio.Task[None] | None) -> None:
         if previous is not None and not previous.done():

@@ -51,6 +51,7 @@ class InterviewAgent:
         change = CHANGE.search(words)
         if change and state.scenes_file:
             # The analyst reads the change from these words; the architect rewrites the scenes.
+            self._brain.request_change()
             yield f"Okay, I'll make the {change.group(1)} scene {change.group(2)}."
             return
         if state.status in INTERVIEW_STATUSES and state.interview_slot is not None:

@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 import openai
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from voiced.brain.analyst import Flag
+from voiced.brain.analyst import MAX_PAIN_POINTS, Flag
 from voiced.brain.brain import Thinkers
 from voiced.brain.judge import Notice
 from voiced.brain.state import ConversationState, PainPoint, Preferences, Status, TurnRecord, UserProfile
@@ -85,6 +85,14 @@ class _Asker:
         return None
 
 
+_ORDER = ("Profiling", "DeepDive", "Solutioning", "Completed")
+
+
+def _moves_forward(current: str, proposed: str) -> bool:
+    """The model may move an interview on, never start or rewind one."""
+    return current in _ORDER and proposed in _ORDER and _ORDER.index(proposed) > _ORDER.index(current)
+
+
 class LlmAnalyst:
     def __init__(self, asker: _Asker, rules: Any) -> None:
         self._asker = asker
@@ -101,11 +109,24 @@ class LlmAnalyst:
         answer = await self._asker.ask("analyst", AnalystUpdate, payload)
         if answer is None:
             return updated, flags
-        fields = answer.model_dump(exclude_none=True, exclude={"new_pain_points", "risk"})
-        fields = {key: getattr(answer, key) for key in fields}
-        updated = updated.model_copy(
-            update={**fields, "pain_points": [*updated.pain_points, *answer.new_pain_points]}
-        )
+        # Merged field by field: what the model leaves out, the rules' analysis keeps.
+        fields: dict[str, Any] = {}
+        if answer.preferences is not None:
+            given = answer.preferences.model_dump(exclude_unset=True)
+            fields["preferences"] = Preferences.model_validate({**updated.preferences.model_dump(), **given})
+        if answer.user_profile is not None:
+            given = answer.user_profile.model_dump(exclude_unset=True)
+            fields["user_profile"] = UserProfile.model_validate(
+                {**updated.user_profile.model_dump(), **given}
+            )
+        if answer.constraints is not None:
+            fields["constraints"] = answer.constraints
+        if answer.completeness_score is not None:
+            fields["completeness_score"] = answer.completeness_score
+        if answer.status is not None and _moves_forward(updated.status, answer.status):
+            fields["status"] = answer.status
+        pains = [*updated.pain_points, *answer.new_pain_points][-MAX_PAIN_POINTS:]
+        updated = updated.model_copy(update={**fields, "pain_points": pains})
         if answer.risk:
             flags = [*flags, Flag("risk", answer.risk)]
         return updated, flags

@@ -17,7 +17,7 @@ class TurnThinking:
         self._brain = brain
         self._speech = speech
         self._filler = filler
-        self._recorded: set[int] = set()
+        self._recorded: dict[int, bool] = {}  # turn -> recorded as interrupted
 
     async def prepare(self, turn: int) -> TurnContext:
         """Wait at the barrier (saying the filler if there is a wait), then the context."""
@@ -39,13 +39,17 @@ class TurnThinking:
 
     def end(self, turn: int, user: str, heard: str, *, interrupted: bool) -> None:
         """The turn is over; if the reply never finished (barge-in, failure), record what was heard."""
+        if interrupted and self._recorded.get(turn) is False:
+            self._brain.amend(turn, heard.strip())  # analysed with the whole reply; only part was heard
+            self._recorded[turn] = True
         self._record(turn, user, heard, interrupted=interrupted)
-        self._recorded -= {t for t in self._recorded if t < turn - 8}  # turns are numbered in order
+        for old in [t for t in self._recorded if t < turn - 8]:  # turns are numbered in order
+            del self._recorded[old]
 
     def _record(self, turn: int, user: str, reply: str, *, interrupted: bool) -> None:
         if turn in self._recorded:
             return
-        self._recorded.add(turn)
+        self._recorded[turn] = interrupted
         understood = NOT_UNDERSTOOD not in reply
         record = TurnRecord(
             turn=turn, user=user, reply=reply.strip(), understood=understood, interrupted=interrupted

@@ -40,7 +40,10 @@ def parse_availability(payload: bytes) -> bool | None:
 class Sent:
     """A published command: where it went, what it said, and the broker's answer to come."""
 
-    def __init__(self, command: DeviceCommand, topic: str, payload: str, delivered: Future[None]) -> None:
+    def __init__(
+        self, command: DeviceCommand, topic: str, payload: str, delivered: Future[None], reports_before: int
+    ) -> None:
+        self.reports_before = reports_before  # state reports seen from the device before this command
         self.command = command
         self.topic = topic
         self.payload = payload
@@ -62,6 +65,7 @@ class DeviceGateway:
         self._clock = clock
         self._states: dict[str, dict[str, Any]] = {}
         self._online: dict[str, bool] = {}
+        self._reports: dict[str, int] = {}  # state messages received per device
         self._lock = threading.Lock()
         self._watchers: dict[str, list[asyncio.Event]] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -112,18 +116,31 @@ class DeviceGateway:
         for note in notes:
             _LOGGER.info("%s: %s", prepared.device, note)
         payload = encode(prepared)
+        with self._lock:
+            reports = self._reports.get(prepared.device, 0)
         delivered = self._link.publish(topic, payload)
-        return Sent(prepared, topic, payload.decode(), delivered)
+        return Sent(prepared, topic, payload.decode(), delivered, reports)
 
-    async def wait_for_state(self, command: DeviceCommand, timeout: float) -> list[str]:
-        """Wait until the device reports what `command` asked for; returns what is still missing."""
-        name, expected = command.device, expected_state(command)
+    def _report(self, name: str) -> tuple[int, dict[str, Any] | None]:
+        with self._lock:
+            state = self._states.get(name)
+            return self._reports.get(name, 0), dict(state) if state is not None else None
+
+    def _missing(self, sent: Sent, expected: dict[str, Any]) -> list[str]:
+        reports, state = self._report(sent.command.device)
+        if reports <= sent.reports_before:
+            return ["no state report since the command"]  # a retained old state proves nothing
+        return mismatches(state, expected)
+
+    async def wait_for_state(self, sent: Sent, timeout: float) -> list[str]:
+        """Wait for a report after `sent` that shows what it asked for; returns what is still missing."""
+        name, expected = sent.command.device, expected_state(sent.command)
         changed = asyncio.Event()
         self._watchers.setdefault(name, []).append(changed)
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
         try:
-            while missing := mismatches(self.state_of(name), expected):
+            while missing := self._missing(sent, expected):
                 changed.clear()
                 remaining = deadline - loop.time()
                 if remaining <= 0:
@@ -132,7 +149,7 @@ class DeviceGateway:
                     async with asyncio.timeout(remaining):
                         await changed.wait()
                 except TimeoutError:
-                    return mismatches(self.state_of(name), expected)
+                    return self._missing(sent, expected)
             return []
         finally:
             self._watchers[name].remove(changed)
@@ -168,6 +185,7 @@ class DeviceGateway:
             return
         with self._lock:
             self._states[name] = state
+            self._reports[name] = self._reports.get(name, 0) + 1
         self._bus.publish_threadsafe(DeviceStateChanged(device=name, state=state))
         if self._loop is not None and not self._loop.is_closed():
             self._loop.call_soon_threadsafe(self._wake, name)

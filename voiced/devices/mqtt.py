@@ -136,6 +136,7 @@ class MqttLink:
         delivered: Future[None] = Future()
         info = self._client.publish(topic, payload, qos=qos, retain=retain)
         if info.rc != mqtt.MQTT_ERR_SUCCESS:
+            # paho keeps it queued even so; the next connect drops it (see _handle_connect).
             raise BrokerUnavailable(f"publish to {topic} failed: {mqtt.error_string(info.rc)}")
         with self._pending_lock:
             if info.mid in self._early:
@@ -188,6 +189,11 @@ class MqttLink:
             self._warn("MQTT broker %s refused the connection: %s", reason)
             self._notify(False, f"connect refused: {reason}")
             return
+        # paho would resend what the broker never acknowledged before the outage; those commands
+        # were already reported as failed, and a late "lights on" is worse than none.
+        stale = client.drop_out_messages()
+        if stale:
+            _LOGGER.warning("MQTT: dropped %d message(s) unconfirmed before the outage", len(stale))
         for topic in self._subscriptions:
             client.subscribe(topic, qos=1)
         if self._availability is not None:

@@ -30,12 +30,17 @@ class ActionResult:
 
 
 class DeviceActions:
-    def __init__(self, gateway: DeviceGateway, bus: EventBus) -> None:
+    def __init__(self, gateway: DeviceGateway, bus: EventBus, ack_timeout_s: float = 2.0) -> None:
         self._gateway = gateway
         self._bus = bus
+        self._ack_timeout_s = ack_timeout_s
 
     def state_of(self, name: str) -> dict[str, Any] | None:
         return self._gateway.state_of(name)
+
+    @property
+    def connected(self) -> bool:
+        return self._gateway.connected
 
     def is_online(self, name: str) -> bool:
         return self._gateway.is_online(name)
@@ -72,6 +77,26 @@ class DeviceActions:
             CommandRefused(turn=turn, device=sent.command.device, reason=reason, task_id=task_id)
         )
 
+    async def execute_acked(self, turn: int, command: DeviceCommand) -> ActionResult:
+        """Publish and wait for the broker's answer (about a millisecond on a home network), so a
+        refusal (an ACL's "not authorized") is told to the user instead of a cheerful "okay"."""
+        sent = self._send(turn, command, "")
+        if isinstance(sent, ActionResult):
+            return sent
+        try:
+            async with asyncio.timeout(self._ack_timeout_s):
+                await asyncio.wrap_future(sent.delivered)
+        except TimeoutError:
+            _LOGGER.warning("turn %d: no PUBACK for %s within %.1f s", turn, sent.topic, self._ack_timeout_s)
+            return ActionResult(
+                True, f"sent {sent.payload} to {command.device} (the broker has not confirmed yet)"
+            )
+        except PublishRejected as exc:
+            return self._refused(turn, sent, "", f"the broker refused it: {exc}")
+        except BrokerUnavailable as exc:
+            return self._refused(turn, sent, "", str(exc), broker_down=True)
+        return ActionResult(True, f"sent {sent.payload} to {command.device}")
+
     async def execute_confirmed(
         self, turn: int, command: DeviceCommand, *, task_id: str, ack_timeout: float, confirm_timeout: float
     ) -> ActionResult:
@@ -90,7 +115,7 @@ class DeviceActions:
             return self._refused(turn, sent, task_id, f"the broker refused it: {exc}")
         except BrokerUnavailable as exc:
             return self._refused(turn, sent, task_id, str(exc), broker_down=True)
-        missing = await self._gateway.wait_for_state(sent.command, confirm_timeout)
+        missing = await self._gateway.wait_for_state(sent, confirm_timeout)
         if missing:
             why = f"{name} did not confirm within {confirm_timeout:g} s (state shows {', '.join(missing)})"
             _LOGGER.warning("turn %d: %s", turn, why)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, Literal, TypeVar
+from typing import Annotated, Any, Literal, TypeVar
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -75,7 +75,7 @@ class PlayMusicArgs(ToolArgs):
     action: Literal["play", "pause", "stop"] | None = None
     genre: str | None = None
     volume: float | None = Field(None, json_schema_extra=_PCT)
-    tracks: list[str] | None = Field(
+    tracks: list[Annotated[str, Field(min_length=1, max_length=200)]] | None = Field(
         None, min_length=1, max_length=MAX_TRACKS, description="a batch of tracks to queue, in order"
     )
 
@@ -172,11 +172,14 @@ class DeviceTools:
         args: DeviceArgs = parse_arguments(tool, ARGS[tool], arguments)
         if not args.model_dump(exclude={"device"}, exclude_none=True):
             raise ToolError(f"nothing to change on {args.device!r}: give at least one setting")
-        if isinstance(args, SetLightArgs):
-            return self._light(args, notes)
-        if isinstance(args, SetScentArgs):
-            return self._scent(args, notes)
-        return self._music(args, notes)
+        try:
+            if isinstance(args, SetLightArgs):
+                return self._light(args, notes)
+            if isinstance(args, SetScentArgs):
+                return self._scent(args, notes)
+            return self._music(args, notes)
+        except ValidationError as exc:  # a value the command itself refuses: still the model's to fix
+            raise ToolError(f"invalid arguments for {tool}: {describe(exc)}") from None
 
     def _device(self, name: str, cls: type[_D]) -> _D:
         name = name.replace(" ", "_")

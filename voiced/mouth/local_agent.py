@@ -26,10 +26,12 @@ async def carry_out(
     turn: int, reply: AgentReply, actions: DeviceActions, vibe: VibeTaskManager | None = None
 ) -> str:
     """Execute a local reply's commands and scene; returns what to say, honest about what failed."""
+    if reply.scene is not None and vibe is not None and not actions.connected:
+        return NO_BROKER_REPLY  # a scene that cannot reach a single device is not "coming up"
     failed: list[str] = []
     offline: list[str] = []
     for command in reply.commands:
-        result = actions.execute(turn, command)
+        result = await actions.execute_acked(turn, command)
         if result.broker_down:
             return NO_BROKER_REPLY
         if not result.ok:

@@ -134,7 +134,7 @@ class ToolBox:
     async def _run(self, turn: int, name: str, arguments: str) -> str:
         if name in DEVICE_TOOLS:
             notes: list[str] = []
-            result = self._actions.execute(turn, self._devices.command(name, arguments, notes))
+            result = await self._actions.execute_acked(turn, self._devices.command(name, arguments, notes))
             if not result.ok:
                 return f"error: {result.message}"
             return "; ".join([f"ok: {result.message}", *notes])
@@ -147,6 +147,8 @@ class ToolBox:
         if self._vibe is None:
             return f"error: {SCENES_UNAVAILABLE}" if name == "call_vibe_agent" else "ok: no scene is running"
         if isinstance(args, VibeArgs):
+            if not self._actions.connected:
+                return "error: the devices can't be reached (the MQTT broker is down); no scene was started"
             return "ok: " + await self._vibe.start(args.request, turn)
         return "ok: " + await self._vibe.cancel("the user asked to stop the scene")
 

@@ -147,7 +147,7 @@ class VibeTaskManager:
         self._messages.append(message)  # queued first: a cancellation during the narration loses nothing
         if (
             self._narrate is not None
-            and await self._narrate(message.spoken(), turn)
+            and await self._narrate(message.spoken(), turn, lambda: message in self._messages)
             and message in self._messages
         ):
             self._messages[self._messages.index(message)] = replace(message, told=True)

@@ -68,6 +68,8 @@ class Failed(VibeMessage):
         failed = list(dict.fromkeys(_human(s.target) for s in self.steps if not s.ok))
         if not failed:
             return "Sorry, I couldn't set up the scene."
+        if not self.applied:
+            return "Sorry, I couldn't set up the scene: none of the devices could be set."
         names = failed[0] if len(failed) == 1 else ", ".join(failed[:-1]) + " and " + failed[-1]
         done = ", ".join(_human(name) for name in self.applied)
         rest = f" The {done} did change." if done else ""

@@ -19,7 +19,8 @@ class SpokenNarrator:
         self._busy = busy
         self._wait_s = wait_s
 
-    async def __call__(self, text: str, turn: int) -> bool:
+    async def __call__(self, text: str, turn: int, wanted: Callable[[], bool] | None = None) -> bool:
+        """Say `text` at the next pause; `wanted` is asked again then (the news may have been told)."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self._wait_s
         while self._busy() or self._speech.speaking:
@@ -27,5 +28,7 @@ class SpokenNarrator:
                 _LOGGER.info("narration skipped after %.0f s of conversation: %r", self._wait_s, text)
                 return False
             await asyncio.sleep(POLL_S)
+        if wanted is not None and not wanted():
+            return False
         await self._speech.speak(turn, text)
         return True

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable
+from typing import Protocol
 
 from voiced.config import VibeConfig
 from voiced.devices.registry import DeviceRegistry
@@ -21,8 +22,11 @@ from voiced.vibe.plan import VibePlan, VibeStep, check_step, step_device
 
 _LOGGER = logging.getLogger(__name__)
 
-# Speaks one line for a task (turn number given) when the conversation allows; False if it could not.
-Narrate = Callable[[str, int], Awaitable[bool]]
+
+class Narrate(Protocol):
+    """Speaks one line for a task when the conversation allows; False if it did not."""
+
+    def __call__(self, text: str, turn: int, wanted: Callable[[], bool] | None = None) -> Awaitable[bool]: ...
 
 
 class PlanRunner:
