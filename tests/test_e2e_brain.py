@@ -89,10 +89,12 @@ def state_model_stub():  # type: ignore[no-untyped-def]
     return ConversationState(session_id="none")
 
 
-def _latency(events: list[dict[str, object]], turn: int) -> float:
-    end = next(e["voice_end_t"] for e in events if e["kind"] == "speech_ended" and e["turn"] == turn)
+def _after_asr(events: list[dict[str, object]], turn: int) -> float:
+    """Transcript → first reply audio: the part of the latency the brain could delay (Whisper's own
+    run time before it varies by a few hundred ms on a busy 2-core box and owes nothing to the brain)."""
+    heard = next(e["t"] for e in events if e["kind"] == "transcript" and e["turn"] == turn)
     start = next(e["t"] for e in events if e["kind"] == "tts_started" and e["turn"] == turn)
-    return float(start) - float(end)  # type: ignore[arg-type]
+    return float(start) - float(heard)  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("analyst_s", [2.0, 40.0])
@@ -129,7 +131,7 @@ def test_the_mouth_never_waits_for_the_brain_but_the_next_turn_waits_at_the_barr
         assert result.returncode == 0, result.stderr[-3000:]
         runs[name] = events_of(events)
     # The first reply is no later with a slow brain than with none (within noise).
-    assert _latency(runs["with"], 1) < _latency(runs["without"], 1) + 0.3
+    assert _after_asr(runs["with"], 1) < _after_asr(runs["without"], 1) + 0.15
     waits = [e for e in runs["with"] if e["kind"] == "barrier_wait" and e["turn"] == 2]
     assert len(waits) == 1
     fillers = [e for e in runs["with"] if e["kind"] == "agent_text" and e["text"] == "One moment."]

@@ -168,10 +168,13 @@ class Brain:
     def end_interview(self) -> None:
         self._state = self._state.model_copy(update={"status": "Conversation", "interview_slot": None})
 
-    def finished(self, record: TurnRecord) -> None:
-        """The turn's reply is out: think about it in the background."""
+    def finished(self, record: TurnRecord, playing: Coroutine[Any, Any, None] | None = None) -> None:
+        """The turn's reply is out: think about it in the background, once `playing` says the reply
+        has started to play (so the brain never competes with the reply's first words)."""
         previous = self._task
-        self._task = asyncio.create_task(self._think(record, previous), name=f"brain-turn-{record.turn}")
+        self._task = asyncio.create_task(
+            self._think(record, previous, playing), name=f"brain-turn-{record.turn}"
+        )
 
     async def barrier(self, turn: int) -> bool:
         """Wait for the last analysis; False if it overran and was given up."""
@@ -246,7 +249,14 @@ class Brain:
                 key = -1 if event.task_id else event.turn
                 self._failures.setdefault(key, []).append(f"{event.device}: {event.reason}")
 
-    async def _think(self, record: TurnRecord, previous: asyncio.Task[None] | None) -> None:
+    async def _think(
+        self,
+        record: TurnRecord,
+        previous: asyncio.Task[None] | None,
+        playing: Coroutine[Any, Any, None] | None = None,
+    ) -> None:
+        if playing is not None:
+            await playing
         if previous is not None and not previous.done():
             await asyncio.wait([previous])
         start = time.monotonic()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncGenerator
 from contextlib import aclosing
 
@@ -10,6 +11,8 @@ from voiced.brain.state import TurnRecord
 from voiced.mouth.agent import TurnContext
 from voiced.mouth.intents import NOT_UNDERSTOOD
 from voiced.mouth.speech import SpeechOutput
+
+PLAY_WAIT_S = 3.0
 
 
 class TurnThinking:
@@ -54,4 +57,11 @@ class TurnThinking:
         record = TurnRecord(
             turn=turn, user=user, reply=reply.strip(), understood=understood, interrupted=interrupted
         )
-        self._brain.finished(record)
+        self._brain.finished(record, None if interrupted else self._playing(turn))
+
+    async def _playing(self, turn: int) -> None:
+        """Until the reply is audible (at most PLAY_WAIT_S): the first words must not wait for us."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + PLAY_WAIT_S
+        while self._speech is not None and self._speech.started_turn < turn and loop.time() < deadline:
+            await asyncio.sleep(0.01)

@@ -66,6 +66,7 @@ class SpeechOutput:
         self._now_playing = ""
         self._one_voice = asyncio.Lock()  # a narration and a reply never talk over each other
         self.speaking = False
+        self.started_turn = 0  # the last turn whose reply became audible
 
     @property
     def recently_spoken(self) -> str:
@@ -106,6 +107,7 @@ class SpeechOutput:
                     self.speaking = True
                     self._gain = 1.0
                     self._bus.publish(TtsStarted(turn=turn))
+                    self.started_turn = turn
                 elif len(self._gap):
                     await self._play(self._gap, rate)
                 progress.current, progress.current_fraction = sentence, 0.0
