@@ -1,12 +1,15 @@
 """Barge-in benchmark through a real echo path (PulseAudio null sinks + loopback).
 
-1. `--trials` times: the daemon reads a long reply; another voice says a request over it.
-   Prints speech onset -> barge-in decision and -> playback silent (decision + the output
-   device's buffer), p50 and p95.
-2. `--echo-minutes` of the daemon's own long replies with their echo in the microphone and
-   nobody talking: prints the number of false barge-ins (target 0) and how often the echo
-   was even noticed (ducked) versus dropped at once as echo.
+1. `--trials` times: the daemon reads a long reply; another voice makes a request over it.
+   Prints how many trials stopped playback and, over those, speech onset -> barge-in decision
+   and speech onset -> playback silent, p50 and p95. Onset and silence are measured on the
+   virtual microphone and speaker themselves (pulse monitors), not taken from the daemon.
+2. `--backchannel-trials` times: "uh-huh" over a long reply (it must go on), then "stop"
+   (it must stop, and start no turn).
+3. At least `--echo-minutes` of the daemon's own long replies with their echo in the
+   microphone and nobody talking: the number of false barge-ins (target 0).
 
+Every trial starts from an idle daemon, has deadlines at every step and prints one line.
 Run: scripts/bench.sh bargein [--trials 20] [--echo-minutes 5]
 """
 
@@ -23,11 +26,10 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from tests.conftest import Broker  # noqa: E402
-from tests.live import LiveDaemon, spoken_request  # noqa: E402
-from tests.openai_server import ScriptedServer, Text  # noqa: E402
+from tests.live import LiveDaemon  # noqa: E402
+from tests.openai_server import ScriptedServer  # noqa: E402
 from tests.pulse import PulseServer  # noqa: E402
-from tests.test_e2e_bargein import ECHO_MS, LONG_REPLY  # noqa: E402
-from voiced.audio.sinks import OUTPUT_LATENCY_S  # noqa: E402
+from tests.room import ECHO_MS, EchoRoom, Trial, TrialError, respond  # noqa: E402
 from voiced.mouth.speech import DUCK_GAIN  # noqa: E402
 
 
@@ -36,78 +38,134 @@ def p95(values: list[float]) -> float:
     return ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
 
 
-def long_reply(daemon: LiveDaemon, llm: ScriptedServer, work: Path, index: int) -> int:
-    llm.push(Text(LONG_REPLY, token_delay_s=0.01))
-    before = len(daemon.events())
-    daemon.play(spoken_request(work / f"ask{index}.wav", "What is the weather like today?"))
-    started = daemon.wait_for("tts_started", lambda e: daemon.events().index(e) >= before, timeout=60)
-    return int(started["turn"])
+def spread(values: list[float]) -> str:
+    if not values:
+        return "n/a (none measured)"
+    return f"p50 {statistics.median(values):.2f} s, p95 {p95(values):.2f} s (n={len(values)})"
+
+
+def line(index: int, trial: Trial) -> str:
+    decided = "-" if trial.decided_s is None else f"{trial.decided_s:.2f} s"
+    silent = "-" if trial.silent_s is None else f"{trial.silent_s:.2f} s"
+    text = f"  {trial.kind:7} {index:2}: {'stopped' if trial.stopped else 'went on'}"
+    text += f" (reply {trial.reply_s:4.1f} s), decided {decided}, silent {silent}"
+    if trial.next_turn is not None:
+        text += f", next turn {trial.next_turn!r}"
+    return text + (f"  [{trial.problem}]" if trial.problem else "")
+
+
+def run_trials(room: EchoRoom, trials: int, backchannels: int) -> tuple[list[Trial], list[Trial]]:
+    print(f"another voice over the reply, {trials} trials:", flush=True)
+    over: list[Trial] = []
+    for index in range(1, trials + 1):
+        trial = room.over_trial()
+        over.append(trial)
+        print(line(index, trial), flush=True)
+    print(f'"uh-huh", then "stop", over the reply, {backchannels} trials:', flush=True)
+    others: list[Trial] = []
+    for index in range(1, backchannels + 1):
+        done = room.backchannel_trial()
+        others += done
+        for trial in done:
+            print(line(index, trial), flush=True)
+    return over, others
+
+
+def run_echo(room: EchoRoom, minutes: float) -> tuple[float, int, list[dict[str, object]]]:
+    print(f"own echo only, until {minutes:g} min of our speech has played:", flush=True)
+    mark = len(room.daemon.events())
+    played, replies = 0.0, 0
+    while played < minutes * 60:
+        try:
+            turn = room.long_reply()
+            audio_s = room.reply_end(turn)
+        except TrialError as exc:
+            print(f"  reply {replies + 1}: [{exc}]", flush=True)
+            continue
+        played += audio_s
+        replies += 1
+        barge_ins = sum(1 for e in room.daemon.events()[mark:] if e["kind"] == "barge_in")
+        print(
+            f"  reply {replies}: {audio_s:.1f} s; {played / 60:.1f} min so far; barge-ins {barge_ins}",
+            flush=True,
+        )
+    return played, replies, room.daemon.events()[mark:]
+
+
+def report(
+    over: list[Trial], others: list[Trial], played: float, replies: int, echo: list[dict[str, object]]
+) -> None:
+    stopped = [t for t in over if t.stopped]
+    print(
+        f"\nbarge-in: another voice's request over a long reply (echo path {ECHO_MS} ms), {len(over)} trials"
+    )
+    print(f"  stopped playback: {len(stopped)} of {len(over)}")
+    decided = [t.decided_s for t in stopped if t.decided_s is not None]
+    silent = [t.silent_s for t in stopped if t.silent_s is not None]
+    print(f"  speech onset -> barge-in decision: {spread(decided)}")
+    print(f"  speech onset -> playback silent:   {spread(silent)}")
+    nexts = sum(1 for t in stopped if "kitchen" in (t.next_turn or "").lower())
+    print(f"  the request became the next turn, heard with 'kitchen': {nexts} of {len(stopped)}")
+    print(f"  (the reply is ducked to {DUCK_GAIN:.0%} volume as soon as the voice is not our echo)")
+    uh_huh = [t for t in others if t.kind == "uh-huh"]
+    stops = [t for t in others if t.kind == "stop"]
+    wrong = sum(t.stopped for t in uh_huh)
+    print(f'\n"uh-huh" over the reply: wrongly stopped it in {wrong} of {len(uh_huh)} trials')
+    good_stops = [t for t in stops if t.stopped and t.next_turn is None]
+    print(f'"stop" over the reply: stopped it (no new turn) in {len(good_stops)} of {len(stops)} trials')
+    stop_silent = [t.silent_s for t in good_stops if t.silent_s is not None]
+    print(f"  speech onset -> playback silent:   {spread(stop_silent)}")
+    false_barge_ins = sum(1 for e in echo if e["kind"] == "barge_in")
+    onsets = sum(1 for e in echo if e["kind"] == "speech_started" and e["over_reply"] is True)
+    dropped = sum(1 for e in echo if e["kind"] == "barge_in_ignored" and e["heard"] == "")
+    print(f"\nown echo: {played / 60:.1f} min of our speech in {replies} replies, echo in the microphone:")
+    print(f"  false barge-ins: {false_barge_ins}")
+    print(f"  echo bursts noticed: {onsets}, dropped at once as echo: {dropped}, ducked: {onsets - dropped}")
+    problems = [t for t in [*over, *others] if t.problem]
+    if problems:
+        print(
+            f"\ntrials with a problem ({len(problems)}): "
+            + "; ".join(f"{t.kind}: {t.problem}" for t in problems)
+        )
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--trials", type=int, default=20)
+    parser.add_argument("--backchannel-trials", type=int, default=10)
     parser.add_argument("--echo-minutes", type=float, default=5.0)
+    parser.add_argument("--log-level", default="WARNING", help="the daemon's log level")
+    parser.add_argument(
+        "--daemon-log", type=Path, default=Path(tempfile.gettempdir()) / "voiced-bargein-daemon.log"
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="voiced-bargein-") as tmp:
         work = Path(tmp)
         pulse, broker, llm = PulseServer(work, echo_ms=ECHO_MS), Broker(work), ScriptedServer()
+        llm.respond = respond
         pulse.start()
         broker.start()
         llm.start()
-        config = {
-            "mqtt": {"port": broker.port},
-            "llm": {"base_url": llm.base_url},
-            "agent": {"kind": "llm"},  # every turn asks the LLM, so the script stays in step
-        }
-        daemon = LiveDaemon(work, pulse, config, log_level="WARNING")
+        config = {"mqtt": {"port": broker.port}, "llm": {"base_url": llm.base_url}, "agent": {"kind": "llm"}}
+        daemon = LiveDaemon(work, pulse, config, log_level=args.log_level)
+        room = EchoRoom(work, pulse, daemon)
+        started = time.monotonic()
         try:
             daemon.start()
-            decisions = []
-            interjection = spoken_request(work / "over.wav", "Please turn on the kitchen light.", pitch=1.15)
-            for trial in range(args.trials):
-                turn = long_reply(daemon, llm, work, trial)
-                time.sleep(2.0)
-                llm.push(Text("Okay, done."))  # the answer to the interjection
-                said_at = daemon.play(interjection)
-                barge = daemon.wait_for(
-                    "barge_in", lambda e, t=turn, s=said_at: e["turn"] == t and e["t"] > s, timeout=20
-                )
-                decisions.append(barge["t"] - said_at)
-                daemon.wait_for("turn_finished", lambda e, t=turn: e["turn"] == t)
-                daemon.wait_for("transcript", lambda e, b=barge: e["t"] > b["t"], timeout=30)
-                time.sleep(4.0)  # let the reply to the interjection finish
-                print(
-                    f"  trial {trial + 1}: barge-in decided {decisions[-1]:.2f} s after the voice began",
-                    flush=True,
-                )
-            mark = len(daemon.events())
-            deadline = time.monotonic() + args.echo_minutes * 60
-            replies = 0
-            while time.monotonic() < deadline:
-                turn = long_reply(daemon, llm, work, 1000 + replies)
-                daemon.wait_for("turn_finished", lambda e, t=turn: e["turn"] == t, timeout=120)
-                replies += 1
-            echo_events = daemon.events()[mark:]
+            room.start()
+            over, others = run_trials(room, args.trials, args.backchannel_trials)
+            played, replies, echo = run_echo(room, args.echo_minutes)
         finally:
+            room.stop()
             daemon.stop()
             llm.stop()
             broker.stop()
             pulse.stop()
-    played = sum(e["audio_s"] for e in echo_events if e["kind"] == "tts_stopped")
-    false_barge_ins = sum(1 for e in echo_events if e["kind"] == "barge_in")
-    onsets = sum(1 for e in echo_events if e["kind"] == "speech_started" and e["over_reply"] is True)
-    dropped = sum(1 for e in echo_events if e["kind"] == "barge_in_ignored" and e["heard"] == "")
-    silent = [d + OUTPUT_LATENCY_S for d in decisions]
-    print(
-        f"\nbarge-in over {len(decisions)} trials (another voice over a long reply, echo path {ECHO_MS} ms):"
-    )
-    print(f"  onset -> decision        p50 {statistics.median(decisions):.2f} s, p95 {p95(decisions):.2f} s")
-    print(f"  onset -> playback silent p50 {statistics.median(silent):.2f} s, p95 {p95(silent):.2f} s")
-    print(f"  (the reply is ducked to {DUCK_GAIN:.0%} volume as soon as the voice is not our echo)")
-    print(f"\nown echo: {played / 60:.1f} min of our speech in {replies} replies, echo in the microphone:")
-    print(f"  false barge-ins: {false_barge_ins}")
-    print(f"  echo bursts noticed: {onsets}, dropped at once as echo: {dropped}, ducked: {onsets - dropped}")
+            args.daemon_log.write_text("".join(daemon.output))
+    report(over, others, played, replies, echo)
+    print(f"\n(bench took {(time.monotonic() - started) / 60:.1f} min; the daemon's log: {args.daemon_log})")
     return 0
 
 

@@ -50,6 +50,8 @@ class LiveDaemon:
         self.config_path = workdir / "config.yaml"
         self.config_path.write_text(yaml.safe_dump(base))
         self.output: list[str] = []
+        self._events: list[Event] = []
+        self._read_to = 0
         self._proc: subprocess.Popen[str] | None = None
 
     def start(self, timeout: float = 120) -> None:
@@ -84,10 +86,16 @@ class LiveDaemon:
             time.sleep(0.1)
 
     def events(self) -> list[Event]:
+        """Every event so far (read incrementally: only new whole lines are parsed)."""
         if not self.events_file.exists():
-            return []
-        lines = self.events_file.read_text().splitlines()
-        return [json.loads(line) for line in lines if line.endswith("}")]
+            return list(self._events)
+        with self.events_file.open("rb") as stream:
+            stream.seek(self._read_to)
+            data = stream.read()
+        end = data.rfind(b"\n") + 1
+        self._read_to += end
+        self._events += [json.loads(line) for line in data[:end].splitlines() if line.endswith(b"}")]
+        return list(self._events)
 
     def wait_for(
         self, kind: str, where: Callable[[Event], bool] = lambda _e: True, *, timeout: float = 30

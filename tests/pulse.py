@@ -56,11 +56,14 @@ class PulseServer:
             f"set-default-source {MIC_SINK}.monitor\n"
         )
         if self.echo_ms is not None:
-            # A real echo path: everything the daemon says comes back into its microphone.
+            # A real echo path: everything the daemon says comes back into its microphone. Both
+            # null sinks run on one clock, so the loopback's rate is never adjusted (adjust_time=0):
+            # left on, it hunts around its target latency and the echo delay wanders by tens of
+            # samples a second, which no room does.
             with script.open("a") as out:
                 out.write(
                     f"load-module module-loopback source={SPEAKER_SINK}.monitor sink={MIC_SINK} "
-                    f"latency_msec={self.echo_ms} source_dont_move=true sink_dont_move=true\n"
+                    f"latency_msec={self.echo_ms} adjust_time=0 source_dont_move=true sink_dont_move=true\n"
                 )
         # -n: no default.pa, so no hardware, no X11/D-Bus modules. Running as root only warns.
         args = [binary, "--daemonize=no", "-n", "--exit-idle-time=-1", "--disallow-exit"]

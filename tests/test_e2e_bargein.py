@@ -3,6 +3,9 @@
 The daemon answers with a long LLM reply (scripted server over real HTTP). Several trials of:
 (a) its own echo alone never interrupts it; (b) another voice talking over it stops it and is
 the next turn; (c) "uh-huh" does not stop it; (d) "stop" does, and starts no turn.
+
+Talking over a reply goes through Whisper on a 2-core machine, so (b) to (d) are measured as
+rates over several trials, each of which starts from an idle daemon and has its own deadlines.
 """
 
 from __future__ import annotations
@@ -13,20 +16,16 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import Broker
-from tests.live import LiveDaemon, spoken_request
-from tests.openai_server import ScriptedServer, Text
+from tests.live import LiveDaemon
+from tests.openai_server import ScriptedServer
 from tests.pulse import PulseServer
+from tests.room import ECHO_MS, EchoRoom, Trial, respond
 
 pytestmark = pytest.mark.e2e
-TRIALS = 3
-ECHO_MS = 80
-LONG_REPLY = (
-    "Here is the forecast for today. The morning starts cool and cloudy, with a light breeze from "
-    "the west. By noon the clouds break up and the sun comes out for a few hours. In the afternoon "
-    "the temperature climbs to about twenty degrees, which is mild for the season. Toward evening "
-    "a band of showers moves in from the coast, so keep an umbrella near the door. Tomorrow looks "
-    "drier, with sunshine most of the day."
-)
+ECHO_TRIALS = 3
+TRIALS = 5
+NEEDED = 4  # of TRIALS: the lowest rate accepted for stopping, and for going on after "uh-huh"
+SILENT_WITHIN_S = 4.0  # voice onset -> the speaker silent (measured p50 ~2 s on the 2-core box)
 
 
 @pytest.fixture
@@ -40,9 +39,8 @@ def echo_room(tmp_path: Path) -> Iterator[PulseServer]:
 
 
 @pytest.fixture
-def daemon(
-    tmp_path: Path, echo_room: PulseServer, broker: Broker, llm: ScriptedServer
-) -> Iterator[LiveDaemon]:
+def room(tmp_path: Path, echo_room: PulseServer, broker: Broker, llm: ScriptedServer) -> Iterator[EchoRoom]:
+    llm.respond = respond
     live = LiveDaemon(
         tmp_path,
         echo_room,
@@ -50,94 +48,65 @@ def daemon(
         log_level="DEBUG",
     )
     live.start()
+    room = EchoRoom(tmp_path, echo_room, live)
+    room.start()
     try:
-        yield live
+        yield room
     finally:
-        assert live.stop() == 0
+        room.stop()
+        code = live.stop()
+        (tmp_path / "daemon.log").write_text("".join(live.output))
+        assert code == 0
 
 
-def ask_for_a_long_reply(daemon: LiveDaemon, llm: ScriptedServer, tmp_path: Path, trial: int) -> int:
-    """Returns the turn whose long reply has just started playing."""
-    llm.push(Text(LONG_REPLY, token_delay_s=0.01))
-    request = spoken_request(tmp_path / f"ask{trial}.wav", "What is the weather like today?")
-    before = len(daemon.events())
-    daemon.play(request)
-    started = daemon.wait_for("tts_started", lambda e: daemon.events().index(e) >= before, timeout=30)
-    return int(started["turn"])
+def summary(trials: list[Trial]) -> str:
+    return "\n".join(
+        f"  {t.kind}: stopped {t.stopped}, reply {t.reply_s:.1f} s, decided "
+        f"{'-' if t.decided_s is None else f'{t.decided_s:.2f}'} s, silent "
+        f"{'-' if t.silent_s is None else f'{t.silent_s:.2f}'} s, next turn {t.next_turn!r} {t.problem}"
+        for t in trials
+    )
 
 
-def reply_outcome(daemon: LiveDaemon, turn: int) -> tuple[float, bool]:
-    stopped = daemon.wait_for("tts_stopped", lambda e: e["turn"] == turn, timeout=60)
-    interrupted = any(e["kind"] == "barge_in" and e["turn"] == turn for e in daemon.events())
-    return float(stopped["audio_s"]), interrupted
-
-
-def test_own_echo_never_interrupts_the_reply(daemon: LiveDaemon, llm: ScriptedServer, tmp_path: Path) -> None:
+def test_own_echo_never_interrupts_the_reply(room: EchoRoom) -> None:
     lengths = []
-    for trial in range(TRIALS):
-        turn = ask_for_a_long_reply(daemon, llm, tmp_path, trial)
-        audio_s, interrupted = reply_outcome(daemon, turn)
-        daemon.wait_for("turn_finished", lambda e, t=turn: e["turn"] == t)
-        assert not interrupted, daemon.report()
-        lengths.append(audio_s)
+    for _trial in range(ECHO_TRIALS):
+        turn = room.long_reply()
+        lengths.append(room.reply_end(turn))
+        assert room.daemon.wait_for("turn_finished", lambda e, t=turn: e["turn"] == t)
+    events = room.daemon.events()
+    assert not [e for e in events if e["kind"] == "barge_in"], room.daemon.report()
     assert min(lengths) > 20, lengths  # every sentence of the long reply was played
-    events = daemon.events()
     onsets = sum(1 for e in events if e["kind"] == "speech_started" and e["over_reply"] is True)
     dropped = sum(1 for e in events if e["kind"] == "barge_in_ignored" and e["heard"] == "")
     print(
-        f"echo trials: replies {[round(x, 1) for x in lengths]} s, barge-ins 0 of {TRIALS}; "
+        f"echo trials: replies {[round(x, 1) for x in lengths]} s, barge-ins 0 of {ECHO_TRIALS}; "
         f"echo onsets {onsets}, dropped at onset {dropped}, ducked {onsets - dropped}"
     )
 
 
 @pytest.mark.bargein_trials
-def test_another_voice_stops_the_reply_and_is_the_next_turn(
-    daemon: LiveDaemon, llm: ScriptedServer, tmp_path: Path
-) -> None:
-    latencies = []
-    for trial in range(TRIALS):
-        turn = ask_for_a_long_reply(daemon, llm, tmp_path, trial)
-        daemon.wait_for("agent_text", lambda e, t=turn: e["turn"] == t)
-        interjection = spoken_request(
-            tmp_path / f"over{trial}.wav", "Please turn on the kitchen light.", pitch=1.15
-        )
-        # Talk over the reply a couple of seconds in.
-        daemon.wait_for("tts_started", lambda e, t=turn: e["turn"] == t)
-        import time
-
-        time.sleep(2.0)
-        said_at = daemon.play(interjection)
-        barge = daemon.wait_for("barge_in", lambda e, t=turn: e["turn"] == t, timeout=15)
-        audio_s, _ = reply_outcome(daemon, turn)
-        latencies.append(barge["t"] - said_at)
-        assert audio_s < 20, daemon.report()
-        # The interjection is the next turn (what the agent makes of it depends on Whisper's ear).
-        heard = daemon.wait_for(
-            "transcript", lambda e, b=barge: e["t"] > b["t"] and "kitchen light" in e["text"].lower()
-        )
-        daemon.wait_for("turn_finished", lambda e, h=heard: e["turn"] == h["turn"])
-    print(f"barge-in trials: decision {[round(x, 2) for x in latencies]} s after the voice began")
-    assert len(latencies) == TRIALS
+def test_another_voice_stops_the_reply_and_is_the_next_turn(room: EchoRoom) -> None:
+    trials = [room.over_trial() for _ in range(TRIALS)]
+    print(f"talking over the reply:\n{summary(trials)}")
+    good = [
+        t
+        for t in trials
+        if t.stopped
+        and t.silent_s is not None
+        and t.silent_s < SILENT_WITHIN_S
+        and "kitchen" in (t.next_turn or "").lower()
+    ]
+    assert len(good) >= NEEDED, f"{summary(trials)}\n{room.daemon.report()}"
 
 
 @pytest.mark.bargein_trials
-def test_backchannel_does_not_stop_the_reply_but_stop_does(
-    daemon: LiveDaemon, llm: ScriptedServer, tmp_path: Path
-) -> None:
-    import time
-
-    for trial in range(TRIALS):
-        turn = ask_for_a_long_reply(daemon, llm, tmp_path, trial)
-        time.sleep(1.5)
-        daemon.play(spoken_request(tmp_path / f"uh{trial}.wav", "Uh-huh.", pitch=1.25))
-        audio_s, interrupted = reply_outcome(daemon, turn)
-        assert not interrupted, daemon.report()
-        assert audio_s > 20, daemon.report()
-        daemon.wait_for("turn_finished", lambda e, t=turn: e["turn"] == t)
-    turn = ask_for_a_long_reply(daemon, llm, tmp_path, TRIALS)
-    time.sleep(1.5)
-    daemon.play(spoken_request(tmp_path / "stop.wav", "Stop.", pitch=1.25))
-    audio_s, interrupted = reply_outcome(daemon, turn)
-    assert interrupted and audio_s < 15, daemon.report()
-    daemon.wait_for("turn_finished", lambda e: e["turn"] == turn)
-    assert not [e for e in daemon.events() if e["kind"] == "command_sent"]
+def test_backchannel_does_not_stop_the_reply_but_stop_does(room: EchoRoom) -> None:
+    trials = [t for _ in range(TRIALS) for t in room.backchannel_trial()]
+    print(f"uh-huh, then stop:\n{summary(trials)}")
+    uh_huh = [t for t in trials if t.kind == "uh-huh"]
+    stops = [t for t in trials if t.kind == "stop"]
+    assert len(uh_huh) == TRIALS and not [t for t in uh_huh if t.problem], summary(trials)
+    assert sum(not t.stopped for t in uh_huh) >= NEEDED, f"{summary(trials)}\n{room.daemon.report()}"
+    assert sum(t.stopped and t.next_turn is None for t in stops) >= NEEDED, summary(trials)
+    assert not [e for e in room.daemon.events() if e["kind"] == "command_sent"]

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from voiced.audio.pcm import EAR_RATE, read_wav, resample
+from voiced.ear.reference import PlaybackReference
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -49,10 +50,15 @@ class WavFileSource:
 
 
 class MicrophoneSource:
-    """A sounddevice input stream; the PortAudio callback hands blocks to the loop."""
+    """A sounddevice input stream; the PortAudio callback hands blocks to the loop.
 
-    def __init__(self, device: str | int | None) -> None:
+    With a `reference` (what our speaker plays), the callback pairs each block with the
+    reference of the same moment, so the echo stays aligned however far the ear lags behind.
+    """
+
+    def __init__(self, device: str | int | None, reference: PlaybackReference | None = None) -> None:
         self._device = device
+        self._reference = reference
 
     async def frames(self, frame_ms: int) -> AsyncIterator[bytes]:
         import sounddevice as sd  # imported here: needs libportaudio2 only when a mic is used
@@ -61,10 +67,14 @@ class MicrophoneSource:
         queue: asyncio.Queue[bytes] = asyncio.Queue(maxsize=500)
         step = EAR_RATE * frame_ms // 1000
 
-        def on_block(data: Any, _frames: int, _time: Any, status: Any) -> None:
+        reference = self._reference
+
+        def on_block(data: Any, frames: int, _time: Any, status: Any) -> None:
             if status:
                 _LOGGER.debug("microphone status: %s", status)
-            loop.call_soon_threadsafe(_offer, queue, bytes(data))
+            if reference is not None:
+                reference.capture(frames)
+            loop.call_soon_threadsafe(_offer, queue, bytes(data), reference)
 
         try:
             stream = sd.RawInputStream(
@@ -79,15 +89,20 @@ class MicrophoneSource:
             raise AudioSourceError(f"cannot open microphone {self._device or '(default)'}: {exc}") from None
         with stream:
             _LOGGER.info("microphone open: %s", self._device or "(default)")
+            lagging = 0
             while True:
-                if queue.qsize() > 5:
-                    _LOGGER.info("microphone backlog: %d frames", queue.qsize())
+                backlog = queue.qsize()
+                if backlog >= 10 and backlog > 2 * lagging:  # once per doubling, not every frame
+                    _LOGGER.info("the ear runs %d ms behind the microphone", backlog * frame_ms)
+                lagging = backlog if backlog >= 10 else 0
                 yield await queue.get()
 
 
-def _offer(queue: asyncio.Queue[bytes], block: bytes) -> None:
+def _offer(queue: asyncio.Queue[bytes], block: bytes, reference: PlaybackReference | None) -> None:
     if queue.full():
-        queue.get_nowait()  # drop the oldest block rather than fall behind the speaker
+        dropped = queue.get_nowait()  # drop the oldest block rather than fall behind the speaker
+        if reference is not None:
+            reference.forget(len(dropped) // 2)
     queue.put_nowait(block)
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+
 import numpy as np
 
 from voiced.ear.reference import PlaybackReference as PlaybackReference

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import logging
 from collections import deque
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Protocol
 
 import numpy as np
@@ -27,6 +29,11 @@ from voiced.ear.echo import (
 
 _LOGGER = logging.getLogger(__name__)
 HISTORY_S = 8  # microphone and reference kept for the echo check of an utterance
+# A frame the fitted echo path leaves louder than it found it: the path no longer matches the
+# room or the alignment (a correct path only ever removes energy). It is dropped and refitted.
+STALE_PATH_DB = 3.0
+FIT_KEEP_DB = -15.0  # a fit that leaves more of its second unexplained was bent by the user's voice
+DELAY_SLACK = 16  # samples: a smaller change in the estimate is jitter, which the echo path absorbs
 
 
 class FrameClassifier(Protocol):
@@ -34,9 +41,9 @@ class FrameClassifier(Protocol):
         """The frame to keep (echo removed) and whether it is the user's speech."""
         ...
 
-    def unexplained_db(self, frames: int, skip_last: int = 0) -> float | None:
-        """Of `frames` microphone frames ending `skip_last` frames ago, the share our own echo
-        does not explain (dB); None when that cannot be known."""
+    def echo_check(self, frames: int, skip_last: int = 0) -> Callable[[], float | None]:
+        """Of `frames` microphone frames ending `skip_last` frames ago (taken now), a job for a
+        worker thread: the share our own echo does not explain (dB); None when unknowable."""
         ...
 
 
@@ -47,8 +54,8 @@ class PlainVad:
     def classify(self, frame: bytes) -> tuple[bytes, bool]:
         return frame, self._vad.is_speech(frame, EAR_RATE)
 
-    def unexplained_db(self, frames: int, skip_last: int = 0) -> float | None:
-        return None
+    def echo_check(self, frames: int, skip_last: int = 0) -> Callable[[], float | None]:
+        return lambda: None
 
 
 class EchoCancellingVad:
@@ -78,7 +85,10 @@ class EchoCancellingVad:
         self._echo_db = echo_db
         self._path = EchoPath()
         self._since_fit = 0
-        self._since_user = EAR_RATE
+        # The least-squares fit (tens of ms of numpy) runs off the event loop, one at a time.
+        self._fitter = ThreadPoolExecutor(max_workers=1, thread_name_prefix="echo-path-fit")
+        self._fitting: Future[tuple[np.ndarray, int, float]] | None = None
+        self.stale_paths = 0
         # One tuple, replaced whole: a worker thread must never see a new mic with an old reference.
         blank = np.zeros(HISTORY_S * EAR_RATE, dtype=np.int16)
         self._history: tuple[np.ndarray, np.ndarray] = (blank, blank)
@@ -88,7 +98,8 @@ class EchoCancellingVad:
 
     @property
     def playing(self) -> bool:
-        return bool(self._reference.active or max(self._recent_raw_db, default=-120.0) > SILENT_DB)
+        """Our voice played within the last 800 ms (so its echo may still be in the room)."""
+        return bool(max(self._recent_raw_db, default=-120.0) > SILENT_DB)
 
     def classify(self, frame: bytes) -> tuple[bytes, bool]:
         mic = np.frombuffer(frame, dtype=np.int16)
@@ -100,9 +111,10 @@ class EchoCancellingVad:
         )
         raw_db = rms_dbfs(raw)
         self._recent_raw_db.append(raw_db)
-        # Only our own voice may teach the delay: no user speech in the estimator's 2 s window.
-        delay = self._delay.feed(mic, raw, playing=raw_db > SILENT_DB and self._since_user >= 2 * EAR_RATE)
-        if delay is not None and delay != self._aligned_to:
+        # The user's voice cannot move the correlation peak, only lower it below the estimator's
+        # bar; and a delay that moved must be found even while the moved echo passes for the user.
+        delay = self._delay.feed(mic, raw, playing=raw_db > SILENT_DB)
+        if delay is not None and (self._aligned_to is None or abs(delay - self._aligned_to) > DELAY_SLACK):
             self._align(delay)
         aligned = self._line.push(raw)
         self._recent_aligned_db.append(rms_dbfs(aligned))
@@ -118,7 +130,6 @@ class EchoCancellingVad:
             user = not_echo_db > self._echo_db
         else:  # no echo path fitted yet: judge by levels against the canceller's usual leak
             user = self._gate.is_user(vad_speech=speech, residual_db=residual_db, reference_db=reference_db)
-        self._since_user = 0 if user else self._since_user + len(mic)
         _LOGGER.debug(
             "over playback: mic %.1f dB, left %.1f dB, reference %.1f dB, not echo %s dB -> %s",
             rms_dbfs(mic),
@@ -135,44 +146,77 @@ class EchoCancellingVad:
         if delay is None:
             return None
         mic_history, ref_history = self._history
+        self._adopt_fit()
         self._since_fit += len(mic)
-        # Refit each second on playback alone: the user's voice in the window would bend the fit.
-        quiet_user = self._since_user >= EAR_RATE
-        if (self._path.weights is None or self._since_fit >= EAR_RATE) and quiet_user:
-            self._since_fit = 0
+        # Refit each second; a fit is kept only if it explains its second of microphone, so one
+        # bent by the user's voice is thrown away, and one that replaces a stale path is not.
+        due = self._path.weights is None or self._since_fit >= EAR_RATE
+        if due and self._fitting is None:
             window = EAR_RATE
             if rms_dbfs(ref_history[-window - delay :]) > SILENT_DB:
-                self._path.fit(mic_history[-window:], ref_history, delay)
+                self._since_fit = 0
+                self._fitting = self._fitter.submit(_fit_path, mic_history[-window:], ref_history, delay)
         if self._path.weights is None:
             return None
-        return share_db(self._path.residual(mic, ref_history, delay), mic)
-
-    def unexplained_db(self, frames: int, skip_last: int = 0) -> float | None:
-        """Runs in a worker thread, on snapshots of the histories."""
-        delay = self._aligned_to
-        if delay is None:
+        share = share_db(self._path.residual(mic, ref_history, delay), mic)
+        if share > STALE_PATH_DB:
+            self.stale_paths += 1
+            _LOGGER.info("the echo path went stale (%.1f dB more than the microphone): refitting", share)
+            self._path.weights = None
             return None
+        return share
+
+    def _adopt_fit(self) -> None:
+        job = self._fitting
+        if job is None or not job.done():
+            return
+        self._fitting = None
+        try:
+            weights, delay, share = job.result()
+        except Exception:
+            _LOGGER.exception("fitting the echo path failed")
+            return
+        # Else the alignment moved while it ran, or the second held more than our echo.
+        if delay == self._aligned_to and share <= FIT_KEEP_DB:
+            self._path.weights = weights
+        else:
+            _LOGGER.debug("echo path fit not kept (%.1f dB unexplained, delay %d)", share, delay)
+
+    def echo_check(self, frames: int, skip_last: int = 0) -> Callable[[], float | None]:
+        """The histories are taken now, on the loop: by the time a worker thread runs the job,
+        an ear catching up on a backlog may have moved them on by seconds."""
+        delay = self._aligned_to
         mic, ref = self._history
         skip = skip_last * self._frame_samples
         if skip:
             mic, ref = mic[:-skip], ref[:-skip]
-        samples = min(len(mic) - delay - 64, frames * self._frame_samples)
-        if samples <= 0:
-            return None
-        return unexplained_db(mic[-samples:], ref, delay)
+        samples = 0 if delay is None else min(len(mic) - delay - 64, frames * self._frame_samples)
+        if delay is None or samples <= 0:
+            return lambda: None
+        return lambda: unexplained_db(mic[-samples:], ref, delay)
 
     def _align(self, delay: int) -> None:
         """Shift the reference only when the echo no longer fits the filter: shifting resets it."""
-        first = self._aligned_to is None
         self._aligned_to = delay
+        self._path.weights = None  # fitted for the old delay
+        self._since_fit = EAR_RATE  # refit as soon as the user is quiet
         ms = delay * 1000 / EAR_RATE
         if self._line.delay <= delay <= self._line.delay + self._tail * 3 // 4:
-            if first:
-                _LOGGER.info("echo comes back %.0f ms after playback (within the filter)", ms)
+            _LOGGER.info("echo comes back %.0f ms after playback (within the filter)", ms)
             return
         _LOGGER.info("echo comes back %.0f ms after playback; re-aligning the reference", ms)
         self._line.set_delay(max(0, delay - self.ALIGN_MARGIN_MS * EAR_RATE // 1000))
         self._canceller.reset()
 
     def close(self) -> None:
+        self._fitter.shutdown(wait=True, cancel_futures=True)
         self._canceller.close()
+
+
+def _fit_path(mic: np.ndarray, reference: np.ndarray, delay: int) -> tuple[np.ndarray, int, float]:
+    """In the fitter's thread: the echo path from `mic` and the `reference` that ends with it,
+    and how much of `mic` it leaves unexplained (dB)."""
+    path = EchoPath()
+    residual = path.fit(mic, reference, delay)
+    assert path.weights is not None
+    return path.weights, delay, share_db(residual, mic)

@@ -151,6 +151,9 @@ class Ear:
                 self._hooks.check(self._turn, evidence)
             for event in self._segmenter.process(kept, user_speech):
                 self._on_event(event, deliver)
+            # A backlog of frames is there without waiting: let the barge-in lane and the
+            # speaker run between them, or catching up would hold everything else back.
+            await asyncio.sleep(0)
         for event in self._segmenter.flush():
             self._on_event(event, deliver)
         self._drop_early()
@@ -163,9 +166,9 @@ class Ear:
         self._checks.add(task)
         task.add_done_callback(self._checks.discard)
 
-    async def _onset_check(self, turn: int, frames: int) -> None:
+    async def _onset_check(self, turn: int, job: Callable[[], float | None]) -> None:
         """Speech just began over our reply: if our echo explains it, drop it; else duck at once."""
-        share = await asyncio.to_thread(self._front.unexplained_db, frames)
+        share = await asyncio.to_thread(job)
         # A stricter bar than later checks: 150 ms is little evidence, and a voice starts softly.
         if share is not None and share <= self._echo_db - ONSET_EXTRA_DB:
             self.drop(turn)
@@ -177,17 +180,26 @@ class Ear:
         return b"".join(list(self._raw)[-frames:])
 
     def _gather(
-        self, frames: int, cleaned: bytes, *, speech_frames: int, skip: int = 0, short: bool = False
+        self,
+        frames: int,
+        cleaned: bytes,
+        *,
+        speech_frames: int,
+        skip: int = 0,
+        short: bool = False,
+        words: asyncio.Task[Heard] | None = None,
     ) -> asyncio.Task[Evidence]:
         """Evidence on speech over our reply: `frames` for the words, `speech_frames` (ending
-        `skip` frames ago) for the acoustics: the voice itself, without pre-roll or hangover."""
+        `skip` frames ago) for the acoustics: the voice itself, without pre-roll or hangover.
+        `words`: a transcript of `cleaned` already running (Whisper is the costliest part)."""
         raw = self._raw_tail(frames)
+        job = self._front.echo_check(speech_frames, skip)
 
         async def gather() -> Evidence:
-            share = await asyncio.to_thread(self._front.unexplained_db, speech_frames, skip)
+            share = await asyncio.to_thread(job)
             if share is not None and share <= self._echo_db:
                 return Evidence("", "", share, short)  # our echo through and through: no need for words
-            text = (await self._transcribe(cleaned, early=True)).text
+            text = (await (words or self._transcribe(cleaned, early=True))).text
             raw_text = "" if share is not None else (await self._transcribe(raw, early=True)).text
             return Evidence(text, raw_text, share, short)
 
@@ -235,7 +247,8 @@ class Ear:
             playing = self._is_playing()
             self._bus.publish(SpeechStarted(turn=self._turn, over_reply=playing))
             if self._guard.started(playing=playing) is Action.DUCK:
-                self._watch(self._onset_check(self._turn, self._onset_frames + 2))
+                job = self._front.echo_check(self._onset_frames + 2)
+                self._watch(self._onset_check(self._turn, job))
         elif isinstance(event, UtterancePaused):
             self._drop_early()
             self._early = self._transcribe(event.audio, early=True)
@@ -244,7 +257,12 @@ class Ear:
                 frames = len(event.audio) // len(self._raw[-1])
                 voiced = max(1, self._onset_frames + self._guard.frames_heard - self._pause_frames)
                 evidence = self._gather(
-                    frames, event.audio, speech_frames=voiced, skip=self._pause_frames, short=True
+                    frames,
+                    event.audio,
+                    speech_frames=voiced,
+                    skip=self._pause_frames,
+                    short=True,
+                    words=self._early,
                 )
                 self._hooks.check(self._turn, evidence)
         elif isinstance(event, UtteranceDiscarded):
@@ -274,6 +292,7 @@ class Ear:
                     speech_frames=voiced,
                     skip=trailing,
                     short=self._guard.short,
+                    words=transcript,
                 )
                 deliver(Utterance(self._turn, samples, voice_end_t, transcript, "check", evidence))
             else:

@@ -1,11 +1,9 @@
-"""What the speaker played, paired with what the microphone recorded at the same moment.
+"""What the speaker played, as the reference for our echo in the microphone.
 
-The speaker's callback appends every block it plays. The microphone's callback calls
-`capture()` for every block it records: that moves the same amount of reference aside, paired
-with that block, at the moment both happened. The ear, which may run seconds behind when the
-CPU is busy, then `take()`s the paired reference with each frame, so a late ear never shifts our
-echo against its reference. Without a capturing microphone (tests, WAV input) `take()` reads
-the played audio directly, as it arrives.
+The speaker's callback appends every block it plays; the ear takes as much reference as each
+microphone frame it handles. The microphone's callback counts what it records, so the lead of
+played audio is judged without the ear's backlog: an ear that runs seconds behind on a busy
+CPU never makes the reference cut, and so never shifts our echo against its reference.
 """
 
 from __future__ import annotations
@@ -61,45 +59,63 @@ class SampleFifo:
 
 
 class PlaybackReference:
-    """Thread-safe: the speaker appends, the microphone captures, the ear takes (16 kHz int16).
+    """Thread-safe: the speaker appends, the microphone counts, the ear takes (16 kHz int16).
 
-    Speaker and microphone clocks never agree exactly, so the played audio waiting for the
-    microphone is held under `max_lead_s`; the delay estimate follows the jump when it is cut.
+    Microphone sample k is paired with played sample k + c: the n-th sample the ear handles
+    takes the n-th sample of reference, so the echo keeps one delay, which the delay estimate
+    finds. That pairing holds as long as nothing is cut, however far the ear lags behind (the
+    played audio then waits here, as the recorded audio waits in the microphone's queue). Only
+    the lead beyond that backlog is held under `max_lead_s`: speaker and microphone clocks
+    never agree exactly, and the delay estimate follows the jump when it is cut.
     """
+
+    HARD_LIMIT_S = 20.0  # nobody takes (echo handling off): keep no more than this
 
     def __init__(self, sample_rate: int = 16000, max_lead_s: float = 0.6) -> None:
         self._played = SampleFifo()
-        self._paired = SampleFifo()
-        self._capturing = False
         self._max = int(sample_rate * max_lead_s)
+        self._limit = int(sample_rate * self.HARD_LIMIT_S)
+        self._rate = sample_rate
+        self._recorded = 0  # samples the microphone has recorded (None of it counted: no microphone)
+        self._handled = 0  # samples the ear has taken reference for
+        self._counting = False
         self._lock = threading.Lock()
-        self.dropped = 0  # played samples cut to hold the lead (each cut shifts the echo delay)
+        self.cut = 0  # played samples cut to hold the lead (each cut shifts the echo delay)
+        self.short = 0  # samples of reference the ear wanted before the speaker had played them
 
     def append(self, samples: np.ndarray) -> None:
         with self._lock:
             self._played.push(samples)
-            cut = self._played.drop_oldest(self._max)
-        if cut:
-            self.dropped += cut
-            _LOGGER.info("speaker ran %d ms ahead of the microphone: reference cut", cut * 1000 // 16000)
+            self.cut += self._played.drop_oldest(self._limit)
 
     def capture(self, count: int) -> None:
         """From the microphone's callback: `count` samples were just recorded."""
         with self._lock:
-            self._capturing = True
-            self._paired.push(self._played.pop(count))
+            self._counting = True
+            self._recorded += count
 
     def forget(self, count: int) -> None:
         """The microphone dropped its oldest `count` samples unheard: drop their reference too."""
         with self._lock:
-            self._paired.pop(count)
+            self._played.pop(count)
+            self._handled += count
 
     def clear(self) -> None:
         with self._lock:
             self._played.clear()
-            self._paired.clear()
 
     def take(self, count: int) -> np.ndarray:
         """The reference for the next `count` microphone samples the ear handles."""
         with self._lock:
-            return (self._paired if self._capturing else self._played).pop(count)
+            short = max(0, count - self._played.queued)
+            out = self._played.pop(count)
+            self._handled += count
+            backlog = max(0, self._recorded - self._handled) if self._counting else 0
+            cut = self._played.drop_oldest(self._max + backlog)
+        if short and self._played.queued == 0 and out.any():
+            self.short += short
+            _LOGGER.info("reference ran %d ms short: the echo delay shifts", short * 1000 // self._rate)
+        if cut:
+            self.cut += cut
+            _LOGGER.info("speaker ran %d ms ahead of the microphone: reference cut", cut * 1000 // self._rate)
+        return out

@@ -1,0 +1,58 @@
+"""The playback reference, fed blocks as the speaker and microphone callbacks would: no clock."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from voiced.ear.reference import PlaybackReference
+
+BLOCK = 480  # 30 ms at 16 kHz
+
+
+def counting(start: int, blocks: int) -> list[np.ndarray]:
+    """Blocks whose samples number themselves, so a pairing can be read off what comes out."""
+    return [np.arange(start + i * BLOCK, start + (i + 1) * BLOCK, dtype=np.int16) for i in range(blocks)]
+
+
+def test_a_lagging_ear_keeps_its_pairing_with_the_speaker() -> None:
+    reference = PlaybackReference(max_lead_s=0.1)  # 1600 samples
+    played = counting(1, 60)
+    for block in played[:2]:  # the speaker starts two blocks ahead
+        reference.append(block)
+    # The ear stalls for 40 blocks (1.2 s, far past max_lead) while both devices run on.
+    for block in played[2:42]:
+        reference.append(block)
+        reference.capture(BLOCK)
+    taken = [reference.take(BLOCK) for _ in range(40)]
+    assert reference.cut == 0
+    # Microphone block k is paired with played block k: nothing was cut, nothing shifted.
+    for got, want in zip(taken, played, strict=False):
+        assert np.array_equal(got, want)
+
+
+def test_the_lead_beyond_the_backlog_is_cut() -> None:
+    reference = PlaybackReference(max_lead_s=0.1)
+    for block in counting(1, 10):  # the speaker runs 10 blocks ahead of a microphone that records nothing
+        reference.append(block)
+    reference.capture(BLOCK)
+    first = reference.take(BLOCK)
+    assert first[0] == 1
+    assert reference.cut >= 5 * BLOCK  # 9 blocks left, at most ~1600 samples of lead kept
+    assert reference.take(BLOCK)[0] > 2 * BLOCK
+
+
+def test_blocks_the_microphone_drops_take_their_reference_with_them() -> None:
+    reference = PlaybackReference()
+    played = counting(1, 4)
+    for block in played:
+        reference.append(block)
+        reference.capture(BLOCK)
+    reference.forget(BLOCK)  # the microphone's queue was full: its oldest block is gone
+    assert np.array_equal(reference.take(BLOCK), played[1])
+
+
+def test_without_a_microphone_counting_it_reads_what_was_played() -> None:
+    reference = PlaybackReference()
+    reference.append(np.full(BLOCK, 7, dtype=np.int16))
+    assert np.array_equal(reference.take(BLOCK), np.full(BLOCK, 7, dtype=np.int16))
+    assert not reference.take(BLOCK).any()  # nothing played: silence
