@@ -163,3 +163,16 @@ def test_the_state_survives_kill_9_mid_write(tmp_path: Path, attempt: int) -> No
     state = StateStore(path).load()
     assert state is not None and state.processed_turns > 0
     assert state.compressed_memory == "x" * (state.processed_turns % 5000)
+
+
+def test_low_asr_confidence_is_a_pain_point_and_steers_the_next_reply() -> None:
+    analyst, judge = OfflineAnalyst(VOCABULARY, max_turns=10), OfflineJudge()
+    # 0.39: what Whisper tiny.en gave "Set the diffuser to lavender." under loud noise ("... the latin").
+    heard = record(1, "Set the diffuser to the latin.", asr_confidence=0.39)
+    state, flags = run(analyst.analyse(ConversationState(session_id="s"), heard))
+    assert [p.kind for p in state.pain_points] == ["low_confidence"]
+    notice = run(judge.judge(state, flags))
+    assert notice is not None and "Speech recognition was unsure last turn" in notice.for_model
+    clear = record(2, "Turn on the kitchen light.", asr_confidence=0.96)
+    state, flags = run(analyst.analyse(state, clear))
+    assert flags == [] and len(state.pain_points) == 1

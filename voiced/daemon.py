@@ -179,7 +179,13 @@ class Daemon:
             heard = await utterance.transcript
             text = heard.text
             self._bus.publish(
-                Transcript(turn=utterance.turn, text=text, asr_s=heard.asr_s, early=heard.early)
+                Transcript(
+                    turn=utterance.turn,
+                    text=text,
+                    asr_s=heard.asr_s,
+                    early=heard.early,
+                    confidence=round(heard.confidence, 3),
+                )
             )
             if not text.strip():
                 return

@@ -79,6 +79,7 @@ class Transcript(Event):
     text: str
     asr_s: float = 0.0
     early: bool = False  # ASR started at a pause, while the hangover was still running
+    confidence: float = 1.0  # how sure the ASR was, 0..1
 
 
 @dataclass(frozen=True)

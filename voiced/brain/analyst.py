@@ -23,6 +23,7 @@ from voiced.brain.state import (
 )
 from voiced.brain.words import Vocabulary, misheard, read
 
+LOW_CONFIDENCE = 0.45  # Whisper's mean token probability below this: it was guessing
 REPEAT_WINDOW = 2  # a request said again within this many turns is a repeat
 MAX_PAIN_POINTS = 30
 INTERVIEW_SLOTS = ("rooms", "routine", "scents", "genres", "lights")
@@ -135,6 +136,9 @@ class OfflineAnalyst:
             flags.append(
                 Flag("misheard", f"{guess[0]}|{guess[1]}") if guess else Flag("misunderstood", record.user)
             )
+        if record.user.strip() and record.asr_confidence < LOW_CONFIDENCE:
+            pains.append(PainPoint(turn=record.turn, kind="low_confidence", detail=record.user))
+            flags.append(Flag("low_confidence", f"{record.user}|{record.asr_confidence:.2f}"))
         if record.interrupted:
             pains.append(PainPoint(turn=record.turn, kind="interrupted", detail=record.reply[:120]))
         for failure in record.failures:

@@ -31,6 +31,7 @@ from voiced.events import (
     CommandSent,
     EventBus,
     StateUpdated,
+    Transcript,
 )
 from voiced.mouth.agent import TurnContext
 
@@ -97,6 +98,7 @@ class Brain:
         self._events = bus.subscribe()
         self._commands: dict[int, list[dict[str, object]]] = {}
         self._failures: dict[int, list[str]] = {}
+        self._confidence: dict[int, float] = {}
         self._task: asyncio.Task[None] | None = None
         self.run_times: list[float] = []
 
@@ -244,6 +246,8 @@ class Brain:
             if isinstance(event, CommandSent) and not event.task_id:  # a scene's commands are not tastes
                 payload = json.loads(event.payload)  # we encoded it ourselves
                 self._commands.setdefault(event.turn, []).append({"device": event.device, "payload": payload})
+            elif isinstance(event, Transcript):
+                self._confidence[event.turn] = event.confidence
             elif isinstance(event, CommandRefused):
                 # A scene's failures surface with the next turn analysed, named by device.
                 key = -1 if event.task_id else event.turn
@@ -264,6 +268,7 @@ class Brain:
         record = record.model_copy(
             update={
                 "commands": [*record.commands, *self._commands.pop(record.turn, [])],
+                "asr_confidence": self._confidence.pop(record.turn, record.asr_confidence),
                 "failures": [
                     *record.failures,
                     *self._failures.pop(record.turn, []),

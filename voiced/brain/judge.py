@@ -67,6 +67,12 @@ class OfflineJudge:
         if "repeated" in by_kind:
             said = by_kind["repeated"].detail
             return Notice(f"The user repeated a request ({said!r}): confirm the device state aloud.")
+        if "low_confidence" in by_kind:
+            heard, _confidence = by_kind["low_confidence"].detail.rsplit("|", 1)
+            return Notice(
+                f"Speech recognition was unsure last turn (heard {heard!r}): if the user seems to "
+                "correct it, follow the correction, and confirm what you did."
+            )
         if "status" in by_kind and state.status == "Solutioning":
             return Notice("The interview has what it needs: propose the scenes and ask to confirm.")
         if "misunderstood" in by_kind:

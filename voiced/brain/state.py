@@ -62,6 +62,7 @@ class TurnRecord(_Model):
     commands: list[dict[str, Any]] = []  # {"device", "payload"} that were sent
     failures: list[str] = []  # "device: reason" that were refused or failed
     asr_s: float = 0.0
+    asr_confidence: float = 1.0
     at: datetime = Field(default_factory=utcnow)
 
 

@@ -42,6 +42,7 @@ class Heard:
     text: str
     asr_s: float  # time Whisper took
     early: bool  # started at a pause, before the end of the utterance was certain
+    confidence: float = 1.0  # how sure Whisper was, 0..1
 
 
 OverReply = Literal["no", "check"]
@@ -225,8 +226,8 @@ class Ear:
 
         def timed() -> Heard:
             started = time.monotonic()
-            text = self._transcriber.transcribe(samples)
-            return Heard(text, time.monotonic() - started, early)
+            text, confidence = self._transcriber.transcribe_scored(samples)
+            return Heard(text, time.monotonic() - started, early, confidence)
 
         return asyncio.create_task(asyncio.to_thread(timed), name=f"asr-turn-{self._turn}")
 

@@ -11,3 +11,7 @@ class Transcriber(Protocol):
     def transcribe(self, samples: np.ndarray) -> str:
         """Blocking; callers run it off the event loop."""
         ...
+
+    def transcribe_scored(self, samples: np.ndarray) -> tuple[str, float]:
+        """The text and how sure the model was of it, 0..1 (blocking)."""
+        ...

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import math
 from pathlib import Path
 
 import numpy as np
@@ -44,6 +45,10 @@ class WhisperTranscriber:
         )
 
     def transcribe(self, samples: np.ndarray) -> str:
+        return self.transcribe_scored(samples)[0]
+
+    def transcribe_scored(self, samples: np.ndarray) -> tuple[str, float]:
+        """Text, and confidence: the geometric mean of the tokens' probabilities (1.0 for silence)."""
         audio = samples.astype(np.float32) / 32768.0
         segments, _info = self._model.transcribe(
             audio,
@@ -54,7 +59,12 @@ class WhisperTranscriber:
             without_timestamps=True,
             initial_prompt=self._prompt,
         )
-        return " ".join(segment.text.strip() for segment in segments).strip()
+        pieces = list(segments)
+        text = " ".join(segment.text.strip() for segment in pieces).strip()
+        if not pieces:
+            return text, 1.0
+        mean_logprob = sum(s.avg_logprob for s in pieces) / len(pieces)
+        return text, float(math.exp(mean_logprob))
 
 
 def vocabulary_prompt(registry: DeviceRegistry) -> str:
