@@ -81,6 +81,26 @@ def test_an_offline_session_teaches_the_state_which_survives_restarts_and_kill_9
     assert after is not None and after.session_id == session_id and after.processed_turns >= 6
     shown = subprocess.run(voiced(config, "state"), capture_output=True, text=True, timeout=60)
     assert shown.returncode == 0 and json.loads(shown.stdout)["session_id"] == session_id
+    # The user can start over.
+    short = spoken_wav(["Turn off the kitchen light."], tmp_path / "short.wav")
+    fresh = subprocess.run(
+        voiced(
+            config,
+            "run",
+            "--new-session",
+            "--fast",
+            "--input",
+            str(short),
+            "--output",
+            str(tmp_path / "o.wav"),
+        ),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert fresh.returncode == 0, fresh.stderr[-2000:]
+    latest = json.loads(subprocess.run(voiced(config, "state"), capture_output=True, text=True).stdout)
+    assert latest["session_id"] != session_id and latest["processed_turns"] == 1
 
 
 def state_model_stub():  # type: ignore[no-untyped-def]

@@ -54,6 +54,9 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--output", type=Path, metavar="WAV", help="write the spoken replies to this WAV file")
     run.add_argument("--fast", action="store_true", help="read --input as fast as possible, not in real time")
     run.add_argument("--events", type=Path, metavar="FILE", help="write every event as JSON lines to FILE")
+    run.add_argument(
+        "--new-session", action="store_true", help="start a new conversation state instead of resuming"
+    )
 
     demo = sub.add_parser(
         "demo", parents=[common], help="a scripted spoken conversation, through the real ear"

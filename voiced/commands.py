@@ -47,6 +47,8 @@ def _check_output_path(path: Path) -> str | None:
 
 
 def run(args: argparse.Namespace, config: Config, registry: DeviceRegistry) -> int:
+    if args.new_session:
+        config = config.model_copy(update={"brain": config.brain.model_copy(update={"new_session": True})})
     # Every device and file is checked before the models load, so mistakes fail in a second.
     # Echo handling only makes sense when our voice can reach our microphone.
     reference = PlaybackReference() if not args.input and not args.output else None
