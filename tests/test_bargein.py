@@ -62,6 +62,39 @@ def test_guard_asks_for_a_transcript_when_a_short_burst_ends() -> None:
     assert guard.ended() is Action.CHECK
 
 
+def test_guard_counts_the_voice_not_the_silence_that_closes_it() -> None:
+    guard = BargeInGuard(GuardSettings(frame_ms=30, confirm_ms=300))
+    guard.started(playing=True)
+    # A 90 ms "stop" and then the hangover: ten frames and more, but no early check ...
+    actions = [guard.frame(user_speech=s) for s in [True] * 3 + [False] * 20]
+    assert actions == [Action.NONE] * 23
+    assert guard.short  # ... and still a short burst when it closes,
+    assert guard.ended() is Action.CHECK  # whose words decide, however short it was.
+
+
+def test_guard_checks_early_on_the_first_voiced_frame_past_confirm() -> None:
+    guard = BargeInGuard(GuardSettings(frame_ms=30, confirm_ms=300))
+    guard.started(playing=True)
+    assert [guard.frame(user_speech=s) for s in [True] * 9 + [False] * 4] == [Action.NONE] * 13
+    assert guard.short
+    assert guard.frame(user_speech=True) is Action.CHECK_EARLY  # the voice went on past 300 ms
+    assert not guard.short
+    assert guard.frame(user_speech=True) is Action.NONE
+    # A new utterance starts counting afresh.
+    guard.started(playing=True)
+    assert guard.short and guard.frames_heard == 0
+
+
+def test_a_dropped_utterance_is_not_checked_when_it_closes() -> None:
+    guard = BargeInGuard(GuardSettings(frame_ms=30, confirm_ms=300))
+    guard.started(playing=True)
+    guard.frame(user_speech=True)
+    guard.dropped()  # our own echo
+    assert not guard.active
+    assert guard.frame(user_speech=True) is Action.NONE
+    assert guard.ended() is Action.NONE
+
+
 def test_guard_stays_out_of_utterances_that_start_in_silence() -> None:
     guard = BargeInGuard(GuardSettings())
     assert guard.started(playing=False) is Action.NONE

@@ -24,7 +24,7 @@ def feed(segmenter: Segmenter, pattern: str) -> list[tuple[int, object]]:
     return events
 
 
-def frames_of(event: UtteranceEnded) -> list[int]:
+def frames_of(event: UtteranceEnded | UtteranceDiscarded) -> list[int]:
     return [int.from_bytes(event.audio[i : i + 2], "big") for i in range(0, len(event.audio), 2)]
 
 
@@ -77,6 +77,15 @@ def test_max_length_cuts_a_long_utterance() -> None:
 def test_too_little_speech_is_discarded() -> None:
     events = feed(Segmenter(SETTINGS), "..ss......")
     assert [type(e) for _, e in events] == [UtteranceStarted, UtteranceDiscarded]
+
+
+def test_a_discarded_burst_still_hands_over_its_audio_and_trailing_silence() -> None:
+    # Over our reply, a "stop" can be this short: the caller checks its words all the same.
+    events = feed(Segmenter(SETTINGS), "..ss......")
+    (index, discarded) = events[1]
+    assert isinstance(discarded, UtteranceDiscarded)
+    assert discarded.speech_ms == 60 and discarded.trailing_silence_ms == 150
+    assert frames_of(discarded) == list(range(index + 1))  # pre-roll, the burst, its hangover
 
 
 def test_flush_closes_an_utterance_in_progress() -> None:

@@ -25,6 +25,7 @@ FAILURE_REPLY = "Sorry, something went wrong on my side."
 # The tail of our own voice still in the room after the last sample is handed over.
 ECHO_TAIL_S = 0.3
 STOP_TIMEOUT_S = 5.0
+VERDICTS_KEPT = 50  # turns: early verdicts older than this are never collected
 
 
 class Daemon:
@@ -116,7 +117,11 @@ class Daemon:
     ) -> None:
         evidence = await evidence_task
         verdict = self._weigh(evidence)
-        self._verdicts[turn] = verdict
+        if self._verdicts.get(turn) not in (Verdict.STOP, Verdict.SPEECH):  # a stop or a request stays
+            self._verdicts[turn] = verdict
+        # Bursts too short for a turn, and utterances dropped as echo, never collect theirs.
+        for stale in [old for old in self._verdicts if old < turn - VERDICTS_KEPT]:
+            del self._verdicts[stale]
         if verdict in (Verdict.STOP, Verdict.SPEECH):
             if reply is not None and reply is self._current:
                 self.interrupt(f"heard {evidence.cleaned!r} ({verdict.value})")
@@ -150,9 +155,20 @@ class Daemon:
         await self._finish_current()
 
     async def _worth_interrupting(self, utterance: Utterance) -> bool:
-        """Speech over our reply: our echo, a backchannel, a stop word, or a new request?"""
+        """Speech over our reply: our echo, a backchannel, a stop word, or a new request?
+
+        The early checks on this utterance (at a pause, after `confirm_ms`, or on a burst too
+        short for a turn) are tied to the reply it was spoken over; they are waited for first.
+        A stop word one of them heard has done its work there: said again here, it must not
+        stop whatever reply has started since (a turn queued before this utterance may have).
+        """
         heard = await utterance.transcript
-        verdict = self._verdicts.pop(utterance.turn, None)
+        name = f"barge-in-check-{utterance.turn}"
+        early_checks = [task for task in self._checks if task.get_name() == name]
+        if early_checks:
+            await asyncio.wait(early_checks)
+        early = self._verdicts.pop(utterance.turn, None)
+        verdict = early
         if verdict is not Verdict.SPEECH:  # an early "speech" verdict stands: it already interrupted
             evidence = await utterance.evidence if utterance.evidence is not None else None
             verdict = self._weigh(evidence) if evidence is not None else Verdict.SPEECH
@@ -160,11 +176,13 @@ class Daemon:
             self._speech.unduck()
             self._bus.publish(BargeInIgnored(turn=utterance.turn, heard=heard.text, verdict=verdict.value))
             return False
-        self.interrupt(f"heard {heard.text!r} ({verdict.value})")
         if verdict is Verdict.STOP:
+            if early is not Verdict.STOP:
+                self.interrupt(f"heard {heard.text!r} ({verdict.value})")
             self._bus.publish(Transcript(turn=utterance.turn, text=heard.text, asr_s=heard.asr_s))
             await self._finish_current()
             return False
+        self.interrupt(f"heard {heard.text!r} ({verdict.value})")
         return True
 
     async def _finish_current(self) -> None:

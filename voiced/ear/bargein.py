@@ -204,12 +204,19 @@ class Action(Enum):
 
 
 class BargeInGuard:
-    """Follows one utterance that starts while we speak."""
+    """Follows one utterance that starts while we speak.
+
+    Counted in frames, never read from a clock. What counts is how long the voice went on
+    (from the onset to the last frame of user speech), not the silence that closes the
+    utterance: a burst followed by its hangover is still short, and is not checked early.
+    """
 
     def __init__(self, settings: GuardSettings) -> None:
         self._confirm_frames = max(1, settings.confirm_ms // settings.frame_ms)
         self._active = False
         self._speech_frames = 0
+        self._voiced_frames = 0  # frames up to and including the last frame of user speech
+        self._checked_early = False
 
     @property
     def active(self) -> bool:
@@ -223,27 +230,34 @@ class BargeInGuard:
     def started(self, *, playing: bool) -> Action:
         self._active = playing
         self._speech_frames = 0
+        self._voiced_frames = 0
+        self._checked_early = False
         return Action.DUCK if playing else Action.NONE
 
     def frame(self, *, user_speech: bool) -> Action:
-        """One frame of the utterance; after `confirm_ms` of it, check what was said."""
+        """One frame of the utterance; once the voice has gone on for `confirm_ms`, check what was said."""
         if not self._active:
             return Action.NONE
         self._speech_frames += 1
-        if self._speech_frames == self._confirm_frames:
+        if user_speech:
+            self._voiced_frames = self._speech_frames
+        if not self._checked_early and user_speech and self._voiced_frames >= self._confirm_frames:
+            self._checked_early = True
             return Action.CHECK_EARLY
         return Action.NONE
 
     @property
     def short(self) -> bool:
-        """Still under `confirm_ms` of speech."""
-        return self._speech_frames < self._confirm_frames
+        """The voice has gone on for less than `confirm_ms` so far."""
+        return self._voiced_frames < self._confirm_frames
 
     def ended(self) -> Action:
-        """The utterance closed: its transcript decides (again, if an early check ran)."""
+        """The utterance closed, kept or discarded as noise: its transcript decides (again, if an
+        early check ran). However short it was: over our reply, "stop" may be all there is."""
         was_active = self._active
         self._active = False
         return Action.CHECK if was_active else Action.NONE
 
-    def discarded(self) -> None:
+    def dropped(self) -> None:
+        """The utterance was found to be our own echo: nothing left to decide."""
         self._active = False

@@ -206,11 +206,26 @@ class Ear:
 
         return asyncio.create_task(gather(), name=f"over-reply-evidence-{self._turn}")
 
+    def _closing_evidence(
+        self, audio: bytes, trailing_silence_ms: int, *, words: asyncio.Task[Heard] | None, short: bool
+    ) -> asyncio.Task[Evidence]:
+        """Evidence on an utterance over our reply that has just closed, `trailing_silence_ms` ago."""
+        trailing = trailing_silence_ms // self._config.frame_ms
+        voiced = max(1, self._onset_frames + self._guard.frames_heard - trailing)
+        return self._gather(
+            len(audio) // len(self._raw[-1]),
+            audio,
+            speech_frames=voiced,
+            skip=trailing,
+            short=short,
+            words=words,
+        )
+
     def drop(self, turn: int) -> None:
         """Forget the utterance in progress if it is `turn` (it was found to be our own echo)."""
         if turn == self._turn and self._segmenter.in_speech:
             self._segmenter.reset()
-            self._guard.discarded()
+            self._guard.dropped()
             self._drop_early()
             _LOGGER.debug("turn %d: dropped an utterance that was our own echo", turn)
         else:
@@ -269,9 +284,14 @@ class Ear:
         elif isinstance(event, UtteranceDiscarded):
             self._drop_early()
             _LOGGER.debug("discarded %d ms of speech-like noise", event.speech_ms)
-            if self._guard.active:
-                self._guard.discarded()
-                self._hooks.unduck()
+            if self._guard.ended() is Action.CHECK:
+                # Too short for a turn, but over our reply a "stop" can be this short (the echo
+                # gate passes only part of it): its words decide. The verdict stops the reply
+                # or lets it go on at full volume; it never starts a turn.
+                evidence = self._closing_evidence(
+                    event.audio, event.trailing_silence_ms, words=None, short=True
+                )
+                self._hooks.check(self._turn, evidence)
         else:
             voice_end_t = now - event.trailing_silence_ms / 1000
             samples = np.frombuffer(event.audio, dtype=np.int16)
@@ -284,16 +304,8 @@ class Ear:
                 self._drop_early()
                 transcript = self._transcribe(event.audio, early=False)
             if self._guard.ended() is Action.CHECK:
-                frame_bytes = len(self._raw[-1])
-                trailing = event.trailing_silence_ms // self._config.frame_ms
-                voiced = max(1, self._onset_frames + self._guard.frames_heard - trailing)
-                evidence = self._gather(
-                    len(event.audio) // frame_bytes,
-                    event.audio,
-                    speech_frames=voiced,
-                    skip=trailing,
-                    short=self._guard.short,
-                    words=transcript,
+                evidence = self._closing_evidence(
+                    event.audio, event.trailing_silence_ms, words=transcript, short=self._guard.short
                 )
                 deliver(Utterance(self._turn, samples, voice_end_t, transcript, "check", evidence))
             else:

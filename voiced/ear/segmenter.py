@@ -51,9 +51,15 @@ class UtterancePaused:
 
 @dataclass(frozen=True)
 class UtteranceDiscarded:
-    """Opened on a noise burst, but too little speech to be worth transcribing."""
+    """Opened on a noise burst, but too little speech to be worth transcribing as a turn.
+
+    Its audio comes along all the same: over our reply, a "stop" can be this short, and the
+    caller may still want to know what it said.
+    """
 
     speech_ms: int
+    audio: bytes = b""
+    trailing_silence_ms: int = 0
 
 
 SegmenterEvent = UtteranceStarted | UtterancePaused | UtteranceEnded | UtteranceDiscarded
@@ -134,13 +140,15 @@ class Segmenter:
         frame_ms = self._s.frame_ms
         speech_ms = self._speech_frames * frame_ms
         event: SegmenterEvent
+        audio = b"".join(self._frames)
+        trailing_silence_ms = self._silence_run * frame_ms
         if speech_ms < self._s.min_speech_ms:
-            event = UtteranceDiscarded(speech_ms=speech_ms)
+            event = UtteranceDiscarded(speech_ms, audio, trailing_silence_ms)
         else:
             event = UtteranceEnded(
-                audio=b"".join(self._frames),
+                audio=audio,
                 speech_ms=speech_ms,
-                trailing_silence_ms=self._silence_run * frame_ms,
+                trailing_silence_ms=trailing_silence_ms,
                 reason=reason,
             )
         self._reset()
