@@ -8,7 +8,7 @@ from pathlib import Path
 
 from tests.conftest import Broker
 from tests.openai_server import ScriptedServer, Text, Tools, call
-from tests.vibe_home import Home, write_presets
+from tests.vibe_home import Home, reply_of, write_presets
 from voiced.config import Config, LlmConfig, VibeConfig
 from voiced.devices.registry import DeviceRegistry
 from voiced.mouth.hybrid import HybridAgent
@@ -26,10 +26,6 @@ RELAX_COMMANDS = {
 
 def config_for(broker: Broker, **vibe: object) -> Config:
     return Config(mqtt=broker.mqtt_config("voiced-vibe"), vibe=VibeConfig.model_validate(vibe))
-
-
-async def reply_of(agent: LocalAgent | HybridAgent, turn: int, text: str) -> str:
-    return "".join([piece async for piece in agent.reply(turn, text)])
 
 
 def test_a_scene_drives_devices_in_parallel_confirms_them_and_is_mentioned_next_turn(

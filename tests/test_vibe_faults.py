@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import Broker
-from tests.vibe_home import Home, write_presets
+from tests.vibe_home import Home, reply_of, write_presets
 from voiced.config import Config, MqttConfig, SafetyConfig, VibeConfig
 from voiced.devices.model import DiffuserSet, LightSet
 from voiced.devices.mqtt import MqttLink
@@ -18,10 +18,6 @@ from voiced.devices.registry import DeviceRegistry
 from voiced.errors import DeviceError
 from voiced.mouth.intents import LocalIntentAgent
 from voiced.mouth.local_agent import NO_BROKER_REPLY, LocalAgent
-
-
-async def reply_of(agent: LocalAgent, turn: int, text: str) -> str:
-    return "".join([piece async for piece in agent.reply(turn, text)])
 
 
 def test_broker_restart_mid_scene_reports_the_failed_steps_and_nothing_stale_is_sent(

@@ -20,6 +20,7 @@ from voiced.devices.registry import DeviceRegistry
 from voiced.devices.simulator import DeviceSimulator
 from voiced.events import Event, EventBus
 from voiced.mouth.actions import DeviceActions
+from voiced.mouth.agent import Agent
 from voiced.vibe.manager import VibeTaskManager
 from voiced.vibe.setup import build_vibe
 
@@ -121,6 +122,11 @@ class Home:
         kinds = ("vibe_complete", "vibe_error", "vibe_cancelled")
         await self.until(lambda: any(self.of(k, task_id) for k in kinds), f"{task_id} to finish", timeout)
         return next(e for e in self.events if e.kind in kinds and getattr(e, "task_id", None) == task_id)
+
+
+async def reply_of(agent: Agent, turn: int, text: str) -> str:
+    """A whole reply, as the mouth would speak it."""
+    return "".join([piece async for piece in agent.reply(turn, text)])
 
 
 def write_presets(path: Path, text: str) -> Path:
