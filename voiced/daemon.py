@@ -133,8 +133,8 @@ class Daemon:
 
     def interrupt(self, reason: str) -> None:
         current = self._current
-        if current is None or current.done():
-            return
+        if current is None or current.done() or current.cancelling():
+            return  # nothing to stop, or already stopping: one barge-in, one cancel
         self._speech.silence_now()
         current.cancel()
         self._bus.publish(BargeIn(turn=self._current_turn, reason=reason))

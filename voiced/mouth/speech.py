@@ -122,12 +122,14 @@ class SpeechOutput:
                 self._recent.append(sentence)
             await self._sink.drain()
         finally:
-            if not producer.done():
-                producer.cancel()
-            await asyncio.wait([producer], timeout=5)
-            if self.speaking:
-                self.speaking = False
-                self._bus.publish(TtsStopped(turn=turn, audio_s=played_s))
+            try:
+                if not producer.done():
+                    producer.cancel()
+                await asyncio.wait([producer], timeout=5)
+            finally:  # a second cancel may land while we wait: the reply has stopped all the same
+                if self.speaking:
+                    self.speaking = False
+                    self._bus.publish(TtsStopped(turn=turn, audio_s=played_s))
 
     async def _play(self, samples: np.ndarray, rate: int) -> None:
         if self._gain != 1.0:

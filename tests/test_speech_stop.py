@@ -1,0 +1,98 @@
+"""Stopping a reply: however often it is cancelled, it reports once that it stopped.
+
+A barge-in can be decided twice over the same reply (an early check and the whole utterance);
+the second cancel used to land while the first was being cleaned up and left the mouth
+"speaking" for good, with no `tts_stopped` for the reply that was talked over.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import numpy as np
+
+from tests.speech_fixtures import synthesizer
+from voiced.events import Event, EventBus, TtsStarted, TtsStopped
+from voiced.mouth.speech import SpeechOutput
+
+LONG_REPLY = (
+    "Here is the forecast for today. The morning starts cool and cloudy. "
+    "By noon the clouds break up and the sun comes out for a few hours."
+)
+
+
+class RealTimeSink:
+    """Plays nothing, but takes as long as the audio would: a speaker without the noise."""
+
+    def __init__(self) -> None:
+        self.played_s = 0.0
+        self.aborted = 0
+
+    async def play(self, samples: np.ndarray, rate: int) -> None:
+        self.played_s += len(samples) / rate
+        await asyncio.sleep(len(samples) / rate)
+
+    async def drain(self) -> None:
+        await asyncio.sleep(0)
+
+    def abort(self) -> None:
+        self.aborted += 1
+
+    def close(self) -> None:
+        pass
+
+
+async def _events_until_started(queue: asyncio.Queue[Event]) -> list[Event]:
+    seen: list[Event] = []
+    while not any(isinstance(e, TtsStarted) for e in seen):
+        seen.append(await asyncio.wait_for(queue.get(), timeout=30))
+    return seen
+
+
+def _drained(queue: asyncio.Queue[Event]) -> list[Event]:
+    events = []
+    while not queue.empty():
+        events.append(queue.get_nowait())
+    return events
+
+
+def test_a_reply_cancelled_again_while_stopping_still_reports_it_stopped() -> None:
+    async def scenario() -> tuple[SpeechOutput, list[Event], list[Event]]:
+        bus = EventBus()
+        queue = bus.subscribe()
+        speech = SpeechOutput(synthesizer(), RealTimeSink(), bus, sentence_silence_s=0.1)
+        reply = asyncio.create_task(speech.speak(7, LONG_REPLY), name="reply")
+        first = await _events_until_started(queue)
+        await asyncio.sleep(0.3)
+        for _ in range(5):  # each cancel lands at whatever the reply is awaiting by then
+            reply.cancel()
+            await asyncio.sleep(0)
+        done, _pending = await asyncio.wait([reply], timeout=10)
+        assert reply in done and reply.cancelled()
+        # The next reply starts as a new one: it is announced, and stops once.
+        after = await asyncio.wait_for(speech.speak(8, "Turning on the kitchen light."), timeout=30)
+        assert after.text == "Turning on the kitchen light."
+        return speech, first, _drained(queue)
+
+    speech, first, rest = asyncio.run(scenario())
+    assert not speech.speaking
+    stops = [e for e in [*first, *rest] if isinstance(e, TtsStopped)]
+    starts = [e for e in [*first, *rest] if isinstance(e, TtsStarted)]
+    assert [e.turn for e in starts] == [7, 8]
+    assert [e.turn for e in stops] == [7, 8]
+    assert 0.2 < stops[0].audio_s < 3.0  # only what was played before the cancel
+
+
+def test_a_reply_left_alone_reports_all_it_played() -> None:
+    async def scenario() -> tuple[list[Event], float]:
+        bus = EventBus()
+        queue = bus.subscribe()
+        sink = RealTimeSink()
+        speech = SpeechOutput(synthesizer(), sink, bus, sentence_silence_s=0.1)
+        await asyncio.wait_for(speech.speak(3, "The lights are on."), timeout=30)
+        return _drained(queue), sink.played_s
+
+    events, played_s = asyncio.run(scenario())
+    stops = [e for e in events if isinstance(e, TtsStopped)]
+    assert len(stops) == 1 and stops[0].turn == 3
+    assert abs(stops[0].audio_s - played_s) < 0.05
