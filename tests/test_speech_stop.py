@@ -2,17 +2,20 @@
 
 A barge-in can be decided twice over the same reply (an early check and the whole utterance);
 the second cancel used to land while the first was being cleaned up and left the mouth
-"speaking" for good, with no `tts_stopped` for the reply that was talked over.
+"speaking" for good, with no `tts_stopped` for the reply that was talked over. Speech outside
+a turn (a scene's closing line) is cut by a barge-in too, without cancelling the scene.
 """
 
 from __future__ import annotations
 
 import asyncio
+from typing import Any, cast
 
 import numpy as np
 
 from tests.speech_fixtures import synthesizer
-from voiced.events import Event, EventBus, TtsStarted, TtsStopped
+from voiced.daemon import Daemon
+from voiced.events import BargeIn, Event, EventBus, TtsStarted, TtsStopped
 from voiced.mouth.speech import SpeechOutput
 
 LONG_REPLY = (
@@ -96,3 +99,50 @@ def test_a_reply_left_alone_reports_all_it_played() -> None:
     stops = [e for e in events if isinstance(e, TtsStopped)]
     assert len(stops) == 1 and stops[0].turn == 3
     assert abs(stops[0].audio_s - played_s) < 0.05
+
+
+def test_a_barge_in_over_a_narration_cuts_the_line_but_not_the_scene_that_said_it() -> None:
+    async def scenario() -> tuple[bool, bool, list[Event], RealTimeSink]:
+        bus = EventBus()
+        queue = bus.subscribe()
+        sink = RealTimeSink()
+        speech = SpeechOutput(synthesizer(), sink, bus, sentence_silence_s=0.1)
+        daemon = Daemon(bus=bus, ear=cast(Any, None), agent=cast(Any, None), speech=speech)
+
+        async def scene() -> bool:  # a vibe task whose last step is its closing line
+            spoken = await speech.speak_aside(4, LONG_REPLY)
+            await asyncio.sleep(0)  # and it goes on after the line
+            return spoken
+
+        task = asyncio.create_task(scene(), name="vibe-task")
+        seen = await _events_until_started(queue)
+        await asyncio.sleep(0.3)
+        daemon.interrupt("heard 'stop' (stop)")
+        daemon.interrupt("heard 'stop' (stop)")  # the whole utterance confirms it: no second cut
+        spoken = await asyncio.wait_for(task, timeout=10)
+        return spoken, task.cancelled(), [*seen, *_drained(queue)], sink
+
+    spoken, cancelled, events, sink = asyncio.run(scenario())
+    assert not spoken and not cancelled
+    assert sink.aborted == 1
+    assert [type(e).__name__ for e in events if isinstance(e, (BargeIn, TtsStopped))] == [
+        "BargeIn",
+        "TtsStopped",
+    ]
+    stop = next(e for e in events if isinstance(e, TtsStopped))
+    assert stop.turn == 4 and stop.audio_s < 3.0
+
+
+def test_with_nothing_playing_an_interrupt_does_nothing() -> None:
+    async def scenario() -> list[Event]:
+        bus = EventBus()
+        queue = bus.subscribe()
+        speech = SpeechOutput(synthesizer(), RealTimeSink(), bus, sentence_silence_s=0.1)
+        daemon = Daemon(bus=bus, ear=cast(Any, None), agent=cast(Any, None), speech=speech)
+        assert await speech.speak_aside(5, "The relax scene is ready.")
+        daemon.interrupt("heard 'stop' (stop)")
+        return _drained(queue)
+
+    events = asyncio.run(scenario())
+    assert not [e for e in events if isinstance(e, BargeIn)]
+    assert [e.turn for e in events if isinstance(e, TtsStopped)] == [5]

@@ -123,7 +123,7 @@ class Daemon:
         for stale in [old for old in self._verdicts if old < turn - VERDICTS_KEPT]:
             del self._verdicts[stale]
         if verdict in (Verdict.STOP, Verdict.SPEECH):
-            if reply is not None and reply is self._current:
+            if reply is self._current:  # still the reply (or narration) it was spoken over
                 self.interrupt(f"heard {evidence.cleaned!r} ({verdict.value})")
             return
         self._speech.unduck()
@@ -133,10 +133,13 @@ class Daemon:
 
     def interrupt(self, reason: str) -> None:
         current = self._current
-        if current is None or current.done() or current.cancelling():
-            return  # nothing to stop, or already stopping: one barge-in, one cancel
-        self._speech.silence_now()
-        current.cancel()
+        if current is not None and not current.done():
+            if current.cancelling():
+                return  # already stopping: one barge-in, one cancel
+            self._speech.silence_now()
+            current.cancel()
+        elif not self._speech.cut_asides():  # no turn, but maybe a narration: it stops the same way
+            return
         self._bus.publish(BargeIn(turn=self._current_turn, reason=reason))
 
     async def _listen(self) -> None:

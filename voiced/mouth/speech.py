@@ -65,6 +65,7 @@ class SpeechOutput:
         self._gain = 1.0
         self._now_playing = ""
         self._one_voice = asyncio.Lock()  # a narration and a reply never talk over each other
+        self._asides: set[asyncio.Task[SpeechProgress]] = set()
         self.speaking = False
         self.started_turn = 0  # the last turn whose reply became audible
 
@@ -87,6 +88,35 @@ class SpeechOutput:
         progress = SpeechProgress()
         await self.say(turn, _once(text), progress)
         return progress
+
+    async def speak_aside(self, turn: int, text: str) -> bool:
+        """Speech outside any turn (narration, news): a barge-in cuts it as it cuts a reply.
+
+        It plays in a task of its own, so cutting it never cancels the caller (a scene that is
+        done but for its closing line). True: it was said whole."""
+        aside = asyncio.create_task(self.speak(turn, text), name=f"aside-turn-{turn}")
+        self._asides.add(aside)
+        try:
+            await asyncio.wait([aside])
+        finally:
+            if not aside.done():  # the caller was cancelled: so is its line
+                aside.cancel()
+                await asyncio.wait([aside], timeout=5)
+            self._asides.discard(aside)
+        if aside.cancelled():
+            return False
+        aside.result()  # its own failure (a lost speaker) is the caller's to handle
+        return True
+
+    def cut_asides(self) -> bool:
+        """Silence speech outside a turn (barge-in); True if there was any."""
+        live = [task for task in self._asides if not task.done() and not task.cancelling()]
+        if not live:
+            return False
+        self.silence_now()
+        for task in live:
+            task.cancel()
+        return True
 
     async def say(self, turn: int, chunks: AsyncGenerator[str, None], progress: SpeechProgress) -> None:
         async with self._one_voice:

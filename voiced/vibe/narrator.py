@@ -30,5 +30,4 @@ class SpokenNarrator:
             await asyncio.sleep(POLL_S)
         if wanted is not None and not wanted():
             return False
-        await self._speech.speak(turn, text)
-        return True
+        return await self._speech.speak_aside(turn, text)

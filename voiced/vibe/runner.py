@@ -109,6 +109,6 @@ class PlanRunner:
                 task_id, step, StepOutcome(step.tool, "narration", True, f"not spoken: {text!r}")
             )
         spoken = await self._narrate(text, turn)
-        detail = f"spoke {text!r}" if spoken else "skipped: the conversation did not pause"
+        detail = f"spoke {text!r}" if spoken else "not said whole: no pause came, or the user talked over it"
         # A skipped narration is not a failed scene: the devices are what the user asked for.
         return self._end(task_id, step, StepOutcome(step.tool, "narration", True, detail))
