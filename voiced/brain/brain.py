@@ -3,9 +3,9 @@
 When a turn's reply has been produced (it is already playing), `finished` starts the analysis in
 the background: analyst, then the judge if something was flagged, then the summary every N turns,
 then the state is saved and published. The next turn calls `barrier` first: it waits for that
-analysis, at most `barrier_timeout_s`; past that the analysis is cancelled, the turn goes on with
-the last good state and the overrun is logged. `context` hands the mouth the memory, the state and
-the notice, and the notice is used up.
+analysis, at most `barrier_timeout_s`; past that the analysis is cancelled, the rules alone record
+that turn (the model's word on it is lost, the turn is not), and the overrun is logged. `context`
+hands the mouth the memory, the state and the notice, and the notice is used up.
 """
 
 from __future__ import annotations
@@ -61,6 +61,8 @@ class Thinkers:
     judge: Judge
     summary: Summary
     close: Callable[[], Coroutine[Any, Any, None]] | None = None  # releases the model client
+    # The rules alone: they keep a turn's bookkeeping when the model's analysis of it is given up.
+    fallback: Thinkers | None = None
 
 
 class Deliverable(Protocol):
@@ -100,6 +102,7 @@ class Brain:
         self._failures: dict[int, list[str]] = {}
         self._confidence: dict[int, float] = {}
         self._task: asyncio.Task[None] | None = None
+        self._unfinished: dict[asyncio.Task[None], TurnRecord] = {}  # analyses under way
         self.run_times: list[float] = []
 
     @property
@@ -177,6 +180,7 @@ class Brain:
         self._task = asyncio.create_task(
             self._think(record, previous, playing), name=f"brain-turn-{record.turn}"
         )
+        self._unfinished[self._task] = record
 
     async def barrier(self, turn: int) -> bool:
         """Wait for the last analysis; False if it overran and was given up."""
@@ -194,8 +198,25 @@ class Brain:
             )
             task.cancel()
             await asyncio.wait([task], timeout=STOP_TIMEOUT_S)
+            await self._rescue(task)
         self._bus.publish(BarrierWait(turn=turn, waited_s=waited, timed_out=bool(pending)))
         return not pending
+
+    async def _rescue(self, given_up: asyncio.Task[None]) -> None:
+        """An analysis was given up: the rules alone (milliseconds) still record its turn."""
+        record = self._unfinished.pop(given_up, None)
+        fallback = self._thinkers.fallback
+        if record is None or fallback is None:
+            return
+        start = time.monotonic()
+        record = self._with_events(record)
+        try:
+            state = await self._analyse(fallback, record)
+        except Exception:
+            _LOGGER.exception("turn %d: even the rules' analysis failed; keeping the state", record.turn)
+            return
+        _LOGGER.info("turn %d: the rules' analysis stands in for the model's", record.turn)
+        self._apply(record.turn, state, start)
 
     async def aclose(self) -> None:
         for task in list(self._speaking):
@@ -206,6 +227,7 @@ class Brain:
             await asyncio.wait([self._task], timeout=STOP_TIMEOUT_S)
             self._task.cancel()
             await asyncio.wait([self._task], timeout=STOP_TIMEOUT_S)
+            await self._rescue(self._task)
         self._bus.unsubscribe(self._events)
         if self._thinkers.close is not None:
             await self._thinkers.close()
@@ -253,6 +275,42 @@ class Brain:
                 key = -1 if event.task_id else event.turn
                 self._failures.setdefault(key, []).append(f"{event.device}: {event.reason}")
 
+    def _with_events(self, record: TurnRecord) -> TurnRecord:
+        """The record plus what the turn did on the event spine (taken once: safe to repeat)."""
+        self._collect()
+        return record.model_copy(
+            update={
+                "commands": [*record.commands, *self._commands.pop(record.turn, [])],
+                "asr_confidence": self._confidence.pop(record.turn, record.asr_confidence),
+                "failures": [
+                    *record.failures,
+                    *self._failures.pop(record.turn, []),
+                    *self._failures.pop(-1, []),
+                ],
+            }
+        )
+
+    async def _analyse(self, thinkers: Thinkers, record: TurnRecord) -> ConversationState:
+        before = self._state
+        state, flags = await thinkers.analyst.analyse(before, record)
+        notice = await thinkers.judge.judge(state, flags) if flags else None
+        if notice is not None:
+            state = state.model_copy(update={"system_notice": notice.for_model, "notice_say": notice.say})
+        state = await self._deliver(before, state, record.turn)
+        if state.processed_turns % self._config.summary_every == 0:
+            state = await thinkers.summary.summarize(state)
+        state = state.model_copy(update={"last_updated": utcnow()})
+        await asyncio.to_thread(self._store.save, state)
+        return state
+
+    def _apply(self, turn: int, state: ConversationState, start: float) -> None:
+        self._state = state
+        run_s = time.monotonic() - start
+        self.run_times.append(run_s)
+        _LOGGER.info("turn %d: brain done in %.2f s; notice: %s", turn, run_s, state.system_notice)
+        self._bus.publish(BrainFinished(turn=turn, run_s=run_s, notice=state.system_notice))
+        self._bus.publish(StateUpdated(state=state.model_dump(mode="json")))
+
     async def _think(
         self,
         record: TurnRecord,
@@ -264,29 +322,12 @@ class Brain:
         if previous is not None and not previous.done():
             await asyncio.wait([previous])
         start = time.monotonic()
-        self._collect()
-        record = record.model_copy(
-            update={
-                "commands": [*record.commands, *self._commands.pop(record.turn, [])],
-                "asr_confidence": self._confidence.pop(record.turn, record.asr_confidence),
-                "failures": [
-                    *record.failures,
-                    *self._failures.pop(record.turn, []),
-                    *self._failures.pop(-1, []),
-                ],
-            }
-        )
-        before = self._state
+        record = self._with_events(record)
+        me = asyncio.current_task()
+        if me is not None and me in self._unfinished:
+            self._unfinished[me] = record
         try:
-            state, flags = await self._thinkers.analyst.analyse(before, record)
-            notice = await self._thinkers.judge.judge(state, flags) if flags else None
-            if notice is not None:
-                state = state.model_copy(update={"system_notice": notice.for_model, "notice_say": notice.say})
-            state = await self._deliver(before, state, record.turn)
-            if state.processed_turns % self._config.summary_every == 0:
-                state = await self._thinkers.summary.summarize(state)
-            state = state.model_copy(update={"last_updated": utcnow()})
-            await asyncio.to_thread(self._store.save, state)
+            state = await self._analyse(self._thinkers, record)
         except asyncio.CancelledError:
             self._bus.publish(
                 BrainFinished(turn=record.turn, run_s=time.monotonic() - start, failed="overran")
@@ -297,10 +338,7 @@ class Brain:
             self._bus.publish(
                 BrainFinished(turn=record.turn, run_s=time.monotonic() - start, failed=str(exc))
             )
-            return
-        self._state = state
-        run_s = time.monotonic() - start
-        self.run_times.append(run_s)
-        _LOGGER.info("turn %d: brain done in %.2f s; notice: %s", record.turn, run_s, state.system_notice)
-        self._bus.publish(BrainFinished(turn=record.turn, run_s=run_s, notice=state.system_notice))
-        self._bus.publish(StateUpdated(state=state.model_dump(mode="json")))
+        else:
+            self._apply(record.turn, state, start)
+        if me is not None:
+            self._unfinished.pop(me, None)

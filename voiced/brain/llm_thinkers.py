@@ -189,4 +189,5 @@ def llm_thinkers(config: Config, rules: Thinkers, client: openai.AsyncOpenAI | N
         judge=LlmJudge(asker, rules.judge),
         summary=LlmSummary(asker, rules.summary, config.brain.keep_turns),
         close=client.close,
+        fallback=rules,
     )
