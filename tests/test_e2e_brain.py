@@ -5,16 +5,15 @@ from __future__ import annotations
 import json
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import REPO, Broker
+from tests.home import SimulatedHome, voiced
 from tests.openai_server import ScriptedServer, Text
 from tests.speech_fixtures import spoken_wav
-from tests.test_e2e_wav import Recorder
 from voiced.brain.store import StateStore
 
 pytestmark = pytest.mark.e2e
@@ -25,10 +24,6 @@ def write_config(tmp_path: Path, port: int, extra: str = "") -> Path:
     config = tmp_path / "config.yaml"
     config.write_text(f"devices_dir: {REPO / 'devices'}\nmqtt:\n  port: {port}\n{extra}")
     return config
-
-
-def voiced(config: Path, *args: str) -> list[str]:
-    return [sys.executable, "-m", "voiced", "-c", str(config), *args]
 
 
 def events_of(path: Path) -> list[dict[str, object]]:
@@ -167,9 +162,6 @@ def test_the_mouth_never_waits_for_the_brain_but_the_next_turn_waits_at_the_barr
 
 def test_a_spoken_interview_writes_scenes_the_vibe_agent_then_uses(tmp_path: Path, broker: Broker) -> None:
     config = write_config(tmp_path, broker.port)
-    simulator = subprocess.Popen(
-        voiced(config, "simulate"), stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT
-    )
     wav = spoken_wav(
         [
             "Let's set up my home.",
@@ -182,19 +174,9 @@ def test_a_spoken_interview_writes_scenes_the_vibe_agent_then_uses(tmp_path: Pat
         ],
         tmp_path / "in.wav",
     )
-    recorder = Recorder(broker.port)
-    try:
-        result = subprocess.run(
-            voiced(config, "run", "-v", "--input", str(wav), "--output", str(tmp_path / "out.wav")),
-            capture_output=True,
-            text=True,
-            timeout=300,
-        )
-        published = recorder.drain()
-    finally:
-        recorder.close()
-        simulator.send_signal(signal.SIGTERM)
-        simulator.wait(timeout=10)
+    with SimulatedHome(config, broker.port) as home:
+        result = home.run(wav, tmp_path / "out.wav")
+        published = home.published()
     assert result.returncode == 0, result.stderr[-3000:]
     out = result.stdout
     for line in (

@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 import json
-import signal
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import REPO, Broker
+from tests.home import SimulatedHome
 from tests.speech_fixtures import spoken_wav
-from tests.test_e2e_wav import Recorder, speech_seconds
+from tests.test_e2e_wav import speech_seconds
 
 pytestmark = pytest.mark.e2e
 
@@ -22,28 +20,11 @@ def test_a_spoken_scene_runs_in_the_background_and_the_next_turn_hears_of_it(
 ) -> None:
     config = tmp_path / "config.yaml"
     config.write_text(f"devices_dir: {REPO / 'devices'}\nmqtt:\n  port: {broker.port}\n")
-    voiced = [sys.executable, "-m", "voiced", "-c", str(config)]
-    simulator = subprocess.Popen(
-        [*voiced, "simulate", "--delay-ms", "300"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
     wav = spoken_wav(["Something for a dinner party.", "Turn on the bedroom light."], tmp_path / "in.wav")
-    recorder = Recorder(broker.port)
-    events, out_wav = tmp_path / "events.jsonl", tmp_path / "out.wav"
-    try:
-        result = subprocess.run(
-            [*voiced, "run", "-v", "--input", str(wav), "--output", str(out_wav), "--events", str(events)],
-            capture_output=True,
-            text=True,
-            timeout=300,
-        )
-        published = recorder.drain()
-    finally:
-        recorder.close()
-        simulator.send_signal(signal.SIGTERM)
-        simulator.communicate(timeout=10)
+    events = tmp_path / "events.jsonl"
+    with SimulatedHome(config, broker.port, "--delay-ms", "300") as home:
+        result = home.run(wav, tmp_path / "out.wav", "--events", str(events))
+        published = home.published()
     assert result.returncode == 0, result.stderr[-3000:]
     out = result.stdout
     for line in (

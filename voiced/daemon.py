@@ -85,9 +85,6 @@ class Daemon:
         if self._speech.speaking:
             self._speech.duck()
 
-    def unduck(self) -> None:
-        self._speech.unduck()
-
     def check(self, turn: int, evidence: asyncio.Task[Evidence]) -> None:
         # The reply being talked over: a verdict that arrives late must not stop a later turn
         # (such as the one this very utterance has meanwhile become).

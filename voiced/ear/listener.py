@@ -63,9 +63,9 @@ class Utterance:
 class BargeInHooks(Protocol):
     """The barge-in lane: called straight from the ear, never queued behind turns."""
 
-    def duck(self) -> None: ...
-
-    def unduck(self) -> None: ...
+    def duck(self) -> None:
+        """Speech began over the reply: lower our voice while it is judged (the verdict restores it)."""
+        ...
 
     def check(self, turn: int, evidence: asyncio.Task[Evidence]) -> None:
         """Enough speech over the reply to judge it now (the utterance goes on)."""
@@ -74,9 +74,6 @@ class BargeInHooks(Protocol):
 
 class _NoHooks:
     def duck(self) -> None:
-        return None
-
-    def unduck(self) -> None:
         return None
 
     def check(self, turn: int, evidence: asyncio.Task[Evidence]) -> None:

@@ -1,0 +1,73 @@
+"""A home for end-to-end runs: `voiced simulate` plays the devices, a recorder hears every command."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from types import TracebackType
+
+from tests.test_e2e_wav import Recorder
+
+READY = "simulator: playing"
+
+
+def voiced(config: Path, *args: str) -> list[str]:
+    return [sys.executable, "-m", "voiced", "-c", str(config), *args]
+
+
+class SimulatedHome:
+    def __init__(self, config: Path, port: int, *simulate: str) -> None:
+        """`simulate`: options for `voiced simulate` (`--delay-ms`, `--silent DEVICE`...)."""
+        self.config = config
+        self._port = port
+        self._simulate = simulate
+        self._output: list[str] = []
+        self._simulator: subprocess.Popen[str] | None = None
+        self._recorder: Recorder | None = None
+
+    def __enter__(self) -> SimulatedHome:
+        self._simulator = subprocess.Popen(
+            voiced(self.config, "simulate", *self._simulate),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        stream = self._simulator.stdout
+        assert stream is not None
+        threading.Thread(target=lambda: self._output.extend(stream), daemon=True).start()
+        deadline = time.monotonic() + 20
+        while not any(READY in line for line in self._output):
+            if time.monotonic() > deadline or self._simulator.poll() is not None:
+                raise RuntimeError(f"the simulator did not come up:\n{''.join(self._output)}")
+            time.sleep(0.05)
+        self._recorder = Recorder(self._port)
+        return self
+
+    def __exit__(
+        self, _type: type[BaseException] | None, _exc: BaseException | None, _tb: TracebackType | None
+    ) -> None:
+        if self._recorder is not None:
+            self._recorder.close()
+        if self._simulator is not None:
+            self._simulator.send_signal(signal.SIGTERM)
+            self._simulator.wait(timeout=10)
+
+    def run(
+        self, wav: Path, out: Path, *extra: str, timeout: float = 300
+    ) -> subprocess.CompletedProcess[str]:
+        """`voiced run -v` on the spoken `wav` (in real time), replies written to `out`."""
+        return subprocess.run(
+            voiced(self.config, "run", "-v", "--input", str(wav), "--output", str(out), *extra),
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
+
+    def published(self) -> list[tuple[str, dict[str, object]]]:
+        """Every command the devices were sent since the last call."""
+        assert self._recorder is not None
+        return self._recorder.drain()
