@@ -125,7 +125,7 @@ async def run_daemon(
         sentence_silence_s=config.tts.sentence_silence_s,
         output_rate=EAR_RATE if options.reference is not None else None,
     )
-    actions = DeviceActions(gateway, bus, config.mqtt.ack_timeout_s)
+    actions = DeviceActions(gateway, bus, config.mqtt.ack_timeout_s, config.vibe.confirm_timeout_s)
     intents = LocalIntentAgent(registry, gateway.state_of, config.agent.brightness_step_pct)
     narrator = SpokenNarrator(speech, lambda: daemon.busy, config.vibe.narrate_wait_s)
     vibe = build_vibe(config, registry, actions, bus, narrate=narrator)

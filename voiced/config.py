@@ -116,7 +116,11 @@ class SafetyConfig(_Section):
 
 class VibeConfig(_Section):
     confirm_timeout_s: float = Field(
-        5.0, gt=0, le=120, description="how long a device has to show a command in its state"
+        5.0,
+        gt=0,
+        le=120,
+        description="how long a device has to show a command in its state (a scene's step, or a command "
+        "the brain asked the reply to confirm)",
     )
     plan_timeout_s: float = Field(20.0, gt=0, le=300, description="the LLM planner's time budget")
     planner_model: str | None = Field(None, description="the model that plans scenes; None = llm.model")

@@ -123,11 +123,12 @@ class Brain:
         if state.system_notice:
             lines.append(f"[notice for this reply] {state.system_notice}")
             _LOGGER.info("turn %d: notice used: %s", turn, state.system_notice)
-        say = state.notice_say
-        if state.system_notice or state.notice_say:
+        say, confirm = state.notice_say, state.notice_confirm
+        if state.system_notice or state.notice_say or state.notice_confirm:
             # Saved with the next analysis, off this turn's critical path.
-            self._state = state.model_copy(update={"system_notice": None, "notice_say": None})
-        return TurnContext(for_model=tuple(lines), say=say)
+            used = {"system_notice": None, "notice_say": None, "notice_confirm": False}
+            self._state = state.model_copy(update=used)
+        return TurnContext(for_model=tuple(lines), say=say, confirm=confirm)
 
     def digest(self) -> str:
         state = self._state
@@ -295,7 +296,13 @@ class Brain:
         state, flags = await thinkers.analyst.analyse(before, record)
         notice = await thinkers.judge.judge(state, flags) if flags else None
         if notice is not None:
-            state = state.model_copy(update={"system_notice": notice.for_model, "notice_say": notice.say})
+            state = state.model_copy(
+                update={
+                    "system_notice": notice.for_model,
+                    "notice_say": notice.say,
+                    "notice_confirm": notice.confirm,
+                }
+            )
         state = await self._deliver(before, state, record.turn)
         if state.processed_turns % self._config.summary_every == 0:
             state = await thinkers.summary.summarize(state)

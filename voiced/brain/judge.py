@@ -16,6 +16,16 @@ from voiced.brain.state import ConversationState
 class Notice:
     for_model: str
     say: str | None = None
+    confirm: bool = False  # the next reply should wait for the devices' own word and say it
+
+
+# The user said a request again, or a device failed: "okay" is not enough, the device's report is.
+CONFIRM_AFTER = ("repeated", "device_failed")
+
+
+def wants_confirmation(flags: list[Flag]) -> bool:
+    kinds = {flag.kind for flag in flags}
+    return bool(kinds & set(CONFIRM_AFTER)) and "misunderstood" not in kinds
 
 
 def _human(name: str) -> str:
@@ -36,6 +46,12 @@ class OfflineJudge:
         return None
 
     async def judge(self, state: ConversationState, flags: list[Flag]) -> Notice | None:
+        notice = self._notice(state, flags)
+        if notice is not None and wants_confirmation(flags):
+            notice = Notice(notice.for_model, notice.say, confirm=True)
+        return notice
+
+    def _notice(self, state: ConversationState, flags: list[Flag]) -> Notice | None:
         by_kind = {flag.kind: flag for flag in flags}
         if "device_offline" in by_kind:
             device = by_kind["device_offline"].detail.split(":")[0]

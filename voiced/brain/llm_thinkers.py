@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from voiced.brain.analyst import MAX_PAIN_POINTS, Flag
 from voiced.brain.brain import Thinkers
-from voiced.brain.judge import Notice
+from voiced.brain.judge import Notice, wants_confirmation
 from voiced.brain.state import ConversationState, PainPoint, Preferences, Status, TurnRecord, UserProfile
 from voiced.config import Config
 from voiced.mouth.llm import DUMMY_API_KEY
@@ -145,7 +145,7 @@ class LlmJudge:
         verdict = await self._asker.ask("judge", JudgeVerdict, payload)
         if verdict is None:
             return await self._rules.judge(state, flags)
-        return Notice(verdict.notice, verdict.say)
+        return Notice(verdict.notice, verdict.say, confirm=wants_confirmation(flags))
 
     async def approve(self, state: ConversationState) -> str | None:
         return await self._rules.approve(state)  # a checklist: the rules are enough

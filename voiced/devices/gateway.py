@@ -126,6 +126,10 @@ class DeviceGateway:
             state = self._states.get(name)
             return self._reports.get(name, 0), dict(state) if state is not None else None
 
+    def reports_since(self, sent: Sent) -> int:
+        """How many state reports the device has sent since `sent` went out."""
+        return self._report(sent.command.device)[0] - sent.reports_before
+
     def _missing(self, sent: Sent, expected: dict[str, Any]) -> list[str]:
         reports, state = self._report(sent.command.device)
         if reports <= sent.reports_before:

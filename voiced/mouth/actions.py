@@ -27,13 +27,21 @@ class ActionResult:
     ok: bool
     message: str  # for a model: what was sent, or why nothing was
     broker_down: bool = False
+    sent: Sent | None = None  # what the broker took, to confirm against the device's report
 
 
 class DeviceActions:
-    def __init__(self, gateway: DeviceGateway, bus: EventBus, ack_timeout_s: float = 2.0) -> None:
+    def __init__(
+        self,
+        gateway: DeviceGateway,
+        bus: EventBus,
+        ack_timeout_s: float = 2.0,
+        confirm_timeout_s: float = 5.0,
+    ) -> None:
         self._gateway = gateway
         self._bus = bus
         self._ack_timeout_s = ack_timeout_s
+        self._confirm_timeout_s = confirm_timeout_s
 
     def state_of(self, name: str) -> dict[str, Any] | None:
         return self._gateway.state_of(name)
@@ -89,13 +97,32 @@ class DeviceActions:
         except TimeoutError:
             _LOGGER.warning("turn %d: no PUBACK for %s within %.1f s", turn, sent.topic, self._ack_timeout_s)
             return ActionResult(
-                True, f"sent {sent.payload} to {command.device} (the broker has not confirmed yet)"
+                True, f"sent {sent.payload} to {command.device} (the broker has not confirmed yet)", sent=sent
             )
         except PublishRejected as exc:
             return self._refused(turn, sent, "", f"the broker refused it: {exc}")
         except BrokerUnavailable as exc:
             return self._refused(turn, sent, "", str(exc), broker_down=True)
-        return ActionResult(True, f"sent {sent.payload} to {command.device}")
+        return ActionResult(True, f"sent {sent.payload} to {command.device}", sent=sent)
+
+    async def confirm(self, turn: int, sent: Sent) -> str:
+        """Wait for the device to report what `sent` asked for; one sentence on what it shows."""
+        device = sent.command.device
+        name = device.replace("_", " ")
+        missing = await self._gateway.wait_for_state(sent, self._confirm_timeout_s)
+        if not missing:
+            value = (self._gateway.state_of(device) or {}).get("state")
+            return (
+                f"The {name} says it's {value.lower()}."
+                if isinstance(value, str)
+                else f"The {name} confirms it."
+            )
+        why = f"did not confirm within {self._confirm_timeout_s:g} s ({', '.join(missing)})"
+        _LOGGER.warning("turn %d: %s %s", turn, name, why)
+        self._bus.publish(CommandRefused(turn=turn, device=device, reason=why))
+        if self._gateway.reports_since(sent) == 0:
+            return f"But the {name} hasn't reported back, so I can't confirm it."
+        return f"But the {name} doesn't show the change yet."
 
     async def execute_confirmed(
         self, turn: int, command: DeviceCommand, *, task_id: str, ack_timeout: float, confirm_timeout: float

@@ -31,6 +31,7 @@ class TurnContext:
 
     for_model: tuple[str, ...] = ()
     say: str | None = None
+    confirm: bool = False  # wait for the devices to report the change, and say what they show
 
 
 NO_CONTEXT = TurnContext()

@@ -13,7 +13,7 @@ from voiced.mouth.actions import DeviceActions
 from voiced.mouth.agent import NO_CONTEXT, Agent, TurnContext
 from voiced.mouth.intents import LocalIntentAgent
 from voiced.mouth.llm import LlmAgent, LlmUnavailable
-from voiced.mouth.local_agent import LocalAgent, carry_out, mentions
+from voiced.mouth.local_agent import LocalAgent, carry_out, confirmations, mentions
 from voiced.vibe.manager import VibeTaskManager
 
 _LOGGER = logging.getLogger(__name__)
@@ -79,10 +79,16 @@ class HybridAgent:
         news = [message.for_model() for message in messages]
         understood = self._local.understand(text)
         if understood.understood:
-            said = await carry_out(turn, understood, self._actions, self._vibe)
-            said = " ".join(part for part in (context.say, mentions(messages), said) if part)
-            self._llm.remember(turn, text, said, news)
-            yield said
+            done = await carry_out(turn, understood, self._actions, self._vibe)
+            said = " ".join(part for part in (context.say, mentions(messages), done.said) if part)
+            try:
+                yield said
+                if context.confirm and done.sent:  # said while the first words already play
+                    confirmed = await confirmations(turn, self._actions, done.sent)
+                    said = f"{said} {confirmed}"
+                    yield f" {confirmed}"
+            finally:  # the model should know the turn happened, however it ended
+                self._llm.remember(turn, text, said, news)
             return
         _LOGGER.info("turn %d: not a local intent, asking the LLM", turn)
         llm_reply = self._llm.reply(turn, text, news, context.for_model)

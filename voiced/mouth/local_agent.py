@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncGenerator
+from dataclasses import dataclass
 
+from voiced.devices.gateway import Sent
 from voiced.mouth.actions import DeviceActions
 from voiced.mouth.agent import NO_CONTEXT, AgentReply, TurnContext
 from voiced.mouth.intents import LocalIntentAgent
@@ -22,18 +25,27 @@ def mentions(messages: list[VibeMessage]) -> str:
     return " ".join(line for line in lines if line)
 
 
+@dataclass(frozen=True)
+class CarriedOut:
+    said: str  # what to say, honest about what failed
+    sent: tuple[Sent, ...] = ()  # the commands the broker took
+
+
 async def carry_out(
     turn: int, reply: AgentReply, actions: DeviceActions, vibe: VibeTaskManager | None = None
-) -> str:
-    """Execute a local reply's commands and scene; returns what to say, honest about what failed."""
+) -> CarriedOut:
+    """Execute a local reply's commands and scene."""
     if reply.scene is not None and vibe is not None and not actions.connected:
-        return NO_BROKER_REPLY  # a scene that cannot reach a single device is not "coming up"
+        return CarriedOut(NO_BROKER_REPLY)  # a scene that cannot reach a single device is not "coming up"
     failed: list[str] = []
     offline: list[str] = []
+    sent: list[Sent] = []
     for command in reply.commands:
         result = await actions.execute_acked(turn, command)
         if result.broker_down:
-            return NO_BROKER_REPLY
+            return CarriedOut(NO_BROKER_REPLY)
+        if result.sent is not None:
+            sent.append(result.sent)
         if not result.ok:
             name = command.device.replace("_", " ")
             (failed if actions.is_online(command.device) else offline).append(name)
@@ -54,7 +66,13 @@ async def carry_out(
         else:
             await vibe.start(reply.scene, turn)
             said.append(vibe.acknowledgement(reply.scene))
-    return " ".join(said)
+    return CarriedOut(" ".join(said), tuple(sent))
+
+
+async def confirmations(turn: int, actions: DeviceActions, sent: tuple[Sent, ...]) -> str:
+    """What the devices themselves report, once they have (all waited for at once)."""
+    lines = await asyncio.gather(*(actions.confirm(turn, one) for one in sent))
+    return " ".join(lines)
 
 
 class LocalAgent:
@@ -69,8 +87,10 @@ class LocalAgent:
         self, turn: int, text: str, context: TurnContext = NO_CONTEXT
     ) -> AsyncGenerator[str, None]:
         news = mentions(self._vibe.poll_messages()) if self._vibe is not None else ""
-        said = await carry_out(turn, self._intents.understand(text), self._actions, self._vibe)
-        yield " ".join(part for part in (context.say, news, said) if part)
+        done = await carry_out(turn, self._intents.understand(text), self._actions, self._vibe)
+        yield " ".join(part for part in (context.say, news, done.said) if part)
+        if context.confirm and done.sent:  # said while the first words already play
+            yield " " + await confirmations(turn, self._actions, done.sent)
 
     def spoken(self, turn: int, text: str, *, interrupted: bool) -> None:
         return None  # the local path keeps no conversation history
