@@ -2,7 +2,8 @@
 
 ASR starts early: when the speaker pauses (`vad.early_asr_ms`), the audio so far is transcribed
 while the hangover decides whether the utterance has really ended. If it has, that transcript
-is used; if speech resumes, it is dropped.
+is used; if speech resumes, it is dropped. Whisper calls go through one queue, most urgent first
+(`asr_queue.py`): deciding a barge-in never waits behind a guess.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import numpy as np
 from voiced.audio.pcm import EAR_RATE
 from voiced.audio.sources import AudioSource
 from voiced.config import VadConfig
+from voiced.ear.asr_queue import AsrQueue, Priority
 from voiced.ear.bargein import Action, BargeInGuard, Evidence, GuardSettings
 from voiced.ear.frontend import FrameClassifier, PlainVad
 from voiced.ear.segmenter import (
@@ -107,7 +109,7 @@ class Ear:
         is_deaf: Callable[[], bool] = lambda: False,
     ) -> None:
         self._source = source
-        self._transcriber = transcriber
+        self._asr = AsrQueue(transcriber)
         self._early: asyncio.Task[Heard] | None = None
         self._config = config
         self._bus = bus
@@ -132,6 +134,15 @@ class Ear:
     async def run(self, deliver: Callable[[Utterance], None], hooks: BargeInHooks | None = None) -> None:
         """Listen until the source ends; each finished utterance is handed to `deliver`."""
         self._hooks = hooks or _NoHooks()
+        asr = asyncio.create_task(self._asr.run(), name="asr")
+        try:
+            await self._hear(deliver)
+            await self._asr.drain()  # the last utterance's words still count
+        finally:
+            asr.cancel()
+            await asyncio.wait([asr], timeout=5)
+
+    async def _hear(self, deliver: Callable[[Utterance], None]) -> None:
         ready = False
         async for frame in self._source.frames(self._config.frame_ms):
             if not ready:  # models are loaded and audio is flowing: now we are listening
@@ -197,8 +208,10 @@ class Ear:
             share = await asyncio.to_thread(job)
             if share is not None and share <= self._echo_db:
                 return Evidence("", "", share, short)  # our echo through and through: no need for words
-            text = (await (words or self._transcribe(cleaned, early=True))).text
-            raw_text = "" if share is not None else (await self._transcribe(raw, early=True)).text
+            text = (await (words or self._transcribe(cleaned, early=True, urgent=True))).text
+            raw_text = (
+                "" if share is not None else (await self._transcribe(raw, early=True, urgent=True)).text
+            )
             return Evidence(text, raw_text, share, short)
 
         return asyncio.create_task(gather(), name=f"over-reply-evidence-{self._turn}")
@@ -233,15 +246,16 @@ class Ear:
                 self._segmenter.in_speech,
             )
 
-    def _transcribe(self, audio: bytes, *, early: bool) -> asyncio.Task[Heard]:
-        samples = np.frombuffer(audio, dtype=np.int16)
+    def _transcribe(self, audio: bytes, *, early: bool, urgent: bool = False) -> asyncio.Task[Heard]:
+        """`urgent`: it decides whether to stop our reply. Cancelling the task withdraws the job."""
+        priority = Priority.BARGE_IN if urgent else Priority.SPECULATIVE if early else Priority.UTTERANCE
+        job = self._asr.submit(np.frombuffer(audio, dtype=np.int16), priority)
 
-        def timed() -> Heard:
-            started = time.monotonic()
-            text, confidence = self._transcriber.transcribe_scored(samples)
-            return Heard(text, time.monotonic() - started, early, confidence)
+        async def heard() -> Heard:
+            text, confidence, took_s = await job
+            return Heard(text, took_s, early, confidence)
 
-        return asyncio.create_task(asyncio.to_thread(timed), name=f"asr-turn-{self._turn}")
+        return asyncio.create_task(heard(), name=f"asr-turn-{self._turn}")
 
     def _drop_early(self) -> None:
         if self._early is not None:
@@ -264,7 +278,7 @@ class Ear:
                 self._watch(self._onset_check(self._turn, job))
         elif isinstance(event, UtterancePaused):
             self._drop_early()
-            self._early = self._transcribe(event.audio, early=True)
+            self._early = self._transcribe(event.audio, early=True, urgent=self._guard.active)
             if self._guard.active and self._guard.short:
                 # A short burst over our reply just paused: "stop" is decided now, not after the hangover.
                 frames = len(event.audio) // len(self._raw[-1])
@@ -299,7 +313,7 @@ class Ear:
                 transcript, self._early = self._early, None
             else:
                 self._drop_early()
-                transcript = self._transcribe(event.audio, early=False)
+                transcript = self._transcribe(event.audio, early=False, urgent=self._guard.active)
             if self._guard.ended() is Action.CHECK:
                 evidence = self._closing_evidence(
                     event.audio, event.trailing_silence_ms, words=transcript, short=self._guard.short

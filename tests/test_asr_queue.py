@@ -1,0 +1,98 @@
+"""The Whisper queue: one call at a time, a barge-in check before finished utterances before guesses."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+
+import numpy as np
+import pytest
+
+from voiced.ear.asr_queue import AsrQueue, Priority
+
+
+class GatedTranscriber:
+    """Answers with the first sample of the audio; the first call waits until the gate opens."""
+
+    def __init__(self) -> None:
+        self.order: list[int] = []
+        self.gate = threading.Event()
+        self.started = threading.Event()
+
+    def transcribe(self, samples: np.ndarray) -> str:
+        return self.transcribe_scored(samples)[0]
+
+    def transcribe_scored(self, samples: np.ndarray) -> tuple[str, float]:
+        self.started.set()
+        assert self.gate.wait(10)
+        tag = int(samples[0])
+        if tag < 0:
+            raise RuntimeError("the model broke")
+        self.order.append(tag)
+        return f"job {tag}", 0.9
+
+
+def audio(tag: int) -> np.ndarray:
+    return np.full(160, tag, dtype=np.int16)
+
+
+async def until_started(model: GatedTranscriber) -> None:
+    assert await asyncio.to_thread(model.started.wait, 10)
+
+
+def test_the_most_urgent_job_goes_next_and_a_withdrawn_one_never_runs() -> None:
+    async def scenario() -> tuple[list[int], list[str]]:
+        model = GatedTranscriber()
+        queue = AsrQueue(model)
+        worker = asyncio.create_task(queue.run(), name="asr")
+        guess = queue.submit(audio(1), Priority.SPECULATIVE)
+        await until_started(model)  # the guess is running: nothing can stop that
+        utterance = queue.submit(audio(2), Priority.UTTERANCE)
+        later_guess = queue.submit(audio(3), Priority.SPECULATIVE)
+        withdrawn = queue.submit(audio(4), Priority.UTTERANCE)
+        barge_in = queue.submit(audio(5), Priority.BARGE_IN)
+        withdrawn.cancel()
+        model.gate.set()
+        results = await asyncio.wait_for(asyncio.gather(guess, utterance, later_guess, barge_in), 10)
+        await queue.drain()
+        worker.cancel()
+        await asyncio.wait([worker], timeout=5)
+        return model.order, [text for text, _confidence, _took in results]
+
+    order, texts = asyncio.run(scenario())
+    assert order == [1, 5, 2, 3]
+    assert texts == ["job 1", "job 2", "job 3", "job 5"]
+
+
+def test_a_failed_call_reaches_its_caller_and_the_queue_goes_on() -> None:
+    async def scenario() -> tuple[str, str]:
+        model = GatedTranscriber()
+        model.gate.set()
+        queue = AsrQueue(model)
+        worker = asyncio.create_task(queue.run(), name="asr")
+        broken = queue.submit(audio(-1), Priority.UTTERANCE)
+        fine = queue.submit(audio(7), Priority.UTTERANCE)
+        with pytest.raises(RuntimeError, match="the model broke"):
+            await asyncio.wait_for(broken, 10)
+        text, _confidence, _took = await asyncio.wait_for(fine, 10)
+        worker.cancel()
+        await asyncio.wait([worker], timeout=5)
+        return text, "ok"
+
+    assert asyncio.run(scenario()) == ("job 7", "ok")
+
+
+def test_stopping_the_queue_cancels_what_waits_so_no_caller_hangs() -> None:
+    async def scenario() -> tuple[bool, bool]:
+        model = GatedTranscriber()
+        queue = AsrQueue(model)
+        worker = asyncio.create_task(queue.run(), name="asr")
+        running = queue.submit(audio(1), Priority.UTTERANCE)
+        await until_started(model)
+        waiting = queue.submit(audio(2), Priority.UTTERANCE)
+        worker.cancel()
+        await asyncio.wait([worker], timeout=5)
+        model.gate.set()  # the thread finishes on its own; nobody waits for it
+        return running.cancelled(), waiting.cancelled()
+
+    assert asyncio.run(scenario()) == (True, True)

@@ -1,0 +1,93 @@
+"""Whisper calls one at a time, the most urgent first.
+
+The model answers one call at a time anyway (CTranslate2 queues them in arrival order), so a
+check on speech over our reply used to wait behind a speculative early transcript and a finished
+utterance, while the reply went on playing over the user. Here the order is ours: what decides
+a barge-in first, then finished utterances, then guesses at a pause.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import heapq
+import itertools
+import logging
+import time
+from enum import IntEnum
+
+import numpy as np
+
+from voiced.ear.transcriber import Transcriber
+
+_LOGGER = logging.getLogger(__name__)
+DRAIN_TIMEOUT_S = 60.0
+
+Result = tuple[str, float, float]  # text, confidence, seconds Whisper took
+
+
+class Priority(IntEnum):
+    BARGE_IN = 0  # speech over our reply: the reply plays on until this is decided
+    UTTERANCE = 1  # a finished utterance: the user waits for the answer
+    SPECULATIVE = 2  # the speaker paused: a guess that may be thrown away
+
+
+class AsrQueue:
+    def __init__(self, transcriber: Transcriber) -> None:
+        self._transcriber = transcriber
+        self._jobs: list[tuple[int, int, np.ndarray, asyncio.Future[Result]]] = []
+        self._order = itertools.count()  # first come, first served within a priority
+        self._wake = asyncio.Event()
+        self._running: asyncio.Future[Result] | None = None
+
+    def submit(self, samples: np.ndarray, priority: Priority) -> asyncio.Future[Result]:
+        """Queue a transcription; cancel the future to withdraw it (if it has not started)."""
+        future: asyncio.Future[Result] = asyncio.get_running_loop().create_future()
+        heapq.heappush(self._jobs, (int(priority), next(self._order), samples, future))
+        self._wake.set()
+        return future
+
+    @property
+    def pending(self) -> int:
+        return sum(1 for *_rest, future in self._jobs if not future.done())
+
+    async def run(self) -> None:
+        """Work through the queue until cancelled; whatever is left is cancelled with it."""
+        try:
+            while True:
+                while not self._jobs:
+                    self._wake.clear()
+                    await self._wake.wait()
+                _priority, _order, samples, future = heapq.heappop(self._jobs)
+                if future.done():  # withdrawn before its turn
+                    continue
+                self._running = future
+                await self._transcribe(samples, future)
+                self._running = None
+        finally:
+            for *_rest, future in self._jobs:
+                future.cancel()
+            self._jobs.clear()
+            if self._running is not None:
+                self._running.cancel()
+
+    async def drain(self) -> None:
+        """Until every job still wanted has its answer (the audio ended; its last words count)."""
+        deadline = time.monotonic() + DRAIN_TIMEOUT_S
+        while self.pending or (self._running is not None and not self._running.done()):
+            if time.monotonic() > deadline:
+                _LOGGER.error("speech recognition did not finish within %.0f s", DRAIN_TIMEOUT_S)
+                return
+            await asyncio.sleep(0.01)
+
+    async def _transcribe(self, samples: np.ndarray, future: asyncio.Future[Result]) -> None:
+        started = time.monotonic()
+        try:
+            text, confidence = await asyncio.to_thread(self._transcriber.transcribe_scored, samples)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # the one waiting for it decides what a failed hearing means
+            if not future.done():
+                future.set_exception(exc)
+            return
+        if not future.done():
+            future.set_result((text, confidence, time.monotonic() - started))
