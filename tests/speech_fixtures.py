@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 import functools
 from pathlib import Path
+
+import numpy as np
 
 from voiced.config import TtsConfig
 from voiced.demo import write_script_wav
@@ -19,3 +22,24 @@ def synthesizer() -> PiperSynthesizer:
 def spoken_wav(lines: list[str], path: Path, *, gap_s: float = 1.5) -> Path:
     write_script_wav(synthesizer(), lines, path, gap_s=gap_s)
     return path
+
+
+class RealTimeSink:
+    """Plays nothing, but takes as long as the audio would: a speaker without the noise."""
+
+    def __init__(self) -> None:
+        self.played_s = 0.0
+        self.aborted = 0
+
+    async def play(self, samples: np.ndarray, rate: int) -> None:
+        self.played_s += len(samples) / rate
+        await asyncio.sleep(len(samples) / rate)
+
+    async def drain(self) -> None:
+        await asyncio.sleep(0)
+
+    def abort(self) -> None:
+        self.aborted += 1
+
+    def close(self) -> None:
+        pass

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from tests.conftest import Broker
 from tests.openai_server import ScriptedServer, Text
+from tests.speech_fixtures import RealTimeSink, synthesizer
 from tests.vibe_home import Home
 from voiced.brain.analyst import OfflineAnalyst
 from voiced.brain.judge import OfflineJudge
@@ -21,13 +22,14 @@ from voiced.brain.state import ConversationState, TurnRecord
 from voiced.brain.words import Vocabulary
 from voiced.config import BrainConfig, Config, LlmConfig
 from voiced.devices.registry import DeviceRegistry
-from voiced.events import CommandRefused, EventBus
+from voiced.events import AgentText, CommandRefused, Event, EventBus, TtsStarted
 from voiced.mouth.actions import DeviceActions
 from voiced.mouth.agent import Agent, TurnContext
 from voiced.mouth.hybrid import HybridAgent
 from voiced.mouth.intents import LocalIntentAgent
 from voiced.mouth.llm import LlmAgent
 from voiced.mouth.local_agent import LocalAgent
+from voiced.mouth.speech import SpeechOutput, SpeechProgress
 
 CONFIRM = TurnContext(confirm=True)
 
@@ -54,8 +56,8 @@ def test_asked_to_confirm_the_reply_speaks_first_then_says_what_the_device_repor
 
     confirmed, plain = asyncio.run(scenario())
     assert [piece for _t, piece in confirmed] == [
-        "Turning on the kitchen light.",
-        " The kitchen light says it's on.",
+        "Turning on the kitchen light.\n",
+        "The kitchen light says it's on.",
     ]
     (first_t, _), (second_t, _) = confirmed
     assert first_t < 0.3 < 0.4 <= second_t < 2.0  # the first words do not wait for the device
@@ -63,26 +65,32 @@ def test_asked_to_confirm_the_reply_speaks_first_then_says_what_the_device_repor
     assert plain[0][0] < 0.3
 
 
-def test_a_device_that_never_reports_back_is_not_claimed_and_its_failure_is_reported(
+def test_a_device_that_never_reports_back_is_not_claimed_and_the_first_words_do_not_wait_for_it(
     broker: Broker, registry: DeviceRegistry
 ) -> None:
-    async def scenario() -> tuple[list[tuple[float, str]], list[CommandRefused]]:
+    async def scenario() -> tuple[list[tuple[float, Event]], float]:
         config = Config(mqtt=broker.mqtt_config("voiced-confirm"))
         async with Home(broker, registry, config, simulator_options={"silent": ["kitchen_light"]}) as home:
-            agent = local(home, registry, DeviceActions(home.gateway, home.bus, confirm_timeout_s=1.0))
-            pieces = await timed_pieces(agent, 4, "Turn on the kitchen light.", CONFIRM)
+            agent = local(home, registry, DeviceActions(home.gateway, home.bus, confirm_timeout_s=3.0))
+            speech = SpeechOutput(synthesizer(), RealTimeSink(), home.bus, sentence_silence_s=0.1)
+            start = time.monotonic()
+            await speech.say(4, agent.reply(4, "Turn on the kitchen light.", CONFIRM), SpeechProgress())
             await home.until(lambda: home.of("command_refused"), "the refusal on the bus")
-            return pieces, home.of("command_refused")
+            return [(e.t - start, e) for e in home.events if e.t >= start], start
 
-    pieces, refused = asyncio.run(scenario())
-    assert [piece for _t, piece in pieces] == [
+    timed, _start = asyncio.run(scenario())
+    said = [e.text for _t, e in timed if isinstance(e, AgentText)]
+    assert said == [
         "Turning on the kitchen light.",
-        " But the kitchen light hasn't reported back, so I can't confirm it.",
+        "But the kitchen light hasn't reported back, so I can't confirm it.",
     ]
-    assert 1.0 <= pieces[1][0] < 2.0
-    (event,) = refused
+    started = next(t for t, e in timed if isinstance(e, TtsStarted))
+    assert started < 1.5  # the first sentence plays while the light is waited for (3 s)
+    refused = [(t, e) for t, e in timed if isinstance(e, CommandRefused)]
+    assert len(refused) == 1 and 3.0 <= refused[0][0] < 4.5
+    event = refused[0][1]
     assert event.turn == 4 and event.device == "kitchen_light"
-    assert event.reason == "did not confirm within 1 s (no state report since the command)"
+    assert event.reason == "did not confirm within 3 s (no state report since the command)"
 
 
 def test_the_hybrid_agent_confirms_its_local_answers_and_the_model_remembers_what_was_said(
@@ -90,19 +98,18 @@ def test_the_hybrid_agent_confirms_its_local_answers_and_the_model_remembers_wha
 ) -> None:
     llm.push(Text("It is on, as the light itself reported."))
 
-    async def scenario() -> list[str]:
+    async def scenario() -> None:
         config = Config(mqtt=broker.mqtt_config("voiced-confirm"))
         async with Home(broker, registry, config) as home:
             actions = DeviceActions(home.gateway, home.bus, confirm_timeout_s=3.0)
             model = LlmAgent(LlmConfig(base_url=llm.base_url), registry, actions)
             agent = HybridAgent(LocalIntentAgent(registry, home.gateway.state_of), model, actions, home.vibe)
             said = [p async for p in agent.reply(1, "Turn on the kitchen light.", CONFIRM)]
+            assert said == ["Turning on the kitchen light.\n", "The kitchen light says it's on."]
             [p async for p in agent.reply(2, "Is it really on?")]
             await agent.aclose()
-            return said
 
-    said = asyncio.run(scenario())
-    assert "".join(said) == "Turning on the kitchen light. The kitchen light says it's on."
+    asyncio.run(scenario())
     history = [str(m.get("content")) for m in llm.requests[0]["messages"] if m["role"] == "assistant"]
     assert history == ["Turning on the kitchen light. The kitchen light says it's on."]
 

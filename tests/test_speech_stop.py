@@ -11,9 +11,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any, cast
 
-import numpy as np
-
-from tests.speech_fixtures import synthesizer
+from tests.speech_fixtures import RealTimeSink, synthesizer
 from voiced.daemon import Daemon
 from voiced.events import BargeIn, Event, EventBus, TtsStarted, TtsStopped
 from voiced.mouth.speech import SpeechOutput
@@ -22,27 +20,6 @@ LONG_REPLY = (
     "Here is the forecast for today. The morning starts cool and cloudy. "
     "By noon the clouds break up and the sun comes out for a few hours."
 )
-
-
-class RealTimeSink:
-    """Plays nothing, but takes as long as the audio would: a speaker without the noise."""
-
-    def __init__(self) -> None:
-        self.played_s = 0.0
-        self.aborted = 0
-
-    async def play(self, samples: np.ndarray, rate: int) -> None:
-        self.played_s += len(samples) / rate
-        await asyncio.sleep(len(samples) / rate)
-
-    async def drain(self) -> None:
-        await asyncio.sleep(0)
-
-    def abort(self) -> None:
-        self.aborted += 1
-
-    def close(self) -> None:
-        pass
 
 
 async def _events_until_started(queue: asyncio.Queue[Event]) -> list[Event]:

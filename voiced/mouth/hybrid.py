@@ -81,14 +81,14 @@ class HybridAgent:
         if understood.understood:
             done = await carry_out(turn, understood, self._actions, self._vibe)
             said = " ".join(part for part in (context.say, mentions(messages), done.said) if part)
-            try:
+            self._llm.remember(turn, text, said, news)
+            if not (context.confirm and done.sent):
                 yield said
-                if context.confirm and done.sent:  # said while the first words already play
-                    confirmed = await confirmations(turn, self._actions, done.sent)
-                    said = f"{said} {confirmed}"
-                    yield f" {confirmed}"
-            finally:  # the model should know the turn happened, however it ended
-                self._llm.remember(turn, text, said, news)
+                return
+            yield f"{said}\n"  # a finished sentence: it plays while the devices report
+            confirmed = await confirmations(turn, self._actions, done.sent)
+            self._llm.revise(turn, f"{said} {confirmed}")
+            yield confirmed
             return
         _LOGGER.info("turn %d: not a local intent, asking the LLM", turn)
         llm_reply = self._llm.reply(turn, text, news, context.for_model)

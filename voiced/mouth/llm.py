@@ -138,11 +138,14 @@ class LlmAgent:
         self._keep(exchange)
 
     def spoken(self, turn: int, text: str, *, interrupted: bool) -> None:
-        if not interrupted:
-            return
+        if interrupted:
+            self.revise(turn, f"{text.strip()} {INTERRUPTED}".lstrip())
+
+    def revise(self, turn: int, reply: str) -> None:
+        """The reply of `turn` is now `reply` (it went on, or was cut short)."""
         for exchange in self._history:
             if exchange.turn == turn:
-                exchange.replace_reply(f"{text.strip()} {INTERRUPTED}".lstrip())
+                exchange.replace_reply(reply)
 
     async def reply(
         self, turn: int, text: str, news: Sequence[str] = (), context: Sequence[str] = ()

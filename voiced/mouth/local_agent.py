@@ -88,9 +88,12 @@ class LocalAgent:
     ) -> AsyncGenerator[str, None]:
         news = mentions(self._vibe.poll_messages()) if self._vibe is not None else ""
         done = await carry_out(turn, self._intents.understand(text), self._actions, self._vibe)
-        yield " ".join(part for part in (context.say, news, done.said) if part)
-        if context.confirm and done.sent:  # said while the first words already play
-            yield " " + await confirmations(turn, self._actions, done.sent)
+        said = " ".join(part for part in (context.say, news, done.said) if part)
+        if not (context.confirm and done.sent):
+            yield said
+            return
+        yield f"{said}\n"  # a finished sentence: it plays while the devices report
+        yield await confirmations(turn, self._actions, done.sent)
 
     def spoken(self, turn: int, text: str, *, interrupted: bool) -> None:
         return None  # the local path keeps no conversation history
