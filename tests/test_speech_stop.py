@@ -107,7 +107,8 @@ def test_a_barge_in_over_a_narration_cuts_the_line_but_not_the_scene_that_said_i
         "TtsStopped",
     ]
     stop = next(e for e in events if isinstance(e, TtsStopped))
-    assert stop.turn == 4 and stop.audio_s < 3.0
+    barge_in = next(e for e in events if isinstance(e, BargeIn))
+    assert stop.turn == barge_in.turn == 4 and stop.audio_s < 3.0  # the line's own turn
 
 
 def test_with_nothing_playing_an_interrupt_does_nothing() -> None:

@@ -129,14 +129,17 @@ class Daemon:
         self._bus.publish(BargeInIgnored(turn=turn, heard=evidence.cleaned, verdict=verdict.value))
 
     def interrupt(self, reason: str) -> None:
-        current = self._current
-        if current is not None and not current.done():
-            if current.cancelling():
-                return  # already stopping: one barge-in, one cancel
-            self._speech.silence_now()
-            current.cancel()
-        elif not self._speech.cut_asides():  # no turn, but maybe a narration: it stops the same way
+        # A narration is what plays, even with a turn waiting behind it for the one voice: cut it
+        # and leave that turn be (it is the user's own earlier request).
+        narration_turn = self._speech.cut_asides()
+        if narration_turn is not None:
+            self._bus.publish(BargeIn(turn=narration_turn, reason=reason))
             return
+        current = self._current
+        if current is None or current.done() or current.cancelling():
+            return  # nothing to stop, or already stopping: one barge-in, one cancel
+        self._speech.silence_now()
+        current.cancel()
         self._bus.publish(BargeIn(turn=self._current_turn, reason=reason))
 
     async def _listen(self) -> None:

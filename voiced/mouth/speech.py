@@ -65,7 +65,7 @@ class SpeechOutput:
         self._gain = 1.0
         self._now_playing = ""
         self._one_voice = asyncio.Lock()  # a narration and a reply never talk over each other
-        self._asides: set[asyncio.Task[SpeechProgress]] = set()
+        self._asides: dict[asyncio.Task[SpeechProgress], int] = {}  # speech outside a turn -> its turn
         self.speaking = False
         self.started_turn = 0  # the last turn whose reply became audible
 
@@ -95,28 +95,32 @@ class SpeechOutput:
         It plays in a task of its own, so cutting it never cancels the caller (a scene that is
         done but for its closing line). True: it was said whole."""
         aside = asyncio.create_task(self.speak(turn, text), name=f"aside-turn-{turn}")
-        self._asides.add(aside)
+        self._asides[aside] = turn
         try:
             await asyncio.wait([aside])
         finally:
-            if not aside.done():  # the caller was cancelled: so is its line
-                aside.cancel()
-                await asyncio.wait([aside], timeout=5)
-            self._asides.discard(aside)
+            try:
+                if not aside.done():  # the caller was cancelled: so is its line
+                    aside.cancel()
+                    await asyncio.wait([aside], timeout=5)
+            finally:
+                self._asides.pop(aside, None)
         if aside.cancelled():
             return False
         aside.result()  # its own failure (a lost speaker) is the caller's to handle
         return True
 
-    def cut_asides(self) -> bool:
-        """Silence speech outside a turn (barge-in); True if there was any."""
-        live = [task for task in self._asides if not task.done() and not task.cancelling()]
+    def cut_asides(self) -> int | None:
+        """Silence speech outside a turn (barge-in); the turn it was spoken for, None if none was."""
+        live = {
+            task: turn for task, turn in self._asides.items() if not task.done() and not task.cancelling()
+        }
         if not live:
-            return False
+            return None
         self.silence_now()
         for task in live:
             task.cancel()
-        return True
+        return max(live.values())
 
     async def say(self, turn: int, chunks: AsyncGenerator[str, None], progress: SpeechProgress) -> None:
         async with self._one_voice:
