@@ -191,3 +191,36 @@ def test_a_reply_analysed_whole_then_cut_off_is_amended_to_what_was_heard(
         await brain.aclose()
 
     asyncio.run(scenario())
+
+
+def test_a_cut_off_turn_whose_slow_analysis_is_given_up_is_recorded_as_heard_and_nothing_runs_on(
+    tmp_path: Path, registry: DeviceRegistry, llm: ScriptedServer
+) -> None:
+    llm.push(Text(ANALYSIS), model="brain")
+    llm.push(Text(ANALYSIS, first_delay_s=40.0), model="brain")
+    llm.push(Text(ANALYSIS), model="brain")
+
+    async def scenario() -> None:
+        config = Config(
+            llm=LlmConfig(base_url=llm.base_url),
+            brain=BrainConfig(state_file=tmp_path / "state.sqlite", model="brain", barrier_timeout_s=2.0),
+        )
+        brain = build_brain(config, registry, EventBus())
+        brain.finished(TurnRecord(turn=1, user="play some jazz", reply="Playing jazz."))
+        assert await brain.barrier(2)
+        brain.finished(TurnRecord(turn=2, user="tell me a story", reply="Once upon a time. The end."))
+        await asyncio.sleep(0.2)  # the model is thinking about turn 2 (for 40 s)
+        brain.amend(2, "Once upon a time.")  # the user talked over it
+        assert not await brain.barrier(3)
+        turns = {t.turn: t for t in brain.state.recent_turns}
+        assert sorted(turns) == [1, 2] and turns[2].interrupted and turns[2].reply == "Once upon a time."
+        assert [p.kind for p in brain.state.pain_points] == ["interrupted"]
+        brain.finished(TurnRecord(turn=3, user="thanks", reply="You're welcome."))
+        assert await brain.barrier(4)
+        await asyncio.sleep(0.5)  # nothing given up may still be running to overwrite turn 3
+        assert [t.turn for t in brain.state.recent_turns] == [1, 2, 3]
+        assert brain.state.processed_turns == 3
+        assert StateStore(tmp_path / "state.sqlite").load() == brain.state
+        await brain.aclose()
+
+    asyncio.run(scenario())

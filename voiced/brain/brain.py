@@ -19,11 +19,11 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from voiced.brain.analyst import INTERVIEW_SLOTS, Flag, missing_slots
+from voiced.brain.delivery import Deliverable, Say, ScenesDelivery
 from voiced.brain.judge import Notice
 from voiced.brain.state import ConversationState, PainPoint, TurnRecord, utcnow
 from voiced.brain.store import StateStore
 from voiced.config import BrainConfig
-from voiced.errors import ConfigError
 from voiced.events import (
     BarrierWait,
     BrainFinished,
@@ -65,17 +65,6 @@ class Thinkers:
     fallback: Thinkers | None = None
 
 
-class Deliverable(Protocol):
-    """The architect: the finished interview becomes scenes; returns what to tell the user."""
-
-    def __call__(self, state: ConversationState) -> tuple[str, str]:
-        """(the scenes file written, a short spoken summary); raises ConfigError if invalid."""
-        ...
-
-
-Say = Callable[[str, int], Coroutine[Any, Any, bool]]
-
-
 class Brain:
     def __init__(
         self,
@@ -88,10 +77,7 @@ class Brain:
         architect: Deliverable | None = None,
         say: Say | None = None,
     ) -> None:
-        self._architect = architect
-        self._say = say
-        self._speaking: set[asyncio.Task[bool]] = set()
-        self._change_requested = False
+        self._delivery = ScenesDelivery(architect, say)
         self._store = store
         self._state = state
         self._thinkers = thinkers
@@ -146,16 +132,21 @@ class Brain:
 
     def request_change(self) -> None:
         """The user asked to change a scene: the next analysis rewrites them."""
-        self._change_requested = True
+        self._delivery.request_change()
 
     def amend(self, turn: int, heard: str) -> None:
         """A reply already analysed was cut off by barge-in: record what was really heard."""
+        for task, record in self._unfinished.items():  # not analysed yet, or maybe given up on
+            if record.turn == turn:
+                self._unfinished[task] = record.model_copy(update={"reply": heard, "interrupted": True})
         previous = self._task
         self._task = asyncio.create_task(self._amend(turn, heard, previous), name=f"brain-amend-{turn}")
 
     async def _amend(self, turn: int, heard: str, previous: asyncio.Task[None] | None) -> None:
         if previous is not None and not previous.done():
             await asyncio.wait([previous])
+        if any(t.turn == turn and t.interrupted for t in self._state.recent_turns):
+            return  # it was analysed as heard
         turns = [
             t.model_copy(update={"reply": heard, "interrupted": True}) if t.turn == turn else t
             for t in self._state.recent_turns
@@ -197,70 +188,42 @@ class Brain:
                 turn,
                 self._config.barrier_timeout_s,
             )
-            task.cancel()
-            await asyncio.wait([task], timeout=STOP_TIMEOUT_S)
-            await self._rescue(task)
+            await self._give_up(task)
         self._bus.publish(BarrierWait(turn=turn, waited_s=waited, timed_out=bool(pending)))
         return not pending
 
-    async def _rescue(self, given_up: asyncio.Task[None]) -> None:
-        """An analysis was given up: the rules alone (milliseconds) still record its turn."""
-        record = self._unfinished.pop(given_up, None)
+    async def _give_up(self, last: asyncio.Task[None], *, speak: bool = True) -> None:
+        """Cancel every analysis under way (the last one may be an amend waiting on them); the
+        rules alone (milliseconds) then record each of their turns, in order."""
+        tasks = {last, *self._unfinished}
+        for task in tasks:
+            task.cancel()
+        await asyncio.wait(tasks, timeout=STOP_TIMEOUT_S)
         fallback = self._thinkers.fallback
-        if record is None or fallback is None:
-            return
-        start = time.monotonic()
-        record = self._with_events(record)
-        try:
-            state = await self._analyse(fallback, record)
-        except Exception:
-            _LOGGER.exception("turn %d: even the rules' analysis failed; keeping the state", record.turn)
-            return
-        _LOGGER.info("turn %d: the rules' analysis stands in for the model's", record.turn)
-        self._apply(record.turn, state, start)
+        given_up = sorted(self._unfinished.items(), key=lambda item: item[1].turn)
+        self._unfinished.clear()
+        for _task, record in given_up:
+            if fallback is None:
+                continue
+            start = time.monotonic()
+            record = self._with_events(record)
+            try:
+                state = await self._analyse(fallback, record, speak=speak)
+            except Exception:
+                _LOGGER.exception("turn %d: even the rules' analysis failed; keeping the state", record.turn)
+                continue
+            _LOGGER.info("turn %d: the rules' analysis stands in for the model's", record.turn)
+            self._apply(record.turn, state, start)
 
     async def aclose(self) -> None:
-        for task in list(self._speaking):
-            task.cancel()
-        if self._speaking:
-            await asyncio.wait(self._speaking, timeout=STOP_TIMEOUT_S)
         if self._task is not None and not self._task.done():
             await asyncio.wait([self._task], timeout=STOP_TIMEOUT_S)
-            self._task.cancel()
-            await asyncio.wait([self._task], timeout=STOP_TIMEOUT_S)
-            await self._rescue(self._task)
+            if not self._task.done():
+                await self._give_up(self._task, speak=False)  # shutting down: record, say nothing
+        await self._delivery.aclose()
         self._bus.unsubscribe(self._events)
         if self._thinkers.close is not None:
             await self._thinkers.close()
-
-    async def _deliver(
-        self, before: ConversationState, state: ConversationState, turn: int
-    ) -> ConversationState:
-        """The interview just completed, or the user asked to change a scene: (re)write the scenes."""
-        changed, self._change_requested = self._change_requested, False
-        if self._architect is None or state.status != "Completed":
-            return state
-        if before.status == "Completed" and not changed:
-            return state  # everyday use does not rewrite the scenes; only an explicit request does
-        refusal = await self._thinkers.judge.approve(state)
-        if refusal is not None:
-            _LOGGER.info("brain: the judge holds the scenes back: %s", refusal)
-            return state.model_copy(
-                update={"status": "Solutioning", "system_notice": f"Before the scenes: {refusal}"}
-            )
-        try:
-            path, summary = self._architect(state)
-        except ConfigError as exc:  # e.g. a liked scent no diffuser here has
-            _LOGGER.warning("brain: the architect's scenes do not fit this home: %s", exc)
-            notice = "The scenes could not be written for this home's devices; say so if the user asks."
-            return state.model_copy(update={"system_notice": notice})
-        if before.status == "Completed":
-            summary = "I've updated your scenes."
-        if self._say is not None:
-            task = asyncio.create_task(self._say(summary, turn), name=f"brain-summary-{turn}")
-            self._speaking.add(task)
-            task.add_done_callback(self._speaking.discard)
-        return state.model_copy(update={"scenes_file": path, "interview_slot": None})
 
     def _collect(self) -> None:
         """What the turns did, from the event spine: commands sent, refused, scenes that failed."""
@@ -291,7 +254,9 @@ class Brain:
             }
         )
 
-    async def _analyse(self, thinkers: Thinkers, record: TurnRecord) -> ConversationState:
+    async def _analyse(
+        self, thinkers: Thinkers, record: TurnRecord, *, speak: bool = True
+    ) -> ConversationState:
         before = self._state
         state, flags = await thinkers.analyst.analyse(before, record)
         notice = await thinkers.judge.judge(state, flags) if flags else None
@@ -303,7 +268,7 @@ class Brain:
                     "notice_confirm": notice.confirm,
                 }
             )
-        state = await self._deliver(before, state, record.turn)
+        state = await self._delivery.deliver(before, state, record.turn, thinkers.judge.approve, speak=speak)
         if state.processed_turns % self._config.summary_every == 0:
             state = await thinkers.summary.summarize(state)
         state = state.model_copy(update={"last_updated": utcnow()})
@@ -312,6 +277,7 @@ class Brain:
 
     def _apply(self, turn: int, state: ConversationState, start: float) -> None:
         self._state = state
+        self._delivery.settled(turn)
         run_s = time.monotonic() - start
         self.run_times.append(run_s)
         _LOGGER.info("turn %d: brain done in %.2f s; notice: %s", turn, run_s, state.system_notice)
@@ -329,10 +295,12 @@ class Brain:
         if previous is not None and not previous.done():
             await asyncio.wait([previous])
         start = time.monotonic()
-        record = self._with_events(record)
         me = asyncio.current_task()
         if me is not None and me in self._unfinished:
+            record = self._with_events(self._unfinished[me])  # cut off meanwhile: as heard
             self._unfinished[me] = record
+        else:
+            record = self._with_events(record)
         try:
             state = await self._analyse(self._thinkers, record)
         except asyncio.CancelledError:

@@ -9,7 +9,8 @@ import openai
 
 from voiced.brain.analyst import OfflineAnalyst
 from voiced.brain.architect import Architect
-from voiced.brain.brain import Brain, Say, Thinkers
+from voiced.brain.brain import Brain, Thinkers
+from voiced.brain.delivery import Say
 from voiced.brain.judge import OfflineJudge
 from voiced.brain.state import ConversationState
 from voiced.brain.store import StateStore
