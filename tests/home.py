@@ -10,9 +10,13 @@ import time
 from pathlib import Path
 from types import TracebackType
 
+import paho.mqtt.client as mqtt
+from paho.mqtt.enums import CallbackAPIVersion
+
 from tests.test_e2e_wav import Recorder
 
 READY = "simulator: playing"
+UP_WITHIN_S = 20.0
 
 
 def voiced(config: Path, *args: str) -> list[str]:
@@ -30,6 +34,14 @@ class SimulatedHome:
         self._recorder: Recorder | None = None
 
     def __enter__(self) -> SimulatedHome:
+        try:
+            self._start()
+        except BaseException:
+            self.__exit__(None, None, None)
+            raise
+        return self
+
+    def _start(self) -> None:
         self._simulator = subprocess.Popen(
             voiced(self.config, "simulate", *self._simulate),
             stdout=subprocess.PIPE,
@@ -39,13 +51,31 @@ class SimulatedHome:
         stream = self._simulator.stdout
         assert stream is not None
         threading.Thread(target=lambda: self._output.extend(stream), daemon=True).start()
-        deadline = time.monotonic() + 20
+        deadline = time.monotonic() + UP_WITHIN_S
         while not any(READY in line for line in self._output):
             if time.monotonic() > deadline or self._simulator.poll() is not None:
                 raise RuntimeError(f"the simulator did not come up:\n{''.join(self._output)}")
             time.sleep(0.05)
+        # It says "playing" even while it still waits for the broker: its states on the broker
+        # are the proof that it is connected.
+        if not self._states_retained(deadline - time.monotonic()):
+            raise RuntimeError(f"the simulator published no device state:\n{''.join(self._output)}")
         self._recorder = Recorder(self._port)
-        return self
+
+    def _states_retained(self, timeout: float) -> bool:
+        seen = threading.Event()
+        client = mqtt.Client(callback_api_version=CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv5)
+        client.on_message = lambda _c, _u, m: (
+            seen.set() if m.retain and not m.topic.endswith("/set") else None
+        )
+        client.on_connect = lambda c, *_: c.subscribe("#", qos=1)
+        client.connect("127.0.0.1", self._port)
+        client.loop_start()
+        try:
+            return seen.wait(max(0.1, timeout))
+        finally:
+            client.loop_stop()
+            client.disconnect()
 
     def __exit__(
         self, _type: type[BaseException] | None, _exc: BaseException | None, _tb: TracebackType | None
@@ -54,7 +84,12 @@ class SimulatedHome:
             self._recorder.close()
         if self._simulator is not None:
             self._simulator.send_signal(signal.SIGTERM)
-            self._simulator.wait(timeout=10)
+            try:
+                self._simulator.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self._simulator.kill()
+                self._simulator.wait(timeout=10)
+                raise
 
     def run(
         self, wav: Path, out: Path, *extra: str, timeout: float = 300
