@@ -114,8 +114,11 @@ class Daemon:
     ) -> None:
         evidence = await evidence_task
         verdict = self._weigh(evidence)
-        if self._verdicts.get(turn) not in (Verdict.STOP, Verdict.SPEECH):  # a stop or a request stays
-            self._verdicts[turn] = verdict
+        if self._verdicts.get(turn) in (Verdict.STOP, Verdict.SPEECH):
+            # A stop or a request already heard in this utterance stands: a check on less of it
+            # (a short burst at a pause) that finishes later must not drop the rest of the request.
+            return
+        self._verdicts[turn] = verdict
         # Bursts too short for a turn, and utterances dropped as echo, never collect theirs.
         for stale in [old for old in self._verdicts if old < turn - VERDICTS_KEPT]:
             del self._verdicts[stale]
