@@ -96,3 +96,30 @@ def test_stopping_the_queue_cancels_what_waits_so_no_caller_hangs() -> None:
         return running.cancelled(), waiting.cancelled()
 
     assert asyncio.run(scenario()) == (True, True)
+
+
+class OnlyFirstGated(GatedTranscriber):
+    """Job 1 waits for the gate; every other job answers at once."""
+
+    def transcribe_scored(self, samples: np.ndarray) -> tuple[str, float]:
+        if int(samples[0]) != 1:
+            self.order.append(int(samples[0]))
+            return f"job {int(samples[0])}", 0.9
+        return super().transcribe_scored(samples)
+
+
+def test_a_job_withdrawn_while_it_runs_does_not_hold_up_the_next() -> None:
+    async def scenario() -> str:
+        model = OnlyFirstGated()
+        queue = AsrQueue(model)
+        worker = asyncio.create_task(queue.run(), name="asr")
+        guess = queue.submit(audio(1), Priority.SPECULATIVE)
+        await until_started(model)
+        guess.cancel()  # the speaker went on: that guess is worthless, though Whisper is still on it
+        text, _confidence, _took = await asyncio.wait_for(queue.submit(audio(2), Priority.UTTERANCE), 5)
+        model.gate.set()
+        worker.cancel()
+        await asyncio.wait([worker], timeout=5)
+        return text
+
+    assert asyncio.run(scenario()) == "job 2"

@@ -14,6 +14,7 @@ import itertools
 import logging
 import time
 from enum import IntEnum
+from typing import Any
 
 import numpy as np
 
@@ -80,14 +81,30 @@ class AsrQueue:
             await asyncio.sleep(0.01)
 
     async def _transcribe(self, samples: np.ndarray, future: asyncio.Future[Result]) -> None:
+        """Run one job; if its caller withdraws it meanwhile, move on at once: the thread cannot be
+        stopped, but nothing needs to wait for a result nobody wants."""
         started = time.monotonic()
+        call = asyncio.ensure_future(asyncio.to_thread(self._transcriber.transcribe_scored, samples))
         try:
-            text, confidence = await asyncio.to_thread(self._transcriber.transcribe_scored, samples)
+            watched: list[asyncio.Future[Any]] = [call, future]
+            await asyncio.wait(watched, return_when=asyncio.FIRST_COMPLETED)
         except asyncio.CancelledError:
+            call.cancel()
             raise
-        except Exception as exc:  # the one waiting for it decides what a failed hearing means
-            if not future.done():
-                future.set_exception(exc)
+        if not call.done():
+            call.add_done_callback(_forget)
             return
-        if not future.done():
-            future.set_result((text, confidence, time.monotonic() - started))
+        if future.done():
+            return
+        error = call.exception()
+        if error is not None:  # the one waiting for it decides what a failed hearing means
+            future.set_exception(error)
+            return
+        text, confidence = call.result()
+        future.set_result((text, confidence, time.monotonic() - started))
+
+
+def _forget(call: asyncio.Future[tuple[str, float]]) -> None:
+    """A withdrawn job's thread has finished: its result (or failure) is not wanted."""
+    if not call.cancelled():
+        call.exception()
