@@ -132,7 +132,10 @@ def main() -> int:
             llm.start()
             llm.push(*[Text(LLM_REPLY, first_delay_s=FIRST_TOKEN_S, token_delay_s=0.02)] * len(lines))
             with config.open("a") as out:
+                # The brain thinks without the model here: its requests would take the mouth's
+                # scripted answers (`scripts/bench.sh brain` measures the brain on the LLM).
                 out.write(f"llm:\n  base_url: {llm.base_url}\nagent:\n  kind: hybrid\n")
+                out.write("brain:\n  use_llm: false\n")
         print(f"bench: playing {seconds:.0f} s of speech into `voiced run --input` in real time…", flush=True)
         try:
             run = ["run", "--input", str(work / "in.wav"), "--output", str(work / "out.wav")]
