@@ -76,6 +76,8 @@ def test_diffuser_and_music(registry: DeviceRegistry, broker: Broker) -> None:
     simulator = start_simulator(registry, broker)
     watcher = Watcher(broker, "#")
     try:
+        # Its first state on the broker: the subscriptions it sent before it are in place too.
+        watcher.next_on("zigbee2mqtt/diffuser")
         watcher.publish("zigbee2mqtt/diffuser/set", '{"state":"ON","scent":"citrus","intensity":70}')
         watcher.publish("voiced/music/set", '{"action":"play","genre":"jazz"}')
         watcher.publish("voiced/music/set", '{"volume":40}')
