@@ -13,6 +13,7 @@ from types import TracebackType
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
+from tests.live import spawn_collecting
 from tests.test_e2e_wav import Recorder
 
 READY = "simulator: playing"
@@ -42,15 +43,7 @@ class SimulatedHome:
         return self
 
     def _start(self) -> None:
-        self._simulator = subprocess.Popen(
-            voiced(self.config, "simulate", *self._simulate),
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-        )
-        stream = self._simulator.stdout
-        assert stream is not None
-        threading.Thread(target=lambda: self._output.extend(stream), daemon=True).start()
+        self._simulator = spawn_collecting(voiced(self.config, "simulate", *self._simulate), self._output)
         deadline = time.monotonic() + UP_WITHIN_S
         while not any(READY in line for line in self._output):
             if time.monotonic() > deadline or self._simulator.poll() is not None:

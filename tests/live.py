@@ -32,6 +32,15 @@ def spoken_request(path: Path, text: str, *, pitch: float = 1.0, lead_s: float =
     return path
 
 
+def spawn_collecting(command: list[str], output: list[str], **popen: Any) -> subprocess.Popen[str]:
+    """Start `command` with its stdout and stderr gathered, line by line, into `output`."""
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, **popen)
+    stream = proc.stdout
+    assert stream is not None
+    threading.Thread(target=lambda: output.extend(stream), daemon=True).start()
+    return proc
+
+
 class LiveDaemon:
     def __init__(
         self, workdir: Path, pulse: PulseServer, config: dict[str, Any], *, log_level: str = "WARNING"
@@ -67,17 +76,9 @@ class LiveDaemon:
             self.log_level,
             "run",
         ]
-        self._proc = subprocess.Popen(
-            [*command, "--events", str(self.events_file)],
-            env=env,
-            cwd=self.workdir,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
+        self._proc = spawn_collecting(
+            [*command, "--events", str(self.events_file)], self.output, env=env, cwd=self.workdir
         )
-        stream = self._proc.stdout
-        assert stream is not None
-        threading.Thread(target=lambda: self.output.extend(stream), daemon=True).start()
         self.wait_for("ready", timeout=timeout)
         deadline = time.monotonic() + 15
         while self.pulse.source_outputs_of(f"{MIC_SINK}.monitor") == 0:
