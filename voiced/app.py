@@ -24,7 +24,8 @@ from voiced.devices.registry import DeviceRegistry
 from voiced.ear.bargein import GuardSettings
 from voiced.ear.echo import PlaybackReference
 from voiced.ear.frontend import EchoCancellingVad
-from voiced.ear.listener import Ear
+from voiced.ear.listener import Ear, Listener
+from voiced.ear.typed import TypedEar, TypedTurns
 from voiced.ear.whisper import WhisperTranscriber, vocabulary_prompt
 from voiced.events import EventBus
 from voiced.mouth.actions import DeviceActions
@@ -40,15 +41,20 @@ _LOGGER = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class Engines:
-    transcriber: WhisperTranscriber
+    transcriber: WhisperTranscriber | None  # None when nothing is heard (typed turns)
     synthesizer: PiperSynthesizer
 
 
-def load_engines(config: Config, registry: DeviceRegistry) -> Engines:
-    """Load and warm up both models so the first turn is as fast as the rest."""
-    transcriber = WhisperTranscriber(config.asr, config.models_dir, prompt=vocabulary_prompt(registry))
+def load_engines(config: Config, registry: DeviceRegistry, *, whisper: bool = True) -> Engines:
+    """Load and warm up the models so the first turn is as fast as the rest.
+
+    `whisper=False`: only piper, for typed turns that need no ears.
+    """
+    transcriber = None
+    if whisper:
+        transcriber = WhisperTranscriber(config.asr, config.models_dir, prompt=vocabulary_prompt(registry))
+        transcriber.transcribe(np.zeros(16000, dtype=np.int16))
     synthesizer = PiperSynthesizer(config.tts, config.models_dir)
-    transcriber.transcribe(np.zeros(16000, dtype=np.int16))
     synthesizer.synthesize("Ready.")
     return Engines(transcriber, synthesizer)
 
@@ -69,12 +75,15 @@ def build_ear(
     speech: SpeechOutput,
     options: RunOptions,
 ) -> Ear:
+    transcriber = engines.transcriber
+    if transcriber is None:
+        raise ValueError("an ear needs Whisper: load the engines with whisper=True")
     audio = config.audio
     guard = GuardSettings(frame_ms=config.vad.frame_ms, confirm_ms=audio.barge_in_confirm_ms)
     if options.reference is None or audio.echo == "off":
-        return Ear(source, config.vad, engines.transcriber, bus)
+        return Ear(source, config.vad, transcriber, bus)
     if audio.echo == "half_duplex":
-        return Ear(source, config.vad, engines.transcriber, bus, is_deaf=HalfDuplexGuard(speech))
+        return Ear(source, config.vad, transcriber, bus, is_deaf=HalfDuplexGuard(speech))
     front = EchoCancellingVad(
         config.vad.aggressiveness,
         options.reference,
@@ -86,7 +95,7 @@ def build_ear(
     return Ear(
         source,
         config.vad,
-        engines.transcriber,
+        transcriber,
         bus,
         front=front,
         is_playing=lambda: speech.speaking or front.playing,
@@ -99,11 +108,14 @@ async def run_daemon(
     config: Config,
     registry: DeviceRegistry,
     engines: Engines,
-    source: AudioSource,
+    source: AudioSource | TypedTurns,
     sink: AudioSink,
     options: RunOptions,
 ) -> int:
-    """Run until the input ends or a signal stops us; returns the number of turns taken."""
+    """Run until the input ends or a signal stops us; returns the number of turns taken.
+
+    `source`: audio for the ear, or typed turns that take its place.
+    """
     loop = asyncio.get_running_loop()
     bus = EventBus()
     bus.bind_loop(loop)
@@ -126,7 +138,13 @@ async def run_daemon(
         output_rate=EAR_RATE if options.reference is not None else None,
     )
     actions = DeviceActions(gateway, bus, config.mqtt.ack_timeout_s, config.vibe.confirm_timeout_s)
-    intents = LocalIntentAgent(registry, gateway.state_of, config.agent.brightness_step_pct)
+    intents = LocalIntentAgent(
+        registry,
+        gateway.state_of,
+        config.agent.brightness_step_pct,
+        room=config.audio.room,
+        scent_limit=config.safety.scent_max_intensity,
+    )
     narrator = SpokenNarrator(speech, lambda: daemon.busy, config.vibe.narrate_wait_s)
     vibe = build_vibe(config, registry, actions, bus, narrate=narrator)
     agent = build_agent(config, registry, actions, intents, vibe=vibe, bus=bus)
@@ -134,9 +152,14 @@ async def run_daemon(
     thinking = TurnThinking(brain, speech, config.brain.filler) if brain is not None else None
     if brain is not None:
         agent = InterviewAgent(agent, brain)
+    ear: Listener = (
+        TypedEar(source, bus)
+        if isinstance(source, TypedTurns)
+        else build_ear(config, engines, source, bus, speech, options)
+    )
     daemon = Daemon(
         bus=bus,
-        ear=build_ear(config, engines, source, bus, speech, options),
+        ear=ear,
         agent=agent,
         speech=speech,
         echo_db=config.audio.echo_unexplained_db,

@@ -22,6 +22,9 @@ class _Section(BaseModel):
 
 
 class AudioConfig(_Section):
+    room: str | None = Field(
+        None, min_length=1, max_length=60, description='the room the daemon is in ("in here"); None = unknown'
+    )
     input_device: str | int | None = Field(None, description="sounddevice name or index; None = default")
     output_device: str | int | None = None
     echo: Literal["cancel", "half_duplex", "off"] = Field(

@@ -107,8 +107,11 @@ class DiffuserSet(_Strict):
 
 class MusicSet(_Strict):
     device: str
-    action: Literal["play", "pause", "stop"] | None = None
+    action: Literal["play", "pause", "stop", "next", "previous"] | None = None
     genre: str | None = None
+    query: str | None = Field(
+        None, min_length=1, max_length=200, description="a title, artist or album the player looks up"
+    )
     volume: int | None = Field(None, ge=0, le=100)
     tracks: tuple[Annotated[str, Field(min_length=1, max_length=200)], ...] | None = Field(
         None, min_length=1, max_length=MAX_TRACKS

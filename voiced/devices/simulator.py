@@ -70,9 +70,12 @@ def apply(state: dict[str, Any], command: LightSet | DiffuserSet | MusicSet) -> 
     new = dict(state)
     if isinstance(command, MusicSet):
         if command.action is not None:
-            new["state"] = {"play": "playing", "pause": "paused", "stop": "stopped"}[command.action]
+            states = {"play": "playing", "pause": "paused", "stop": "stopped"}
+            new["state"] = states.get(command.action, "playing")  # next/previous: a new track plays
         if command.genre is not None:
             new["genre"] = command.genre
+        if command.query is not None:
+            new["query"] = command.query  # the MQTT player passes the search on; it has no library
         if command.volume is not None:
             new["volume"] = command.volume
         if command.tracks is not None:

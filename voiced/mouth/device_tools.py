@@ -12,7 +12,6 @@ import json
 import re
 from typing import Annotated, Any, Literal, TypeVar
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from voiced.devices.model import (
@@ -26,9 +25,9 @@ from voiced.devices.model import (
     MusicSet,
 )
 from voiced.devices.registry import DeviceRegistry
-from voiced.mouth.intents import SENTENCES
+from voiced.mouth.understanding.grammar import our_lists
 
-_LISTS: dict[str, Any] = yaml.safe_load(SENTENCES.read_text(encoding="utf-8"))["lists"]
+_LISTS: dict[str, Any] = our_lists()
 COLORS: dict[str, str] = {v["in"]: v["out"] for v in _LISTS["color"]["values"]}
 COLOR_TEMPS: dict[str, int] = {v["in"]: int(v["out"]) for v in _LISTS["temperature"]["values"]}
 _PCT: dict[str, Any] = {"minimum": 0, "maximum": 100}

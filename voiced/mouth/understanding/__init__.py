@@ -1,0 +1,1 @@
+"""Local understanding: Home Assistant's sentence templates and ours, fuzzy matching, rooms, context."""

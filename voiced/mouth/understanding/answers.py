@@ -1,0 +1,105 @@
+"""Questions answered from the devices' own reports and the clock, and honest refusals."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from voiced.mouth.understanding.grammar import human
+from voiced.mouth.understanding.home import DOMAIN_KINDS, Home, Match, Outcome, join
+
+NO_REPORT = "hasn't reported its state yet"
+
+
+def _is_on(home: Home, name: str) -> bool | None:
+    state = home.states(name)
+    if state is None:
+        return None
+    value = str(state.get("state", "")).upper()
+    if home.kind_of(name) == "music":
+        return value == "PLAYING"
+    return value == "ON"
+
+
+def get_state(home: Home, match: Match) -> Outcome | None:
+    domain = match.get("domain")
+    kinds = DOMAIN_KINDS.get(str(domain)) if domain else ("light", "diffuser", "music")
+    if kinds is None:
+        return None
+    picked = home.pick(match, kinds)
+    if picked is None:
+        return None
+    if not picked.names:
+        return Outcome(f"There are no {picked.said.removeprefix('the ')}.", acted=False)
+    asked_on = str(match.get("state", "on")).lower() == "on"
+    known = {n: _is_on(home, n) for n in picked.names}
+    unknown = [human(n) for n, v in known.items() if v is None]
+    matching = [human(n) for n, v in known.items() if v is not None and v == asked_on]
+    word = "on" if asked_on else "off"
+    if len(picked.names) == 1:
+        name = human(picked.names[0])
+        if unknown:
+            return Outcome(f"The {name} {NO_REPORT}.", targets=tuple(picked.names), acted=False)
+        answer = "Yes" if matching else "No"
+        return Outcome(
+            f"{answer}, the {name} is {word if matching else ('off' if asked_on else 'on')}.",
+            targets=tuple(picked.names),
+            acted=False,
+        )
+    said = (
+        f"The {join(matching)} {'is' if len(matching) == 1 else 'are'} {word}."
+        if matching
+        else f"None are {word}."
+    )
+    if unknown:
+        said += f" The {join(unknown)} {NO_REPORT}."
+    return Outcome(said, targets=tuple(picked.names), acted=False)
+
+
+def what_is_playing(home: Home, match: Match) -> Outcome | None:
+    players = home.of_kinds(("music",))
+    if not players:
+        return Outcome("There's no music player here.", acted=False)
+    name = players[0]
+    state = home.states(name)
+    if state is None:
+        return Outcome(f"The {human(name)} {NO_REPORT}.", acted=False)
+    if str(state.get("state", "")).lower() != "playing":
+        return Outcome("Nothing is playing right now.", targets=(name,), acted=False)
+    what = state.get("track") or state.get("query") or state.get("genre")
+    volume = state.get("volume")
+    said = f"Playing {what}" if what else "Music is playing"
+    said += f", at volume {volume}." if volume is not None else "."
+    return Outcome(said, targets=(name,), acted=False)
+
+
+def what_scent(home: Home, match: Match) -> Outcome | None:
+    diffusers = home.of_kinds(("diffuser",))
+    if not diffusers:
+        return Outcome("There's no diffuser here.", acted=False)
+    name = diffusers[0]
+    state = home.states(name)
+    if state is None:
+        return Outcome(f"The {human(name)} {NO_REPORT}.", acted=False)
+    if str(state.get("state", "")).upper() != "ON":
+        return Outcome(f"The {human(name)} is off.", targets=(name,), acted=False)
+    scent, intensity = state.get("scent"), state.get("intensity")
+    said = f"The {human(name)} is on with {scent}" if scent else f"The {human(name)} is on"
+    said += f", at {intensity} percent." if intensity is not None else "."
+    return Outcome(said, targets=(name,), acted=False)
+
+
+def current_time(now: datetime) -> Outcome:
+    return Outcome(f"It's {now.strftime('%I:%M %p').lstrip('0')}.", acted=False)
+
+
+def current_date(now: datetime) -> Outcome:
+    return Outcome(f"Today is {now.strftime('%A, %B')} {now.day}.", acted=False)
+
+
+def cannot_do(match: Match) -> Outcome:
+    verb, thing = str(match.get("verb", "do")), str(match.get("thing", "that")).strip()
+    thing = thing.removeprefix("the ").removeprefix("my ").removeprefix("our ")
+    return Outcome(
+        f"I can't {verb} the {thing}: I can only control the lights, the diffuser and the music.",
+        acted=False,
+    )

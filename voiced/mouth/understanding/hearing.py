@@ -1,0 +1,129 @@
+"""Hearing errors: words Whisper got wrong, resolved against the home's own vocabulary.
+
+Only words the grammar does not know are candidates. Each is compared, with the words
+around it, to the home's phrases (device names, rooms, scents, genres, colours) by spelling
+and by sound (metaphone). One clear winner replaces it; two close ones are a question.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+import jellyfish
+
+ACCEPT = 0.7  # a phrase this similar (0..1) to what was heard may replace it
+MARGIN = 0.08  # and must beat any other meaning by this much, else we ask
+_WORD = re.compile(r"[a-z][a-z']*")
+
+
+@dataclass(frozen=True)
+class Phrase:
+    text: str
+    meaning: str  # phrases with one meaning never compete ("lounge" and "living room light")
+    spoken: str  # how to say it in a question: "the bedroom"
+
+
+@dataclass(frozen=True)
+class Heard:
+    text: str  # the corrected text (unchanged when nothing was corrected)
+    changes: tuple[tuple[str, str], ...] = ()  # (heard, meant)
+    ambiguous: tuple[str, tuple[Phrase, ...]] | None = None  # what was heard, the close candidates
+
+
+def _sound(text: str) -> str:
+    key = jellyfish.metaphone(text)
+    return "".join(ch for i, ch in enumerate(key) if i == 0 or ch != key[i - 1])  # "SSNT" -> "SNT"
+
+
+def _similarity(heard: str, phrase: str) -> float:
+    spelled = 1 - jellyfish.levenshtein_distance(heard, phrase) / max(len(heard), len(phrase))
+    a, b = _sound(heard), _sound(phrase)
+    sounded = 1 - jellyfish.levenshtein_distance(a, b) / max(len(a), len(b), 1)
+    score = (spelled + sounded) / 2
+    return min(1.0, score + 0.15) if a == b else score
+
+
+def known_words(grammar: dict[str, Any]) -> set[str]:
+    """Every word the templates and lists spell out (a word outside them may be misheard)."""
+    found: set[str] = set()
+
+    def walk(node: Any) -> None:
+        if isinstance(node, str):
+            found.update(_WORD.findall(node.lower()))
+        elif isinstance(node, dict):
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    walk({k: grammar[k] for k in ("intents", "expansion_rules", "lists", "skip_words") if k in grammar})
+    return found
+
+
+class Vocabulary:
+    def __init__(self, phrases: list[Phrase], known: set[str]) -> None:
+        self._phrases = phrases
+        self._known = known | {w for p in phrases for w in p.text.split()}
+
+    def hear(self, text: str) -> Heard:
+        tokens = text.split()
+        changes: list[tuple[str, str]] = []
+        i = 0
+        while i < len(tokens):
+            if tokens[i] in self._known or not tokens[i].isalpha():
+                i += 1
+                continue
+            best = self._best(tokens, i)
+            if best is None:
+                i += 1
+                continue
+            start, end, ranked = best
+            heard = " ".join(tokens[start:end])
+            if len(ranked) > 1 and ranked[0][0] - ranked[1][0] < MARGIN:
+                return Heard(text, tuple(changes), (heard, (ranked[0][1], ranked[1][1])))
+            meant = ranked[0][1].text
+            changes.append((heard, meant))
+            tokens[start:end] = meant.split()
+            i = start + len(meant.split())
+        return Heard(" ".join(tokens), tuple(changes))
+
+    def _best(self, tokens: list[str], i: int) -> tuple[int, int, list[tuple[float, Phrase]]] | None:
+        """The window around token i that best matches a phrase, with the best phrase per meaning."""
+        found: tuple[int, int, list[tuple[float, Phrase]]] | None = None
+        top = 0.0
+        for start in range(max(0, i - 1), i + 1):
+            for end in range(i + 1, min(len(tokens), start + 3) + 1):
+                heard = " ".join(tokens[start:end])
+                by_meaning: dict[str, tuple[float, Phrase]] = {}
+                for phrase in self._phrases:
+                    if abs(len(phrase.text.split()) - (end - start)) > 1:
+                        continue
+                    score = _similarity(heard, phrase.text)
+                    if score >= ACCEPT and score > by_meaning.get(phrase.meaning, (0.0, phrase))[0]:
+                        by_meaning[phrase.meaning] = (score, phrase)
+                ranked = sorted(by_meaning.values(), key=lambda item: item[0], reverse=True)
+                if ranked and ranked[0][0] > top:
+                    top, found = ranked[0][0], (start, end, ranked)
+        return found
+
+
+def home_phrases(registry: Any, rooms: list[str], colours: list[str]) -> list[Phrase]:
+    phrases: list[Phrase] = []
+    for device in registry:
+        spoken = device.name.replace("_", " ")
+        for text in {spoken, *device.aliases}:
+            phrases.append(Phrase(text.lower(), device.name, f"the {spoken}"))
+        for scent in getattr(device, "scents", []):
+            phrases.append(Phrase(scent, f"scent:{scent}", scent))
+        for genre in getattr(device, "genres", []):
+            phrases.append(Phrase(genre, f"genre:{genre}", genre))
+    for room in rooms:
+        phrases.append(Phrase(room, f"room:{room}", f"the {room}"))
+    for colour in colours:
+        phrases.append(Phrase(colour, f"colour:{colour}", colour))
+    for word in ("scent", "diffuser", "light", "lights", "lamp", "music", "volume", "brightness"):
+        phrases.append(Phrase(word, f"word:{word}", word))
+    return phrases

@@ -1,0 +1,147 @@
+"""What the handlers know of the home: devices, rooms, states, the last devices acted on.
+
+A `Match` is one understood intent (strict or fuzzy) with its slots; an `Outcome` is what
+a handler makes of it. Targets are resolved here: names, rooms, "here", "all", "it".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from voiced.devices.model import DeviceCommand, DiffuserSet, LightSet, MusicSet
+from voiced.devices.registry import DeviceRegistry
+from voiced.mouth.understanding.grammar import human
+
+BRIGHTNESS_MAX = 254
+KIND_WORDS = {
+    "light": ("light", "lights"),
+    "music": ("music player", "music players"),
+    "diffuser": ("diffuser", "diffusers"),
+}
+DOMAIN_KINDS = {
+    "light": ("light",),
+    "media_player": ("music",),
+    "switch": ("diffuser",),
+    "fan": ("diffuser",),
+}
+
+
+def light(device: str, **fields: Any) -> LightSet:
+    return LightSet.model_validate({"device": device, **fields})
+
+
+def diffuser(device: str, **fields: Any) -> DiffuserSet:
+    return DiffuserSet.model_validate({"device": device, **fields})
+
+
+def music(device: str, **fields: Any) -> MusicSet:
+    return MusicSet.model_validate({"device": device, **fields})
+
+
+def pct_to_brightness(pct: float) -> int:
+    return round(pct * BRIGHTNESS_MAX / 100)
+
+
+def join(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+@dataclass(frozen=True)
+class Slot:
+    value: Any
+    text: str = ""  # "" when the value came from context (the daemon's room)
+
+
+@dataclass(frozen=True)
+class Match:
+    intent: str
+    slots: dict[str, Slot]
+    fuzzy: bool = False
+
+    def get(self, key: str, default: Any = None) -> Any:
+        slot = self.slots.get(key)
+        return default if slot is None else slot.value
+
+
+@dataclass
+class Outcome:
+    reply: str
+    commands: Sequence[DeviceCommand] = field(default_factory=list)
+    targets: tuple[str, ...] = ()  # the devices this acted on or spoke of: what "it" means next
+    scene: str | None = None
+    acted: bool = True  # False for answers and refusals: nothing to do, but understood
+
+
+@dataclass(frozen=True)
+class Picked:
+    names: list[str]
+    said: str  # "the kitchen light", "the lights in the kitchen", "all the lights"
+
+
+class Home:
+    def __init__(
+        self,
+        registry: DeviceRegistry,
+        states: Callable[[str], dict[str, Any] | None],
+        room: str | None = None,
+    ) -> None:
+        self.registry = registry
+        self.states = states
+        self.room = room.lower() if room else None
+        self.last: tuple[str, ...] = ()  # devices last acted on
+
+    def state(self, name: str) -> dict[str, Any]:
+        return self.states(name) or {}
+
+    def kind_of(self, name: str) -> str:
+        return self.registry.get(name).kind
+
+    def of_kinds(self, kinds: tuple[str, ...]) -> list[str]:
+        return [d.name for d in self.registry if d.kind in kinds]
+
+    def in_room(self, room: str, kinds: tuple[str, ...]) -> list[str]:
+        return [d.name for d in self.registry if d.kind in kinds and (d.room or "").lower() == room.lower()]
+
+    def pick(self, match: Match, kinds: tuple[str, ...], *, default_all: bool = True) -> Picked | None:
+        """The devices a match names, of the given kinds; None if it names one of another kind.
+
+        A name wins over a room. A room from context only (no room said) falls back to every
+        device of the kind when this room has none ("pause" in the kitchen pauses the music).
+        """
+        every = self.of_kinds(kinds)
+        noun = KIND_WORDS[kinds[0]] if len(kinds) == 1 else ("device", "devices")
+        names: list[str] = []
+        for key in ("name", "name2", "name3"):
+            value = match.get(key)
+            if isinstance(value, str) and not value.startswith("\x00"):
+                for name in value.split(","):
+                    if name not in every:
+                        return None
+                    names.append(name)
+        areas = [match.slots[k] for k in ("area", "area2") if k in match.slots]
+        if len(areas) > 1 or (areas and names):
+            found = [*names, *(n for a in areas for n in self.in_room(str(a.value), kinds))]
+            found = list(dict.fromkeys(found))
+            return Picked(found, join([f"the {human(n)}" for n in found])) if found else None
+        if names:
+            names = list(dict.fromkeys(names))
+            return Picked(names, join([f"the {human(n)}" for n in names]))
+        area = areas[0] if areas else None
+        if area is not None:
+            room = str(area.value).lower()
+            here = self.in_room(room, kinds)
+            if here:
+                if len(here) == 1:
+                    return Picked(here, f"the {human(here[0])}")
+                return Picked(here, f"the {noun[1]} in the {room}")
+            if area.text:  # a room was named and it has none
+                return Picked([], f"the {noun[1]} in the {room}")
+        if not every:
+            return Picked([], f"the {noun[1]}")
+        if not default_all:
+            return None
+        if len(every) == 1:
+            return Picked(every, f"the {human(every[0])}")
+        return Picked(every, f"all the {noun[1]}")

@@ -1,0 +1,117 @@
+"""Light handlers: on/off, brightness (absolute and relative, clamped aloud), colour and white."""
+
+from __future__ import annotations
+
+from voiced.devices.model import DeviceCommand
+from voiced.mouth.understanding.home import (
+    BRIGHTNESS_MAX,
+    Home,
+    Match,
+    Outcome,
+    Picked,
+    light,
+    pct_to_brightness,
+)
+
+DEFAULT_BRIGHTNESS = 127  # assumed when a light's state is unknown
+LIGHT = ("light",)
+
+
+def _none_there(picked: Picked) -> Outcome:
+    return Outcome(f"There are no {picked.said.removeprefix('the ')}.", acted=False)
+
+
+def light_state(home: Home, match: Match, state: str) -> Outcome | None:
+    picked = home.pick(match, LIGHT)
+    if picked is None:
+        return None
+    if not picked.names:
+        return _none_there(picked)
+    commands = [light(n, state=state) for n in picked.names]
+    return Outcome(f"Turning {state.lower()} {picked.said}.", commands, tuple(picked.names))
+
+
+def level(home: Home, name: str) -> int:
+    """Current brightness 0..254 (0 when off), DEFAULT_BRIGHTNESS when unknown."""
+    state = home.state(name)
+    if str(state.get("state", "ON")).upper() == "OFF":
+        return 0
+    try:
+        return int(state.get("brightness", DEFAULT_BRIGHTNESS))
+    except (TypeError, ValueError):
+        return DEFAULT_BRIGHTNESS
+
+
+def brightness(home: Home, match: Match, pct_value: float) -> Outcome | None:
+    picked = home.pick(match, LIGHT)
+    if picked is None:
+        return None
+    if not picked.names:
+        return _none_there(picked)
+    pct = round(pct_value)
+    note = ""
+    if pct > 100:
+        note, pct = f" {pct} percent is more than a light can do, so I used 100.", 100
+    if pct <= 0:
+        commands = [light(n, state="OFF") for n in picked.names]
+        return Outcome(f"Turning off {picked.said}.", commands, tuple(picked.names))
+    commands = [light(n, state="ON", brightness=pct_to_brightness(pct)) for n in picked.names]
+    return Outcome(f"Setting {picked.said} to {pct} percent.{note}", commands, tuple(picked.names))
+
+
+def step(home: Home, match: Match, step_size: int, up: bool) -> Outcome | None:
+    named = any(k in match.slots for k in ("name", "area", "domain"))
+    if named:
+        picked = home.pick(match, LIGHT)
+    else:  # "brighter" alone: the lights that are on, else this room's, else all
+        on = [n for n in home.of_kinds(LIGHT) if str(home.state(n).get("state", "")).upper() == "ON"]
+        here = home.in_room(home.room, LIGHT) if home.room else []
+        names = on or here
+        picked = Picked(names, "the lights") if names else home.pick(match, LIGHT)
+    if picked is None:
+        return None
+    if not picked.names:
+        return _none_there(picked)
+    commands: list[DeviceCommand] = []
+    for name in picked.names:
+        current = level(home, name)
+        if not up and current == 0:
+            continue  # dimming a light that is off leaves it off
+        new = min(BRIGHTNESS_MAX, current + step_size) if up else max(1, current - step_size)
+        commands.append(light(name, state="ON", brightness=new))
+    if not commands:
+        verb = "is" if len(picked.names) == 1 else "are"
+        return Outcome(
+            f"{picked.said[0].upper()}{picked.said[1:]} {verb} already off.", [], tuple(picked.names)
+        )
+    said = f"Making {picked.said} brighter." if up else f"Dimming {picked.said}."
+    return Outcome(said, commands, tuple(picked.names))
+
+
+def color(home: Home, match: Match) -> Outcome | None:
+    picked = home.pick(match, LIGHT)
+    if picked is None:
+        return None
+    if not picked.names:
+        return _none_there(picked)
+    names = tuple(picked.names)
+    if "color" in match.slots:
+        hex_value = str(match.get("color"))
+        label = match.slots["color"].text or hex_value
+        commands = [light(n, state="ON", color_hex=hex_value) for n in names]
+        return Outcome(f"Setting {picked.said} to {label}.", commands, names)
+    if "temperature" in match.slots:
+        value = float(match.get("temperature"))
+        mireds = round(1_000_000 / value) if value >= 1000 else round(value)  # HA gives kelvin
+        label = match.slots["temperature"].text or f"{round(value)} kelvin"
+        label = label if label.endswith("light") or "kelvin" in label else f"{label} light"
+        commands = [light(n, state="ON", color_temp=mireds) for n in names]
+        return Outcome(f"Setting {picked.said} to {label}.", commands, names)
+    return None
+
+
+def light_set(home: Home, match: Match) -> Outcome | None:
+    """HassLightSet and our LightBrightness / LightColor."""
+    if "brightness" in match.slots or "pct" in match.slots:
+        return brightness(home, match, float(match.get("brightness", match.get("pct"))))
+    return color(home, match)

@@ -1,0 +1,97 @@
+"""Strict template matching first, Home Assistant's fuzzy n-gram matcher second, refusals last."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from hassil import Intents, recognize_all
+from hassil.fuzzy import FuzzyNgramMatcher, SlotCombinationInfo
+from hassil.models import MatchEntity
+from hassil.ngram import Sqlite3NgramModel
+from home_assistant_intents import get_fuzzy_config, get_fuzzy_language
+
+from voiced.mouth.understanding.home import Match, Slot
+
+log = logging.getLogger(__name__)
+MAX_STRICT = 12  # candidate parses kept per segment
+
+
+def _slot(entity: MatchEntity) -> Slot:
+    return Slot(entity.value, "" if entity.is_wildcard and not entity.text else entity.text_clean)
+
+
+def _rank(result: Any) -> tuple[int, int, int, int]:
+    name = result.entities.get("name")
+    wildcard = any(e.is_wildcard for e in result.entities.values())
+    return (
+        int(name is not None and not name.is_wildcard),
+        len(name.text) if name is not None else 0,
+        int(getattr(result, "text_chunks_matched", 0)),
+        int(not wildcard),
+    )
+
+
+def build_fuzzy(intents: Intents) -> FuzzyNgramMatcher | None:
+    """Home Assistant's fuzzy matcher, with the n-gram models home-assistant-intents ships."""
+    language = get_fuzzy_language("en")
+    if language is None:
+        log.warning("home-assistant-intents ships no fuzzy models for English; strict matching only")
+        return None
+    config = get_fuzzy_config()
+    return FuzzyNgramMatcher(
+        intents=intents,
+        intent_models={
+            name: Sqlite3NgramModel(
+                order=model.order,
+                words={word: str(word_id) for word, word_id in model.words.items()},
+                database_path=model.database_path,
+            )
+            for name, model in language.ngram_models.items()
+        },
+        intent_slot_list_names=config.slot_list_names,
+        slot_combinations={
+            intent: {
+                combo: SlotCombinationInfo(
+                    context_area=info.context_area,
+                    name_domains=set(info.name_domains) if info.name_domains else None,
+                )
+                for combo, info in combos.items()
+            }
+            for intent, combos in config.slot_combinations.items()
+        },
+        domain_keywords=language.domain_keywords,
+        stop_words=language.stop_words,
+    )
+
+
+class Matcher:
+    def __init__(self, intents: Intents, unsupported: Intents, room: str | None, fuzzy: bool = True) -> None:
+        self._intents = intents
+        self._unsupported = unsupported
+        self._context = {"area": room} if room else {}
+        self._room = room
+        self._fuzzy = build_fuzzy(intents) if fuzzy else None
+
+    def strict(self, text: str) -> list[Match]:
+        results = list(recognize_all(text, self._intents, intent_context=self._context or None))
+        results.sort(key=_rank, reverse=True)
+        return [
+            Match(r.intent.name, {k: _slot(e) for k, e in r.entities.items()}) for r in results[:MAX_STRICT]
+        ]
+
+    def fuzzy(self, text: str) -> Match | None:
+        if self._fuzzy is None:
+            return None
+        result = self._fuzzy.match(text, context_area=self._room)
+        if result is None:
+            return None
+        slots = {k: Slot(v.value, v.text) for k, v in result.slots.items()}
+        if result.name_domain and "domain" not in slots:
+            slots["domain"] = Slot(result.name_domain, "")
+        return Match(result.intent_name, slots, fuzzy=True)
+
+    def unsupported(self, text: str) -> Match | None:
+        for result in recognize_all(text, self._unsupported):
+            return Match(result.intent.name, {k: _slot(e) for k, e in result.entities.items()})
+        return None

@@ -1,0 +1,142 @@
+"""Music and diffuser handlers: play, pause, next, search, volume (clamped aloud), scents."""
+
+from __future__ import annotations
+
+from voiced.mouth.understanding.grammar import human
+from voiced.mouth.understanding.home import Home, Match, Outcome, diffuser, music
+
+DEFAULT_VOLUME = 50
+VOLUME_STEP = 10
+MUSIC = ("music",)
+DIFFUSER = ("diffuser",)
+ACTION_SAID = {
+    "pause": "Pausing the music.",
+    "stop": "Stopping the music.",
+    "next": "Skipping to the next track.",
+    "previous": "Going back a track.",
+}
+_FILLER = ("some", "a", "an", "the", "my", "our", "me", "us")
+_PLAIN = ("music", "something", "some music", "anything", "a song", "songs")
+
+
+def _player(home: Home, match: Match) -> str | None:
+    """The one player a media request is for (the first of the room's, or of the home's)."""
+    picked = home.pick(match, MUSIC)
+    if picked is None or not picked.names:
+        return None
+    return picked.names[0]
+
+
+def music_action(home: Home, match: Match, action: str) -> Outcome | None:
+    name = _player(home, match)
+    if name is None:
+        return None
+    genre = match.get("genre")
+    if action == "play":
+        said = f"Playing some {genre}." if genre else "Playing music."
+        return Outcome(said, [music(name, action="play", genre=genre)], (name,))
+    return Outcome(ACTION_SAID[action], [music(name, action=action)], (name,))
+
+
+def search_and_play(home: Home, match: Match) -> Outcome | None:
+    name = _player(home, match)
+    if name is None:
+        return None
+    words = str(match.get("search_query", "")).lower().split()
+    while words and words[0] in _FILLER:
+        words.pop(0)
+    query = " ".join(w for w in words if w not in ("music",) or len(words) == 1)
+    genres = {g.lower() for g in getattr(home.registry.get(name), "genres", [])}
+    for text in (query, query.removesuffix(" music")):
+        if text in genres:
+            return Outcome(f"Playing some {text}.", [music(name, action="play", genre=text)], (name,))
+    if not query or " ".join(words) in _PLAIN:
+        return Outcome("Playing music.", [music(name, action="play")], (name,))
+    kind = match.get("media_class")
+    said = f"Playing the {kind} {query}." if kind in ("album", "artist", "playlist") else f"Playing {query}."
+    return Outcome(said, [music(name, action="play", query=query)], (name,))
+
+
+def _volume_now(home: Home, name: str) -> int:
+    try:
+        return int(home.state(name).get("volume", DEFAULT_VOLUME))
+    except (TypeError, ValueError):
+        return DEFAULT_VOLUME
+
+
+def set_volume(home: Home, match: Match, value: float) -> Outcome | None:
+    name = _player(home, match)
+    if name is None:
+        return None
+    volume = round(value)
+    note = ""
+    if volume > 100:
+        note, volume = f" {volume} is past the maximum, so I used 100.", 100
+    return Outcome(f"Setting the volume to {volume}.{note}", [music(name, volume=volume)], (name,))
+
+
+def volume_step(home: Home, match: Match) -> Outcome | None:
+    name = _player(home, match)
+    if name is None:
+        return None
+    raw = match.get("volume_step", match.get("direction"))
+    if raw in ("up", "down"):
+        change = VOLUME_STEP if raw == "up" else -VOLUME_STEP
+    else:
+        try:
+            change = round(float(raw))
+        except (TypeError, ValueError):
+            return None
+    volume = max(0, min(100, _volume_now(home, name) + change))
+    return Outcome(
+        f"Turning the music {'up' if change > 0 else 'down'}.", [music(name, volume=volume)], (name,)
+    )
+
+
+def mute(home: Home, match: Match, on: bool, remembered: dict[str, int]) -> Outcome | None:
+    name = _player(home, match)
+    if name is None:
+        return None
+    if on:
+        remembered[name] = _volume_now(home, name) or DEFAULT_VOLUME
+        return Outcome("Muting the music.", [music(name, volume=0)], (name,))
+    volume = remembered.pop(name, DEFAULT_VOLUME)
+    return Outcome("Unmuting the music.", [music(name, volume=volume)], (name,))
+
+
+def _diffuser(home: Home, match: Match) -> str | None:
+    value = match.get("diffuser")
+    if isinstance(value, str):
+        return value.split(",")[0]
+    picked = home.pick(match, DIFFUSER)
+    return picked.names[0] if picked is not None and picked.names else None
+
+
+def diffuser_state(home: Home, match: Match, state: str) -> Outcome | None:
+    name = _diffuser(home, match)
+    if name is None:
+        return None
+    return Outcome(f"Turning {state.lower()} the {human(name)}.", [diffuser(name, state=state)], (name,))
+
+
+def diffuser_scent(home: Home, match: Match) -> Outcome | None:
+    name = _diffuser(home, match)
+    if name is None:
+        return None
+    scent = str(match.get("scent"))
+    command = diffuser(name, state="ON", scent=scent)
+    return Outcome(f"Setting the {human(name)} to {scent}.", [command], (name,))
+
+
+def diffuser_intensity(home: Home, match: Match, limit: int) -> Outcome | None:
+    name = _diffuser(home, match)
+    if name is None:
+        return None
+    pct = round(float(match.get("pct")))
+    if pct <= 0:
+        return Outcome(f"Turning off the {human(name)}.", [diffuser(name, state="OFF")], (name,))
+    note = ""
+    if pct > limit:
+        note, pct = f" {pct} percent is above the safe limit, so I used {limit}.", limit
+    command = diffuser(name, state="ON", intensity=pct)
+    return Outcome(f"Setting the {human(name)} to {pct} percent.{note}", [command], (name,))

@@ -1,0 +1,31 @@
+"""'It', 'them', 'that one': the devices last acted on, within an utterance and across turns."""
+
+from __future__ import annotations
+
+import re
+
+from voiced.mouth.understanding.grammar import human
+from voiced.mouth.understanding.home import Match, Slot
+
+_PRONOUN = re.compile(r"\b(?:that one|this one|those|these|them|it|that)\b")
+# Phrases where "it" is no device: "what time is it", "make it feel like", "make it smell of".
+_IDIOM = re.compile(
+    r"\b(?:time is it|date is it|day is it|make it (?:feel|smell)|it's|it is|forget it|make it so)\b"
+)
+
+
+def resolve(text: str, last: tuple[str, ...]) -> tuple[str, str | None]:
+    """The text with a pronoun replaced by the first device last acted on, and that device."""
+    if not last or _IDIOM.search(text) or not _PRONOUN.search(text):
+        return text, None
+    stand_in = last[0]
+    return _PRONOUN.sub(f"the {human(stand_in)}", text, count=1), stand_in
+
+
+def widen(match: Match, stand_in: str | None, last: tuple[str, ...]) -> Match:
+    """ "Them" meant every device last acted on: the stand-in in the match becomes the group."""
+    if stand_in is None or len(last) < 2 or match.get("name") != stand_in:
+        return match
+    slots = dict(match.slots)
+    slots["name"] = Slot(",".join(last), slots["name"].text)
+    return Match(match.intent, slots, match.fuzzy)

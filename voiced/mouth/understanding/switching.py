@@ -1,0 +1,47 @@
+"""Turning things on and off across kinds (HassTurnOn/Off, "everything"), and scenes."""
+
+from __future__ import annotations
+
+from voiced.devices.model import DeviceCommand
+from voiced.mouth.understanding.grammar import SCENE_PREFIX
+from voiced.mouth.understanding.home import DOMAIN_KINDS, Home, Match, Outcome, diffuser, light, music
+
+ALL_KINDS = ("light", "diffuser", "music")
+
+
+def command_for(home: Home, name: str, on: bool) -> DeviceCommand:
+    kind = home.kind_of(name)
+    state = "ON" if on else "OFF"
+    if kind == "light":
+        return light(name, state=state)
+    if kind == "diffuser":
+        return diffuser(name, state=state)
+    return music(name, action="play" if on else "stop")
+
+
+def turn(home: Home, match: Match, on: bool) -> Outcome | None:
+    name = match.get("name")
+    if isinstance(name, str) and name.startswith(SCENE_PREFIX):
+        if not on:
+            return Outcome("", scene="\x00reset")
+        return Outcome("", scene=name.removeprefix(SCENE_PREFIX))
+    domain = match.get("domain")
+    if domain is None and "name" not in match.slots and "area" in match.slots:
+        domain = "light"  # "turn on the kitchen and the bedroom": their lights
+    kinds = DOMAIN_KINDS.get(str(domain)) if domain else ALL_KINDS
+    if kinds is None:
+        return None
+    picked = home.pick(match, kinds)
+    if picked is None:
+        return None
+    if not picked.names:
+        return Outcome(f"There are no {picked.said.removeprefix('the ')}.", acted=False)
+    commands = [command_for(home, n, on) for n in picked.names]
+    verb = "on" if on else "off"
+    return Outcome(f"Turning {verb} {picked.said}.", commands, tuple(picked.names))
+
+
+def everything(home: Home, on: bool) -> Outcome:
+    names = home.of_kinds(ALL_KINDS)
+    commands = [command_for(home, n, on) for n in names]
+    return Outcome(f"Turning {'on' if on else 'off'} everything.", commands, tuple(names))

@@ -1,0 +1,36 @@
+"""Text normalisation and splitting of an utterance into command-sized segments."""
+
+from __future__ import annotations
+
+import re
+
+_PERCENT = re.compile(r"(\d)\s*%")
+_SEPARATORS = re.compile(r"(?:\s*(?:[,;!?:]|\.(?=\s|$)|\band\b|\bthen\b|\balso\b)\s*)+")
+_NOT_WORD = re.compile(r"[^\w\s']+")
+_QUOTES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": " ", "\u201d": " ", '"': " "})
+
+
+def clean(segment: str) -> str:
+    """Lower case, words and apostrophes only ("it's" stays: Home Assistant's templates use it)."""
+    return " ".join(_NOT_WORD.sub(" ", segment.lower()).replace(" '", " ").replace("' ", " ").split())
+
+
+def normalise(text: str) -> str:
+    text = text.translate(_QUOTES).lower()
+    text = _PERCENT.sub(r"\1 percent", text).replace("%", " percent ")
+    return re.sub(r"(?<=\w)-(?=\w)", " ", text)
+
+
+def split_utterance(text: str) -> list[str]:
+    """Normalise and split an utterance into segments.
+
+    "Turn on the Kitchen light, and set the bedroom to 50%." -> ["turn on the kitchen light",
+    "set the bedroom to 50 percent"]. Apostrophes stay ("it's"); "50%" becomes "50 percent";
+    other punctuation becomes a space.
+    """
+    segments = (clean(part) for part in _SEPARATORS.split(normalise(text)))
+    return [segment for segment in segments if segment]
+
+
+def words(text: str) -> list[str]:
+    return clean(text).split()
