@@ -108,7 +108,7 @@ class LocalIntentAgent:
         return self._reply(text, outcomes, missed)
 
     def _first(self, segments: list[str]) -> Outcome | None:
-        outcome = self._one(" and ".join(segments))
+        outcome = self._one(" and ".join(segments), guess=len(segments) == 1)
         if outcome is None and self._question is None and len(segments) > 1:
             # "lights on, living room" is one request; strict templates only, fuzzy would guess
             joined = " ".join(segments)
@@ -117,7 +117,8 @@ class LocalIntentAgent:
                 return self._remember(outcome)
         return outcome
 
-    def _one(self, text: str) -> Outcome | None:
+    def _one(self, text: str, guess: bool = True) -> Outcome | None:
+        """Strict, then with misheard names corrected, then (`guess`: one segment only) fuzzy."""
         last = self._home.last
         resolved, stand_in = pronouns.resolve(text, last)
         for candidate, who in ((resolved, stand_in), (text, None)) if stand_in else ((text, None),):
@@ -133,7 +134,7 @@ class LocalIntentAgent:
             outcome = self._strict(heard.text, stand_in, last)
             if outcome is not None:
                 return self._remember(outcome)
-        match = self._matcher.fuzzy(heard.text)
+        match = self._matcher.fuzzy(heard.text) if guess else None
         if match is not None:
             outcome = self._carry(pronouns.widen(match, stand_in, last))
             if outcome is not None:

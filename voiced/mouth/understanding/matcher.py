@@ -15,6 +15,9 @@ from voiced.mouth.understanding.home import Match, Slot
 
 log = logging.getLogger(__name__)
 MAX_STRICT = 12  # candidate parses kept per segment
+# A fuzzy guess may change a device, never answer a question: "fly me to the moon" is no time query.
+FUZZY_MEDIA = {"HassMediaPause", "HassMediaUnpause", "HassMediaNext", "HassMediaPrevious"}
+FUZZY_TARGETED = {"HassTurnOn", "HassTurnOff", "HassLightSet", "HassSetVolume", "HassSetVolumeRelative"}
 
 
 def _slot(entity: MatchEntity) -> Slot:
@@ -87,6 +90,10 @@ class Matcher:
         if result is None:
             return None
         slots = {k: Slot(v.value, v.text) for k, v in result.slots.items()}
+        named = any(slot.text for slot in slots.values())
+        if result.intent_name not in FUZZY_MEDIA and not (result.intent_name in FUZZY_TARGETED and named):
+            log.debug("fuzzy guess %s for %r not taken", result.intent_name, text)
+            return None
         if result.name_domain and "domain" not in slots:
             slots["domain"] = Slot(result.name_domain, "")
         return Match(result.intent_name, slots, fuzzy=True)
