@@ -112,28 +112,33 @@ class LocalIntentAgent:
         if outcome is None and self._question is None and len(segments) > 1:
             # "lights on, living room" is one request; strict templates only, fuzzy would guess
             joined = " ".join(segments)
-            outcome = self._strict(joined, None, self._home.last)
-            if outcome is not None:
-                return self._remember(outcome)
+            found = self._strict(joined, None, self._home.last)
+            if found is not None:
+                return self._remember(found[0])
         return outcome
 
     def _one(self, text: str, guess: bool = True) -> Outcome | None:
         """Strict, then with misheard names corrected, then (`guess`: one segment only) fuzzy."""
         last = self._home.last
         resolved, stand_in = pronouns.resolve(text, last)
+        first: tuple[Outcome, bool] | None = None
         for candidate, who in ((resolved, stand_in), (text, None)) if stand_in else ((text, None),):
-            outcome = self._strict(candidate, who, last)
-            if outcome is not None:
-                return self._remember(outcome)
+            first = self._strict(candidate, who, last)
+            if first is not None:
+                break
+        if first is not None and not first[1]:
+            return self._remember(first[0])
         heard = self._vocabulary.hear(resolved)
+        if heard.changes:
+            corrected = self._strict(heard.text, stand_in, last)
+            if corrected is not None and (first is None or not corrected[1]):
+                log.info("heard %r as %s", text, heard.changes)
+                return self._remember(corrected[0])
+        if first is not None:  # free text (a title to search for) that no correction improves
+            return self._remember(first[0])
         if heard.ambiguous is not None:
             self._question = _Question(resolved, heard.ambiguous[0], heard.ambiguous[1])
             return None
-        if heard.changes:
-            log.info("heard %r as %s", text, heard.changes)
-            outcome = self._strict(heard.text, stand_in, last)
-            if outcome is not None:
-                return self._remember(outcome)
         match = self._matcher.fuzzy(heard.text) if guess else None
         if match is not None:
             outcome = self._carry(pronouns.widen(match, stand_in, last))
@@ -142,12 +147,13 @@ class LocalIntentAgent:
                 return self._remember(outcome)
         return None
 
-    def _strict(self, text: str, stand_in: str | None, last: tuple[str, ...]) -> Outcome | None:
+    def _strict(self, text: str, stand_in: str | None, last: tuple[str, ...]) -> tuple[Outcome, bool] | None:
+        """The first strict reading a handler carries out, and whether it took free text."""
         for match in self._matcher.strict(text):
             outcome = self._carry(pronouns.widen(match, stand_in, last))
             if outcome is not None:
                 log.debug("%r -> %s %s", text, match.intent, match.slots)
-                return outcome
+                return outcome, match.wild
         return None
 
     def _carry(self, match: Match) -> Outcome | None:
@@ -177,16 +183,17 @@ class LocalIntentAgent:
 
     @staticmethod
     def _ask(question: _Question) -> str:
-        first, second = question.options[0].spoken, question.options[1].spoken
+        first, second = sorted(o.spoken for o in question.options)
         return f"Sorry, did you mean {first} or {second}?"
 
     def _answer(self, question: _Question, reply: str) -> str | None:
         """The asked-about request with the chosen reading, or None if the reply is a new request."""
-        said = " ".join(split_utterance(reply))
-        chosen = [o for o in question.options if o.text in said]
-        if len(chosen) != 1:
-            heard = self._vocabulary.hear(said)
-            chosen = [o for o in question.options if o.text in heard.text]
+        said = set(self._vocabulary.hear(" ".join(split_utterance(reply))).text.split())
+        chosen = []
+        for option in question.options:
+            others = {w for o in question.options if o is not option for w in o.text.split()}
+            if said & (set(option.text.split()) - others):
+                chosen.append(option)
         if len(chosen) != 1:
             return None
         return question.text.replace(question.heard, chosen[0].text, 1)

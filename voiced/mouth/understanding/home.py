@@ -59,6 +59,7 @@ class Match:
     intent: str
     slots: dict[str, Slot]
     fuzzy: bool = False
+    wild: bool = False  # a slot took free text (a search query, a mood): a corrected reading may do better
 
     def get(self, key: str, default: Any = None) -> Any:
         slot = self.slots.get(key)

@@ -80,7 +80,12 @@ class Matcher:
         results = list(recognize_all(text, self._intents, intent_context=self._context or None))
         results.sort(key=_rank, reverse=True)
         return [
-            Match(r.intent.name, {k: _slot(e) for k, e in r.entities.items()}) for r in results[:MAX_STRICT]
+            Match(
+                r.intent.name,
+                {k: _slot(e) for k, e in r.entities.items()},
+                wild=any(e.is_wildcard for e in r.entities.values()),
+            )
+            for r in results[:MAX_STRICT]
         ]
 
     def fuzzy(self, text: str) -> Match | None:

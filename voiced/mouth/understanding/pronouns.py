@@ -28,4 +28,4 @@ def widen(match: Match, stand_in: str | None, last: tuple[str, ...]) -> Match:
         return match
     slots = dict(match.slots)
     slots["name"] = Slot(",".join(last), slots["name"].text)
-    return Match(match.intent, slots, match.fuzzy)
+    return Match(match.intent, slots, match.fuzzy, match.wild)

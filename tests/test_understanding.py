@@ -1,0 +1,245 @@
+"""The understanding families: HA's sentences, rooms and "here", context, hearing errors,
+ask-back, clamping, reported speech, questions and refusals (pure: no broker)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from voiced.devices.model import DiffuserSet, LightSet, MusicSet
+from voiced.devices.registry import DeviceRegistry
+from voiced.mouth.intents import REPORTED, LocalIntentAgent
+from voiced.mouth.understanding.reported import is_reported
+
+REGISTRY = DeviceRegistry.load(Path(__file__).parent.parent / "devices")
+LIGHTS = ("bedroom_light", "kitchen_light", "living_room_light")
+STATES: dict[str, dict[str, Any]] = {
+    "kitchen_light": {"state": "ON", "brightness": 127},
+    "bedroom_light": {"state": "OFF"},
+    "living_room_light": {"state": "ON", "brightness": 200},
+    "diffuser": {"state": "ON", "scent": "citrus", "intensity": 40},
+    "music": {"state": "playing", "genre": "jazz", "volume": 50},
+}
+
+
+def agent(
+    room: str | None = "living room", states: dict[str, dict[str, Any]] | None = None
+) -> LocalIntentAgent:
+    known = STATES if states is None else states
+    return LocalIntentAgent(
+        REGISTRY, known.get, room=room, scent_limit=80, now=lambda: datetime(2026, 11, 23, 15, 5)
+    )
+
+
+AGENT = agent()
+HOUSE = agent(room=None)
+
+
+@pytest.mark.parametrize(
+    ("text", "commands"),
+    [
+        ("activate living room lights", [("living_room_light", "ON")]),
+        ("turn on my living room lights", [("living_room_light", "ON")]),
+        ("turn off all the lights in the kitchen", [("kitchen_light", "OFF")]),
+        ("can you turn the lights off in the kitchen?", [("kitchen_light", "OFF")]),
+        ("turn on all the lights in the house", [(n, "ON") for n in LIGHTS]),
+        ("Lights on in the living room.", [("living_room_light", "ON")]),
+        ("Lights on, living room.", [("living_room_light", "ON")]),
+        ("turn on the kitchen and bedroom lights", [("kitchen_light", "ON"), ("bedroom_light", "ON")]),
+    ],
+)
+def test_home_assistant_sentences_switch_lights(text: str, commands: list[tuple[str, str]]) -> None:
+    reply = AGENT.understand(text)
+    assert reply.commands == tuple(LightSet(device=d, state=s) for d, s in commands), reply.text
+
+
+@pytest.mark.parametrize("text", ["turn off the lights in here", "lights out", "turn off the lights"])
+def test_here_is_the_daemons_own_room(text: str) -> None:
+    assert AGENT.understand(text).commands == (LightSet(device="living_room_light", state="OFF"),)
+    bedroom = agent(room="bedroom")
+    assert bedroom.understand(text).commands == (LightSet(device="bedroom_light", state="OFF"),)
+
+
+def test_without_a_room_the_lights_are_the_whole_house() -> None:
+    assert HOUSE.understand("turn off the lights").commands == tuple(
+        LightSet(device=d, state="OFF") for d in LIGHTS
+    )
+
+
+def test_everything_reaches_every_device() -> None:
+    reply = AGENT.understand("Turn everything off.")
+    assert set(reply.commands) == {
+        *(LightSet(device=d, state="OFF") for d in LIGHTS),
+        DiffuserSet(device="diffuser", state="OFF"),
+        MusicSet(device="music", action="stop"),
+    }
+
+
+def test_it_means_the_device_just_named_in_the_same_breath_and_the_next_turn() -> None:
+    home = agent(states={"bedroom_light": {"state": "ON", "brightness": 102}})
+    reply = home.understand("Turn on the bedroom light. Set it to 40%")
+    assert reply.commands == (
+        LightSet(device="bedroom_light", state="ON"),
+        LightSet(device="bedroom_light", state="ON", brightness=102),
+    )
+    assert home.understand("a bit brighter").commands == (
+        LightSet(device="bedroom_light", state="ON", brightness=166),
+    )
+    assert home.understand("turn it off").commands == (LightSet(device="bedroom_light", state="OFF"),)
+
+
+def test_them_means_every_device_last_acted_on() -> None:
+    home = agent()
+    home.understand("turn on the kitchen and bedroom lights")
+    assert home.understand("turn them off").commands == (
+        LightSet(device="kitchen_light", state="OFF"),
+        LightSet(device="bedroom_light", state="OFF"),
+    )
+
+
+def test_what_time_is_it_is_no_device() -> None:
+    home = agent()
+    home.understand("turn on the kitchen light")
+    assert home.understand("what time is it?").text == "It's 3:05 PM."
+
+
+@pytest.mark.parametrize(
+    ("text", "command"),
+    [
+        ("Madroom light to 20%", LightSet(device="bedroom_light", state="ON", brightness=51)),
+        ("Set the sand to lavender", DiffuserSet(device="diffuser", state="ON", scent="lavender")),
+        ("play some jass", MusicSet(device="music", action="play", genre="jazz")),
+        ("turn on the kitchin light", LightSet(device="kitchen_light", state="ON")),
+    ],
+)
+def test_misheard_names_are_resolved_against_the_home(text: str, command: Any) -> None:
+    assert AGENT.understand(text).commands == (command,)
+
+
+def test_two_close_readings_are_asked_back_and_the_answer_is_the_next_turn(tmp_path: Path) -> None:
+    for room in ("bedroom", "bathroom"):
+        declared = f"kind: light\nname: {room}_light\nroom: {room}\n"
+        (tmp_path / f"{room}.yaml").write_text(
+            f"{declared}command_topic: z/{room}/set\nstate_topic: z/{room}\n"
+        )
+    home = LocalIntentAgent(DeviceRegistry.load(tmp_path), {}.get)
+    asked = home.understand("turn on the bedthroom light")
+    assert asked.commands == ()
+    assert asked.text == "Sorry, did you mean the bathroom light or the bedroom light?"
+    assert home.understand("the bathroom").commands == (LightSet(device="bathroom_light", state="ON"),)
+    home.understand("turn on the bedthroom light")
+    assert home.understand("turn off the bedroom light").commands == (
+        LightSet(device="bedroom_light", state="OFF"),
+    ), "a new request instead of an answer is taken as it is"
+
+
+@pytest.mark.parametrize(
+    ("text", "command", "said"),
+    [
+        (
+            "set the bedroom light to 150 percent",
+            LightSet(device="bedroom_light", state="ON", brightness=254),
+            "150",
+        ),
+        ("set the volume to 120", MusicSet(device="music", volume=100), "120"),
+        (
+            "set the diffuser intensity to 100 percent",
+            DiffuserSet(device="diffuser", state="ON", intensity=80),
+            "80",
+        ),
+    ],
+)
+def test_values_out_of_range_are_clamped_and_said(text: str, command: Any, said: str) -> None:
+    reply = AGENT.understand(text)
+    assert reply.commands == (command,)
+    assert said in reply.text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Yesterday my brother said: turn off all the lights, and then he left.",
+        "she told me to turn on the kitchen light",
+        "turn off the lights, he said",
+        "on TV they said turn off the lights",
+    ],
+)
+def test_reported_speech_does_not_act(text: str) -> None:
+    assert is_reported(text)
+    reply = AGENT.understand(text)
+    assert reply.commands == () and reply.text == REPORTED
+
+
+@pytest.mark.parametrize("text", ["I said turn off the lights", "turn off the lights", "what did you say"])
+def test_the_user_speaking_is_not_reported_speech(text: str) -> None:
+    assert not is_reported(text)
+
+
+def test_a_part_that_names_a_device_but_is_not_understood_stops_the_whole_utterance() -> None:
+    reply = AGENT.understand("turn on the kitchen light and the bedroom flibber")
+    assert reply.commands == ()
+    assert "didn't change anything" in reply.text
+
+
+@pytest.mark.parametrize(
+    ("text", "answer"),
+    [
+        ("is the kitchen light on?", "Yes, the kitchen light is on."),
+        ("is the bedroom light on", "No, the bedroom light is off."),
+        ("what's playing?", "Playing jazz, at volume 50."),
+        ("what scent is on?", "The diffuser is on with citrus, at 40 percent."),
+        ("what time is it", "It's 3:05 PM."),
+        ("what's the date today", "Today is Monday, November 23."),
+    ],
+)
+def test_questions_are_answered_from_the_devices_reports(text: str, answer: str) -> None:
+    reply = AGENT.understand(text)
+    assert reply.commands == () and reply.text == answer
+
+
+def test_a_device_that_never_reported_is_said_so() -> None:
+    assert agent(states={}).understand("is the kitchen light on").text == (
+        "The kitchen light hasn't reported its state yet."
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "command"),
+    [
+        ("play the Queen album", MusicSet(device="music", action="play", query="queen")),
+        ("play bohemian rhapsody", MusicSet(device="music", action="play", query="bohemian rhapsody")),
+        ("play some jazz", MusicSet(device="music", action="play", genre="jazz")),
+        ("speaker pause", MusicSet(device="music", action="pause")),
+        ("next song", MusicSet(device="music", action="next")),
+        ("turn the volume down to 30 percent", MusicSet(device="music", volume=30)),
+        ("turn up the volume", MusicSet(device="music", volume=60)),
+    ],
+)
+def test_media(text: str, command: Any) -> None:
+    assert AGENT.understand(text).commands == (command,)
+
+
+@pytest.mark.parametrize("text", ["open the windows", "lock the front door", "turn on the oven"])
+def test_what_we_cannot_do_gets_an_honest_answer(text: str) -> None:
+    reply = AGENT.understand(text)
+    assert reply.commands == () and not reply.understood
+    assert reply.text.startswith("I can't ")
+
+
+def test_party_mode_is_a_scene() -> None:
+    assert AGENT.understand("party mode on").scene == "party"
+
+
+def test_brightness_to_max_and_colour_temperature() -> None:
+    assert AGENT.understand("set the bedroom lamp brightness to max").commands == (
+        LightSet(device="bedroom_light", state="ON", brightness=254),
+    )
+    assert AGENT.understand("make the kitchen light warm").commands == (
+        LightSet(device="kitchen_light", state="ON", color_temp=454),
+    )
+    assert AGENT.understand("It's too dark in the living room.").commands == (
+        LightSet(device="living_room_light", state="ON", brightness=254),
+    )
