@@ -188,7 +188,10 @@ class LocalIntentAgent:
 
     def _answer(self, question: _Question, reply: str) -> str | None:
         """The asked-about request with the chosen reading, or None if the reply is a new request."""
-        said = set(self._vocabulary.hear(" ".join(split_utterance(reply))).text.split())
+        text = " ".join(split_utterance(reply))
+        if self._matcher.strict(text):
+            return None  # a request of its own ("turn off the bedroom light"), not an answer
+        said = set(self._vocabulary.hear(text).text.split())
         chosen = []
         for option in question.options:
             others = {w for o in question.options if o is not option for w in o.text.split()}
