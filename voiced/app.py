@@ -26,7 +26,7 @@ from voiced.ear.echo import PlaybackReference
 from voiced.ear.frontend import EchoCancellingVad
 from voiced.ear.listener import Ear, Listener
 from voiced.ear.typed import TypedEar, TypedTurns
-from voiced.ear.whisper import WhisperTranscriber, vocabulary_prompt
+from voiced.ear.whisper import WhisperTranscriber, vocabulary_hotwords, vocabulary_prompt
 from voiced.events import EventBus
 from voiced.mouth.actions import DeviceActions
 from voiced.mouth.hybrid import build_agent
@@ -52,7 +52,12 @@ def load_engines(config: Config, registry: DeviceRegistry, *, whisper: bool = Tr
     """
     transcriber = None
     if whisper:
-        transcriber = WhisperTranscriber(config.asr, config.models_dir, prompt=vocabulary_prompt(registry))
+        transcriber = WhisperTranscriber(
+            config.asr,
+            config.models_dir,
+            prompt=vocabulary_prompt(registry),
+            hotwords=vocabulary_hotwords(registry),
+        )
         transcriber.transcribe(np.zeros(16000, dtype=np.int16))
     synthesizer = PiperSynthesizer(config.tts, config.models_dir)
     synthesizer.synthesize("Ready.")

@@ -63,6 +63,9 @@ class AsrConfig(_Section):
     language: str = Field("en", pattern=r"^[a-z]{2,3}$")
     threads: int = Field(2, ge=1, le=64)
     initial_prompt: str | None = Field(None, description="None = built from the declared devices")
+    hotwords: str | None = Field(
+        None, max_length=400, description="names Whisper should favour; None = the home's; '' = none"
+    )
 
 
 class TtsConfig(_Section):

@@ -32,12 +32,16 @@ def resolve_model_path(config: AsrConfig, models_dir: Path) -> Path:
 
 
 class WhisperTranscriber:
-    def __init__(self, config: AsrConfig, models_dir: Path, *, prompt: str | None = None) -> None:
+    def __init__(
+        self, config: AsrConfig, models_dir: Path, *, prompt: str | None = None, hotwords: str | None = None
+    ) -> None:
         from faster_whisper import WhisperModel
 
         self._config = config
         # A prompt with the home's vocabulary steers tiny.en away from "place some jazz".
         self._prompt = config.initial_prompt or prompt
+        # Hotwords bias decoding towards the home's names ("bedroom", not "Madroom").
+        self._hotwords = (hotwords if config.hotwords is None else config.hotwords) or None
         path = resolve_model_path(config, models_dir)
         _LOGGER.info("loading Whisper model from %s", path)
         self._model = WhisperModel(
@@ -58,6 +62,7 @@ class WhisperTranscriber:
             condition_on_previous_text=False,
             without_timestamps=True,
             initial_prompt=self._prompt,
+            hotwords=self._hotwords,
         )
         pieces = list(segments)
         text = " ".join(segment.text.strip() for segment in pieces).strip()
@@ -80,3 +85,13 @@ def vocabulary_prompt(registry: DeviceRegistry) -> str:
     if genres:
         parts.append(f"Music: {', '.join(genres)}.")
     return " ".join(parts)
+
+
+def vocabulary_hotwords(registry: DeviceRegistry) -> str:
+    """The home's names as Whisper hotwords: rooms, aliases, scents, genres."""
+    words: list[str] = []
+    for device in registry:
+        words.extend([device.room or "", *device.aliases])
+        words.extend(getattr(device, "scents", []))
+        words.extend(getattr(device, "genres", []))
+    return ", ".join(dict.fromkeys(w for w in words if w))
