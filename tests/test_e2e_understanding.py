@@ -1,0 +1,62 @@
+"""End to end: an ask-back dialogue, typed into the real `voiced run`, against a real broker.
+
+Two rooms whose names a mishearing can confuse: the daemon asks which one was meant, takes
+the answer as the next turn, and only then does the device receive a command.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import Broker
+from tests.home import SimulatedHome, voiced
+
+pytestmark = pytest.mark.e2e
+ROOMS = ("bedroom", "bathroom")
+
+
+def _home(tmp_path: Path, port: int) -> Path:
+    devices = tmp_path / "devices"
+    devices.mkdir()
+    for room in ROOMS:
+        topic = f"zigbee2mqtt/{room}_light"
+        (devices / f"{room}.yaml").write_text(
+            f"kind: light\nname: {room}_light\nroom: {room}\n"
+            f"command_topic: {topic}/set\nstate_topic: {topic}\navailability_topic: {topic}/availability\n"
+        )
+    config = tmp_path / "config.yaml"
+    config.write_text(f"devices_dir: {devices}\nmqtt:\n  port: {port}\n  connect_timeout_s: 3\n")
+    return config
+
+
+def test_a_name_heard_two_ways_is_asked_back_and_the_answer_acts(tmp_path: Path, broker: Broker) -> None:
+    config = _home(tmp_path, broker.port)
+    turns = tmp_path / "turns.txt"
+    turns.write_text("turn on the bedthroom light\nthe bathroom one\n")
+    events = tmp_path / "events.jsonl"
+    with SimulatedHome(config, broker.port) as home:
+        done = subprocess.run(
+            voiced(
+                config,
+                "run",
+                "--text",
+                str(turns),
+                "--output",
+                str(tmp_path / "out.wav"),
+                "--events",
+                str(events),
+            ),
+            capture_output=True,
+            text=True,
+            timeout=180,
+        )
+        assert done.returncode == 0, done.stderr
+        published = home.published()
+    said = [e["text"] for e in map(json.loads, events.read_text().splitlines()) if e["kind"] == "agent_text"]
+    assert said[0] == "Sorry, did you mean the bathroom light or the bedroom light?"
+    assert said[1] == "Turning on the bathroom light."
+    assert published == [("zigbee2mqtt/bathroom_light/set", {"state": "ON"})]
