@@ -49,8 +49,20 @@ def _parser() -> argparse.ArgumentParser:
     _add_common_options(common, after_command=True)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    run = sub.add_parser("run", parents=[common], help="listen and answer (microphone → speaker by default)")
-    run.add_argument("--input", type=Path, metavar="WAV", help="a 16-bit WAV file used as the microphone")
+    run = sub.add_parser(
+        "run",
+        parents=[common],
+        help="listen and answer (microphone → speaker by default; --text FILE for typed turns)",
+    )
+    heard = run.add_mutually_exclusive_group()
+    heard.add_argument("--input", type=Path, metavar="WAV", help="a 16-bit WAV file used as the microphone")
+    heard.add_argument(
+        "--text",
+        type=Path,
+        metavar="FILE",
+        help="typed turns instead of speech: one per line (UTF-8; blank lines and # comments skipped),"
+        " each taken when the previous turn has finished; '-' reads standard input",
+    )
     run.add_argument("--output", type=Path, metavar="WAV", help="write the spoken replies to this WAV file")
     run.add_argument("--fast", action="store_true", help="read --input as fast as possible, not in real time")
     run.add_argument("--events", type=Path, metavar="FILE", help="write every event as JSON lines to FILE")

@@ -25,6 +25,7 @@ from voiced.devices.gateway import DeviceGateway
 from voiced.devices.registry import DeviceRegistry
 from voiced.devices.simulator import DeviceSimulator
 from voiced.ear.echo import PlaybackReference
+from voiced.ear.typed import TypedTurns, TypedTurnsError
 from voiced.errors import DeviceError
 from voiced.events import EventBus
 
@@ -46,21 +47,29 @@ def _check_output_path(path: Path) -> str | None:
     return None
 
 
+def _typed_turns(path: Path) -> TypedTurns:
+    """`-` is standard input, read as it comes; a file is read and checked at once."""
+    return TypedTurns.from_stream(sys.stdin.buffer) if str(path) == "-" else TypedTurns.from_file(path)
+
+
 def run(args: argparse.Namespace, config: Config, registry: DeviceRegistry) -> int:
     if args.new_session:
         config = config.model_copy(update={"brain": config.brain.model_copy(update={"new_session": True})})
     # Every device and file is checked before the models load, so mistakes fail in a second.
     # Echo handling only makes sense when our voice can reach our microphone.
-    reference = PlaybackReference() if not args.input and not args.output else None
+    typed = args.text is not None
+    reference = PlaybackReference() if not args.input and not typed and not args.output else None
     try:
-        source: AudioSource = (
-            WavFileSource(args.input, realtime=not args.fast)
-            if args.input
-            else MicrophoneSource(config.audio.input_device, reference)
-        )
-    except AudioSourceError as exc:
+        source: AudioSource | TypedTurns
+        if typed:
+            source = _typed_turns(args.text)
+        elif args.input:
+            source = WavFileSource(args.input, realtime=not args.fast)
+        else:
+            source = MicrophoneSource(config.audio.input_device, reference)
+    except (AudioSourceError, TypedTurnsError) as exc:
         return _fail(str(exc), EXIT_AUDIO)
-    if not args.input:
+    if not args.input and not typed:
         found, detail = has_microphone(config.audio.input_device)
         if not found:
             where = f"audio.input_device={config.audio.input_device!r}"
@@ -77,7 +86,7 @@ def run(args: argparse.Namespace, config: Config, registry: DeviceRegistry) -> i
                 EXIT_AUDIO,
             )
     print("loading models…", file=sys.stderr, flush=True)
-    engines = load_engines(config, registry)
+    engines = load_engines(config, registry, whisper=not typed)  # typed turns need no Whisper
     try:
         sink: AudioSink = (
             WavFileSink(args.output, engines.synthesizer.sample_rate)
@@ -86,10 +95,12 @@ def run(args: argparse.Namespace, config: Config, registry: DeviceRegistry) -> i
         )
         options = RunOptions(verbose=args.verbose, events_file=args.events, reference=reference)
         turns = asyncio.run(run_daemon(config, registry, engines, source, sink, options))
-    except (AudioSourceError, AudioSinkError) as exc:
+    except (AudioSourceError, AudioSinkError, TypedTurnsError) as exc:
         return _fail(str(exc), EXIT_AUDIO)
     if args.input and turns == 0:
         print(f"no speech heard in {args.input}", flush=True)
+    if isinstance(source, TypedTurns) and turns == 0:
+        print(f"no typed turns in {source.name}", flush=True)
     if isinstance(sink, WavFileSink):
         print(f"spoken replies written to {args.output} ({sink.seconds_written:.1f} s)", flush=True)
     return 0

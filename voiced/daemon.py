@@ -14,7 +14,7 @@ import time
 
 from voiced.brain.turns import TurnThinking
 from voiced.ear.bargein import Evidence, Verdict, weigh
-from voiced.ear.listener import Ear, Utterance
+from voiced.ear.listener import Listener, Utterance
 from voiced.events import BargeIn, BargeInIgnored, EventBus, Transcript, TurnFinished
 from voiced.mouth.agent import NO_CONTEXT, Agent
 from voiced.mouth.speech import SpeechOutput, SpeechProgress
@@ -33,7 +33,7 @@ class Daemon:
         self,
         *,
         bus: EventBus,
-        ear: Ear,
+        ear: Listener,
         agent: Agent,
         speech: SpeechOutput,
         echo_db: float = -10.0,
@@ -60,7 +60,7 @@ class Daemon:
         return running or not self._utterances.empty()
 
     async def run(self) -> None:
-        """Run until the audio source ends and every turn has finished (or until cancelled)."""
+        """Run until the input ends and every turn has finished (or until cancelled)."""
         ear_task = asyncio.create_task(self._listen(), name="ear")
         turns_task = asyncio.create_task(self._take_turns(), name="turns")
         self._tasks = [ear_task, turns_task]

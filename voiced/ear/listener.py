@@ -74,6 +74,18 @@ class BargeInHooks(Protocol):
         ...
 
 
+class Listener(Protocol):
+    """What the daemon takes its turns from: the `Ear`, or typed lines (`typed.py`)."""
+
+    async def run(self, deliver: Callable[[Utterance], None], hooks: BargeInHooks | None = None) -> None:
+        """Hand each finished utterance to `deliver` until the input ends."""
+        ...
+
+    def drop(self, turn: int) -> None:
+        """Forget the utterance in progress if it is `turn` (it was found to be our own echo)."""
+        ...
+
+
 class _NoHooks:
     def duck(self) -> None:
         return None

@@ -1,0 +1,161 @@
+"""Typed turns: lines of text in place of the ear, one turn per line (`voiced run --text FILE`).
+
+Each line becomes an `Utterance` whose transcript is already known; from there on it is a turn
+like a spoken one. The next line is handed over only when the previous turn has finished
+(`TurnFinished` on the bus), so replies never overlap. There is no audio, so nothing is ever
+talked over: the barge-in hooks are never called and `drop` has nothing to forget.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+import time
+from collections.abc import AsyncIterator, Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import BinaryIO
+
+import numpy as np
+
+from voiced.ear.listener import BargeInHooks, Heard, Utterance
+from voiced.events import Event, EventBus, InputEnded, Ready, TurnFinished
+
+_LOGGER = logging.getLogger(__name__)
+
+MAX_LINE_CHARS = 2000
+STDIN_NAME = "<stdin>"
+
+
+class TypedTurnsError(Exception):
+    """The text file cannot be read, or one of its lines cannot be a turn; the message names both."""
+
+
+@dataclass(frozen=True)
+class TypedLine:
+    number: int  # in the file, from 1
+    text: str
+
+
+def parse_line(raw: bytes, number: int, name: str) -> TypedLine | None:
+    """One line of the file as a turn; None for a blank line or a comment (`#`)."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise TypedTurnsError(f"{name}, line {number}: not UTF-8 text (byte {exc.start + 1})") from None
+    text = text.rstrip("\r\n")
+    if number == 1:
+        text = text.removeprefix("\ufeff")  # a byte order mark some editors write
+    if len(text) > MAX_LINE_CHARS:
+        raise TypedTurnsError(
+            f"{name}, line {number}: {len(text)} characters; a typed turn has at most {MAX_LINE_CHARS}"
+        )
+    text = text.strip()
+    if not text or text.startswith("#"):
+        return None
+    return TypedLine(number, text)
+
+
+def parse_lines(lines: Iterable[bytes], name: str) -> list[TypedLine]:
+    return [turn for number, raw in enumerate(lines, start=1) if (turn := parse_line(raw, number, name))]
+
+
+class TypedTurns:
+    """The turns of a text file (read and checked at once) or of a stream (read as they come)."""
+
+    def __init__(self, name: str, *, lines: list[TypedLine] | None = None, stream: BinaryIO | None = None):
+        self.name = name
+        self._lines = lines
+        self._stream = stream
+
+    @classmethod
+    def from_file(cls, path: Path) -> TypedTurns:
+        """Every line is checked here, so a bad file fails before anything else starts."""
+        try:
+            data = path.read_bytes()
+        except FileNotFoundError:
+            raise TypedTurnsError(f"{path}: text file not found") from None
+        except IsADirectoryError:
+            raise TypedTurnsError(f"{path}: is a directory, not a text file") from None
+        except OSError as exc:
+            raise TypedTurnsError(f"{path}: cannot read the text file: {exc.strerror or exc}") from None
+        return cls(str(path), lines=parse_lines(data.splitlines(), str(path)))
+
+    @classmethod
+    def from_stream(cls, stream: BinaryIO, name: str = STDIN_NAME) -> TypedTurns:
+        """Lines are taken as they are typed; a bad one ends the run (`TypedTurnsError`)."""
+        return cls(name, stream=stream)
+
+    async def lines(self) -> AsyncIterator[TypedLine]:
+        if self._lines is not None:
+            for line in self._lines:
+                yield line
+            return
+        assert self._stream is not None
+        loop = asyncio.get_running_loop()
+        arrived: asyncio.Queue[bytes | None] = asyncio.Queue()
+        # A thread of our own, not the loop's executor: a read blocked on a terminal must not
+        # hold up the shutdown after Ctrl-C.
+        args = (self._stream, loop, arrived.put_nowait)
+        threading.Thread(target=_read_stream, args=args, name="typed-turns", daemon=True).start()
+        number = 0
+        while (raw := await arrived.get()) is not None:
+            number += 1
+            if (typed := parse_line(raw, number, self.name)) is not None:
+                yield typed
+
+
+def _read_stream(
+    stream: BinaryIO, loop: asyncio.AbstractEventLoop, put: Callable[[bytes | None], None]
+) -> None:
+    try:
+        try:
+            for raw in stream:
+                loop.call_soon_threadsafe(put, raw)
+        except OSError as exc:
+            _LOGGER.error("reading typed turns stopped: %s", exc)
+        loop.call_soon_threadsafe(put, None)
+    except RuntimeError:
+        pass  # the loop has closed: nobody is waiting for the rest
+
+
+class TypedEar:
+    """Stands in for the `Ear`: the turns of `TypedTurns`, one after another."""
+
+    def __init__(self, turns: TypedTurns, bus: EventBus) -> None:
+        self._turns = turns
+        self._bus = bus
+        self._turn = 0
+
+    async def run(self, deliver: Callable[[Utterance], None], hooks: BargeInHooks | None = None) -> None:
+        """Hand over each line once the turn before it has finished; return when all have."""
+        finished = self._bus.subscribe()
+        try:
+            self._bus.publish(Ready())
+            async for line in self._turns.lines():
+                self._turn += 1
+                _LOGGER.debug("turn %d: %s line %d", self._turn, self._turns.name, line.number)
+                deliver(self._utterance(line.text))
+                await _until_finished(finished, self._turn)
+            self._bus.publish(InputEnded())
+        finally:
+            self._bus.unsubscribe(finished)
+
+    def _utterance(self, text: str) -> Utterance:
+        async def known() -> Heard:
+            return Heard(text, asr_s=0.0, early=False)
+
+        transcript = asyncio.create_task(known(), name=f"typed-turn-{self._turn}")
+        return Utterance(self._turn, np.zeros(0, dtype=np.int16), time.monotonic(), transcript)
+
+    def drop(self, turn: int) -> None:
+        """Nothing to forget: a typed line is never our own echo."""
+        _LOGGER.debug("turn %d: typed, nothing to drop", turn)
+
+
+async def _until_finished(events: asyncio.Queue[Event], turn: int) -> None:
+    while True:
+        event = await events.get()
+        if isinstance(event, TurnFinished) and event.turn == turn:
+            return
