@@ -57,6 +57,9 @@ def test_a_name_heard_two_ways_is_asked_back_and_the_answer_acts(tmp_path: Path,
         assert done.returncode == 0, done.stderr
         published = home.published()
     said = [e["text"] for e in map(json.loads, events.read_text().splitlines()) if e["kind"] == "agent_text"]
-    assert said[0] == "Sorry, did you mean the bathroom light or the bedroom light?"
-    assert said[1] == "Turning on the bathroom light."
+    said = [text for text in said if text != "One moment."]  # the brain's barrier may speak first
+    assert said == [
+        "Sorry, did you mean the bathroom light or the bedroom light?",
+        "Turning on the bathroom light.",
+    ]
     assert published == [("zigbee2mqtt/bathroom_light/set", {"state": "ON"})]

@@ -34,6 +34,7 @@ log = logging.getLogger(__name__)
 
 NOT_UNDERSTOOD = "Sorry, I didn't catch that."
 REPORTED = "That sounded like something someone else said, so I didn't change anything."
+SHORT_ANSWER_WORDS = 4  # "the bathroom one" answers a question; a longer request is a new one
 MAX_SEGMENTS = 8  # longer utterances are matched segment by segment only
 WARM_UP = ("turn on the light", "set the light brightness to max", "lights on living room please")
 
@@ -189,7 +190,7 @@ class LocalIntentAgent:
     def _answer(self, question: _Question, reply: str) -> str | None:
         """The asked-about request with the chosen reading, or None if the reply is a new request."""
         text = " ".join(split_utterance(reply))
-        if self._matcher.strict(text):
+        if len(text.split()) > SHORT_ANSWER_WORDS and self._matcher.strict(text):
             return None  # a request of its own ("turn off the bedroom light"), not an answer
         said = set(self._vocabulary.hear(text).text.split())
         chosen = []
