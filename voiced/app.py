@@ -157,8 +157,9 @@ async def run_daemon(
     thinking = TurnThinking(brain, speech, config.brain.filler) if brain is not None else None
     if brain is not None:
         agent = InterviewAgent(agent, brain)
+    brain_wait_s = config.brain.barrier_timeout_s if brain is not None else None
     ear: Listener = (
-        TypedEar(source, bus)
+        TypedEar(source, bus, brain_wait_s=brain_wait_s)
         if isinstance(source, TypedTurns)
         else build_ear(config, engines, source, bus, speech, options)
     )

@@ -2,8 +2,11 @@
 
 Each line becomes an `Utterance` whose transcript is already known; from there on it is a turn
 like a spoken one. The next line is handed over only when the previous turn has finished
-(`TurnFinished` on the bus), so replies never overlap. There is no audio, so nothing is ever
-talked over: the barge-in hooks are never called and `drop` has nothing to forget.
+(`TurnFinished` on the bus), so replies never overlap, and, with a brain, when its analysis of
+that turn is done too (`BrainFinished`): a typed line comes milliseconds after the reply, where
+a voice takes a second or more, so it would meet the barrier and hear "One moment." every time.
+There is no audio, so nothing is ever talked over: the barge-in hooks are never called and
+`drop` has nothing to forget.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from typing import BinaryIO
 import numpy as np
 
 from voiced.ear.listener import BargeInHooks, Heard, Utterance
-from voiced.events import Event, EventBus, InputEnded, Ready, TurnFinished
+from voiced.events import BrainFinished, Event, EventBus, InputEnded, Ready, TurnFinished
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -123,24 +126,54 @@ def _read_stream(
 class TypedEar:
     """Stands in for the `Ear`: the turns of `TypedTurns`, one after another."""
 
-    def __init__(self, turns: TypedTurns, bus: EventBus) -> None:
+    def __init__(self, turns: TypedTurns, bus: EventBus, *, brain_wait_s: float | None = None) -> None:
+        """`brain_wait_s`: a brain is thinking about each turn; after the turn has finished, wait
+        at most this long for its analysis before the next line (past it the daemon's barrier,
+        with its filler, takes over). None: no brain, the turn finishing is enough."""
         self._turns = turns
         self._bus = bus
+        self._brain_wait_s = brain_wait_s
         self._turn = 0
 
     async def run(self, deliver: Callable[[Utterance], None], hooks: BargeInHooks | None = None) -> None:
-        """Hand over each line once the turn before it has finished; return when all have."""
-        finished = self._bus.subscribe()
+        """Hand over each line once the turn before it is done; return when all are."""
+        events = self._bus.subscribe()  # before the first turn: none of its events can be missed
         try:
             self._bus.publish(Ready())
             async for line in self._turns.lines():
                 self._turn += 1
                 _LOGGER.debug("turn %d: %s line %d", self._turn, self._turns.name, line.number)
                 deliver(self._utterance(line.text))
-                await _until_finished(finished, self._turn)
+                await self._until_done(events, self._turn)
             self._bus.publish(InputEnded())
         finally:
-            self._bus.unsubscribe(finished)
+            self._bus.unsubscribe(events)
+
+    async def _until_done(self, events: asyncio.Queue[Event], turn: int) -> None:
+        """Until `turn` has finished and, with a brain, been analysed (a bounded wait after it finished).
+
+        The analysis may end before the reply does: it starts once the reply plays.
+        """
+        finished, analysed = False, self._brain_wait_s is None
+        loop = asyncio.get_running_loop()
+        deadline: float | None = None
+        while not (finished and analysed):
+            timeout = None if deadline is None else max(0.0, deadline - loop.time())
+            try:
+                event = await asyncio.wait_for(events.get(), timeout)
+            except TimeoutError:
+                _LOGGER.warning(
+                    "turn %d: the brain's analysis took over %.0f s; taking the next line",
+                    turn,
+                    self._brain_wait_s,
+                )
+                return
+            if isinstance(event, TurnFinished) and event.turn == turn:
+                finished = True
+                if self._brain_wait_s is not None:
+                    deadline = loop.time() + self._brain_wait_s
+            elif isinstance(event, BrainFinished) and event.turn == turn:
+                analysed = True
 
     def _utterance(self, text: str) -> Utterance:
         async def known() -> Heard:
@@ -152,10 +185,3 @@ class TypedEar:
     def drop(self, turn: int) -> None:
         """Nothing to forget: a typed line is never our own echo."""
         _LOGGER.debug("turn %d: typed, nothing to drop", turn)
-
-
-async def _until_finished(events: asyncio.Queue[Event], turn: int) -> None:
-    while True:
-        event = await events.get()
-        if isinstance(event, TurnFinished) and event.turn == turn:
-            return
