@@ -21,14 +21,18 @@ from voiced.audio.pcm import read_wav, rms_dbfs
 pytestmark = pytest.mark.e2e
 
 
+COMMAND_TOPICS = ("zigbee2mqtt/+/set", "voiced/music/set")
+
+
 class Recorder:
-    def __init__(self, port: int) -> None:
+    def __init__(self, port: int, topics: tuple[str, ...] = COMMAND_TOPICS) -> None:
+        """Every JSON message on `topics` (default: the devices' commands), in order."""
         self.messages: queue.Queue[tuple[str, dict[str, object]]] = queue.Queue()
         self.client = mqtt.Client(callback_api_version=CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv5)
         self.client.on_message = lambda _c, _u, m: self.messages.put((m.topic, json.loads(m.payload)))
         self.client.connect("127.0.0.1", port)
-        self.client.subscribe("zigbee2mqtt/+/set", qos=1)
-        self.client.subscribe("voiced/music/set", qos=1)
+        for topic in topics:
+            self.client.subscribe(topic, qos=1)
         self.client.loop_start()
 
     def drain(self) -> list[tuple[str, dict[str, object]]]:
