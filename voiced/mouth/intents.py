@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from hassil import Intents
+
 from voiced.devices.model import DeviceCommand
 from voiced.devices.registry import DeviceRegistry
 from voiced.errors import DeviceError
@@ -27,6 +29,7 @@ from voiced.mouth.understanding.handlers import RESET_SCENE, handlers
 from voiced.mouth.understanding.hearing import Phrase, Vocabulary, home_phrases, known_words
 from voiced.mouth.understanding.home import Home, Match, Outcome, pct_to_brightness
 from voiced.mouth.understanding.matcher import Matcher
+from voiced.mouth.understanding.prefilter import one_per_block
 from voiced.mouth.understanding.reported import is_reported
 from voiced.mouth.understanding.text import split_utterance
 
@@ -64,9 +67,7 @@ class LocalIntentAgent:
     ) -> None:
         self._registry = registry
         self._home = Home(registry, states, room)
-        grammar = build_grammar(registry, room)
-        from hassil import Intents
-
+        grammar = one_per_block(build_grammar(registry, room))
         self._matcher = Matcher(Intents.from_dict(grammar), load_unsupported(), room, fuzzy=fuzzy)
         colours = [str(v["in"]) for v in our_lists()["color"]["values"]]
         self._vocabulary = Vocabulary(

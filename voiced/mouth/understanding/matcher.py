@@ -12,6 +12,7 @@ from hassil.ngram import Sqlite3NgramModel
 from home_assistant_intents import get_fuzzy_config, get_fuzzy_language
 
 from voiced.mouth.understanding.home import Match, Slot
+from voiced.mouth.understanding.prefilter import WordGate
 
 log = logging.getLogger(__name__)
 MAX_STRICT = 12  # candidate parses kept per segment
@@ -70,14 +71,15 @@ def build_fuzzy(intents: Intents) -> FuzzyNgramMatcher | None:
 
 class Matcher:
     def __init__(self, intents: Intents, unsupported: Intents, room: str | None, fuzzy: bool = True) -> None:
-        self._intents = intents
+        self._gate = WordGate(intents)
         self._unsupported = unsupported
         self._context = {"area": room} if room else {}
         self._room = room
         self._fuzzy = build_fuzzy(intents) if fuzzy else None
 
     def strict(self, text: str) -> list[Match]:
-        results = list(recognize_all(text, self._intents, intent_context=self._context or None))
+        narrowed = self._gate.narrow(text)
+        results = list(recognize_all(text, narrowed, intent_context=self._context or None))
         results.sort(key=_rank, reverse=True)
         return [
             Match(

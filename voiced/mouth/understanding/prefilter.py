@@ -1,0 +1,103 @@
+"""A fast word gate in front of hassil: only templates whose literal words all occur are tried.
+
+Each template's literal text gives requirements: groups of words, one of which must appear in
+the utterance (an alternative without an empty branch gives one group). Templates are split one
+per block, so an utterance is matched only against the few that could fit. hassil's own regex
+filter still runs after this; the gate only saves it work.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from hassil import Intents
+from hassil.expression import (
+    Alternative,
+    Expression,
+    Group,
+    ListReference,
+    RuleReference,
+    Sentence,
+    TextChunk,
+)
+from hassil.intents import Intent, IntentData, SlotList, TextSlotList
+
+Requirement = frozenset[str]
+
+
+def one_per_block(grammar: dict[str, Any]) -> dict[str, Any]:
+    """The same grammar with one sentence template per data block (so blocks can be gated alone)."""
+    split = dict(grammar)
+    split["intents"] = {
+        name: {
+            **intent,
+            "data": [
+                {**block, "sentences": [text]} for block in intent["data"] for text in block["sentences"]
+            ],
+        }
+        for name, intent in grammar["intents"].items()
+    }
+    return split
+
+
+class _Needs:
+    """Requirements of expressions, given the rules and lists they refer to."""
+
+    def __init__(self, rules: dict[str, Sentence], lists: dict[str, SlotList]) -> None:
+        self._rules = rules
+        self._lists = lists
+
+    def of(self, expr: Expression, depth: int = 0) -> list[Requirement]:
+        if depth > 20:
+            return []
+        if isinstance(expr, TextChunk):
+            return [frozenset([word]) for word in expr.text.lower().split()]
+        if isinstance(expr, RuleReference):
+            rule = self._rules.get(expr.rule_name)
+            return [] if rule is None else self.of(rule.expression, depth + 1)
+        if isinstance(expr, ListReference):
+            slot_list = self._lists.get(expr.list_name)
+            if not isinstance(slot_list, TextSlotList) or not slot_list.values:
+                return []  # numbers, wildcards: any words
+            return self._either([self.of(v.text_in, depth + 1) for v in slot_list.values])
+        if not isinstance(expr, Group):
+            return []
+        if isinstance(expr, Alternative):
+            if expr.is_optional:
+                return []
+            return self._either([self.of(item, depth + 1) for item in expr.items])
+        found: list[Requirement] = []
+        for item in expr.items:  # a sequence or a permutation: every item is said
+            found.extend(self.of(item, depth + 1))
+        return found
+
+    @staticmethod
+    def _either(branches: list[list[Requirement]]) -> list[Requirement]:
+        if any(not branch for branch in branches):
+            return []  # a branch with no literal words: nothing is certain
+        return [frozenset().union(*(min(branch, key=len) for branch in branches))]
+
+
+class WordGate:
+    def __init__(self, intents: Intents) -> None:
+        self._intents = intents
+        self._blocks: list[tuple[str, IntentData, list[Requirement]]] = []
+        for name, intent in intents.intents.items():
+            for data in intent.data:
+                needs = _Needs(
+                    {**intents.expansion_rules, **data.expansion_rules},
+                    {**intents.slot_lists, **data.slot_lists},
+                )
+                required = needs.of(data.sentences[0].expression) if data.sentences else []
+                self._blocks.append((name, data, required))
+
+    def narrow(self, text: str) -> Intents:
+        """The intents with only the blocks whose required words all occur in `text`."""
+        kept: dict[str, list[IntentData]] = {}
+        for name, data, needs in self._blocks:
+            if all(any(word in text for word in need) for need in needs):
+                kept.setdefault(name, []).append(data)
+        return dataclasses.replace(
+            self._intents, intents={name: Intent(name=name, data=blocks) for name, blocks in kept.items()}
+        )
