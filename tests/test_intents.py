@@ -378,8 +378,11 @@ def test_registry_lists_and_prepare_clamping() -> None:
     assert agent.understand("play some jazz").commands == (
         MusicSet(device="radio", action="play", genre="jazz"),
     )
-    # no such genre or device here
-    assert not agent.understand("play some rock").understood
+    # not a genre here: the player is asked to look it up
+    assert agent.understand("play some rock").commands == (
+        MusicSet(device="radio", action="play", query="rock"),
+    )
+    # no such device here
     assert not agent.understand("set the diffuser to lavender").understood
     assert not agent.understand("turn on the kitchen light").understood
     assert agent.understand("good night").scene == "good_night"

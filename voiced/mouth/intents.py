@@ -115,7 +115,7 @@ class LocalIntentAgent:
             # "lights on, living room" is one request; strict templates only, fuzzy would guess
             joined = " ".join(segments)
             found = self._strict(joined, None, self._home.last)
-            if found is not None:
+            if found is not None and not found[1]:
                 return self._remember(found[0])
         return outcome
 
@@ -128,12 +128,14 @@ class LocalIntentAgent:
             first = self._strict(candidate, who, last)
             if first is not None:
                 break
+        if first is not None and first[1] and not guess:
+            first = None  # free text spanning several segments swallows requests ("play jazz and ...")
         if first is not None and not first[1]:
             return self._remember(first[0])
         heard = self._vocabulary.hear(resolved)
         if heard.changes:
             corrected = self._strict(heard.text, stand_in, last)
-            if corrected is not None and (first is None or not corrected[1]):
+            if corrected is not None and (first is None or not corrected[1]) and (guess or not corrected[1]):
                 log.info("heard %r as %s", text, heard.changes)
                 return self._remember(corrected[0])
         if first is not None:  # free text (a title to search for) that no correction improves

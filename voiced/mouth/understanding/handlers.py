@@ -42,6 +42,7 @@ def handlers(step: int, scent_limit: int, now: Callable[[], datetime]) -> dict[s
         "HassMediaPrevious": lambda h, m: media.music_action(h, m, "previous"),
         "MusicAction": lambda h, m: media.music_action(h, m, str(m.get("action"))),
         "HassMediaSearchAndPlay": media.search_and_play,
+        "MusicSearch": media.search_and_play,
         "HassSetVolume": lambda h, m: media.set_volume(h, m, float(m.get("volume_level"))),
         "MusicVolume": lambda h, m: media.set_volume(h, m, float(m.get("vol"))),
         "HassSetVolumeRelative": media.volume_step,

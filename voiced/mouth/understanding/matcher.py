@@ -17,7 +17,13 @@ from voiced.mouth.understanding.prefilter import WordGate
 log = logging.getLogger(__name__)
 MAX_STRICT = 12  # candidate parses kept per segment
 # A fuzzy guess may change a device, never answer a question: "fly me to the moon" is no time query.
-FUZZY_MEDIA = {"HassMediaPause", "HassMediaUnpause", "HassMediaNext", "HassMediaPrevious"}
+# A media guess needs one of its own words: "play music by the Beatles" is no "previous track".
+FUZZY_MEDIA = {
+    "HassMediaPause": ("pause", "hold", "stop", "freeze"),
+    "HassMediaUnpause": ("resume", "unpause", "continue", "play"),
+    "HassMediaNext": ("next", "skip", "forward"),
+    "HassMediaPrevious": ("previous", "back", "last", "rewind"),
+}
 FUZZY_TARGETED = {"HassTurnOn", "HassTurnOff", "HassLightSet", "HassSetVolume", "HassSetVolumeRelative"}
 
 
@@ -98,7 +104,9 @@ class Matcher:
             return None
         slots = {k: Slot(v.value, v.text) for k, v in result.slots.items()}
         named = any(slot.text for slot in slots.values())
-        if result.intent_name not in FUZZY_MEDIA and not (result.intent_name in FUZZY_TARGETED and named):
+        words = set(text.split())
+        media = any(word in words for word in FUZZY_MEDIA.get(result.intent_name, ()))
+        if not media and not (result.intent_name in FUZZY_TARGETED and named):
             log.debug("fuzzy guess %s for %r not taken", result.intent_name, text)
             return None
         if result.name_domain and "domain" not in slots:

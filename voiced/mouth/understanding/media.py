@@ -42,7 +42,7 @@ def search_and_play(home: Home, match: Match) -> Outcome | None:
     name = _player(home, match)
     if name is None:
         return None
-    words = str(match.get("search_query", "")).lower().split()
+    words = str(match.get("search_query", match.get("query", ""))).lower().split()
     while words and words[0] in _FILLER:
         words.pop(0)
     query = " ".join(w for w in words if w not in ("music",) or len(words) == 1)
@@ -52,7 +52,7 @@ def search_and_play(home: Home, match: Match) -> Outcome | None:
             return Outcome(f"Playing some {text}.", [music(name, action="play", genre=text)], (name,))
     if not query or " ".join(words) in _PLAIN:
         return Outcome("Playing music.", [music(name, action="play")], (name,))
-    kind = match.get("media_class")
+    kind = match.get("media_class", match.get("media_kind"))
     said = f"Playing the {kind} {query}." if kind in ("album", "artist", "playlist") else f"Playing {query}."
     return Outcome(said, [music(name, action="play", query=query)], (name,))
 
@@ -116,6 +116,12 @@ def diffuser_state(home: Home, match: Match, state: str) -> Outcome | None:
     name = _diffuser(home, match)
     if name is None:
         return None
+    minutes = match.get("minutes")
+    if minutes is not None:
+        command = diffuser(name, state=state, duration_min=round(float(minutes)))
+        return Outcome(
+            f"Turning on the {human(name)} for {round(float(minutes))} minutes.", [command], (name,)
+        )
     return Outcome(f"Turning {state.lower()} the {human(name)}.", [diffuser(name, state=state)], (name,))
 
 
