@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import io
 import json
+import os
 import queue
 import re
 import subprocess
@@ -107,6 +108,32 @@ def test_a_bad_line_from_a_stream_ends_the_run_after_the_turns_before_it() -> No
     assert [u.transcript.result().text for u in got] == ["turn on the kitchen light"]
     assert isinstance(failure, TypedTurnsError)
     assert "<stdin>, line 2: not UTF-8" in str(failure)
+
+
+def test_lines_from_a_pipe_are_taken_as_they_come_not_at_its_end() -> None:
+    async def session() -> list[str]:
+        read_end, write_end = os.pipe()
+        turns = TypedTurns.from_stream(io.FileIO(read_end, "rb"))
+        lines = turns.lines()
+        try:
+            os.write(write_end, b"turn on the ki")
+            first = asyncio.create_task(anext(lines))
+            await asyncio.sleep(0.1)
+            assert not first.done(), "half a line is not a turn"
+            os.write(write_end, "tchen light\nséance".encode())
+            got = [(await asyncio.wait_for(first, 5)).text]  # the pipe is still open
+            os.close(write_end)
+            write_end = -1
+            got.append((await asyncio.wait_for(anext(lines), 5)).text)  # the last line needs no end
+            with pytest.raises(StopAsyncIteration):
+                await asyncio.wait_for(anext(lines), 5)
+        finally:
+            if write_end >= 0:  # the test failed before it closed the pipe
+                os.close(write_end)
+            await lines.aclose()
+        return got
+
+    assert asyncio.run(session()) == ["turn on the kitchen light", "séance"]
 
 
 def test_with_a_brain_the_next_line_also_waits_for_its_analysis_of_the_turn() -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import io
 import json
 import logging
 import signal
@@ -49,7 +50,9 @@ def _check_output_path(path: Path) -> str | None:
 
 def _typed_turns(path: Path) -> TypedTurns:
     """`-` is standard input, read as it comes; a file is read and checked at once."""
-    return TypedTurns.from_stream(sys.stdin.buffer) if str(path) == "-" else TypedTurns.from_file(path)
+    if str(path) == "-":
+        return TypedTurns.from_stream(io.FileIO(sys.stdin.fileno(), "rb", closefd=False))
+    return TypedTurns.from_file(path)
 
 
 def run(args: argparse.Namespace, config: Config, registry: DeviceRegistry) -> int:

@@ -15,10 +15,10 @@ import asyncio
 import logging
 import threading
 import time
-from collections.abc import AsyncIterator, Callable, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
+from typing import Protocol
 
 import numpy as np
 
@@ -29,6 +29,13 @@ _LOGGER = logging.getLogger(__name__)
 
 MAX_LINE_CHARS = 2000
 STDIN_NAME = "<stdin>"
+CHUNK_BYTES = 65536
+
+
+class Readable(Protocol):
+    def read(self, size: int, /) -> bytes | None:
+        """Up to `size` bytes, as soon as there are any; b"" at the end."""
+        ...
 
 
 class TypedTurnsError(Exception):
@@ -67,7 +74,7 @@ def parse_lines(lines: Iterable[bytes], name: str) -> list[TypedLine]:
 class TypedTurns:
     """The turns of a text file (read and checked at once) or of a stream (read as they come)."""
 
-    def __init__(self, name: str, *, lines: list[TypedLine] | None = None, stream: BinaryIO | None = None):
+    def __init__(self, name: str, *, lines: list[TypedLine] | None = None, stream: Readable | None = None):
         self.name = name
         self._lines = lines
         self._stream = stream
@@ -86,8 +93,12 @@ class TypedTurns:
         return cls(str(path), lines=parse_lines(data.splitlines(), str(path)))
 
     @classmethod
-    def from_stream(cls, stream: BinaryIO, name: str = STDIN_NAME) -> TypedTurns:
-        """Lines are taken as they are typed; a bad one ends the run (`TypedTurnsError`)."""
+    def from_stream(cls, stream: Readable, name: str = STDIN_NAME) -> TypedTurns:
+        """Lines are taken as they are typed; a bad one ends the run (`TypedTurnsError`).
+
+        `stream` should be unbuffered (`io.FileIO`): a buffered reader waits to fill its buffer,
+        and one left blocked in a read by our reading thread aborts the interpreter's shutdown.
+        """
         return cls(name, stream=stream)
 
     async def lines(self) -> AsyncIterator[TypedLine]:
@@ -109,12 +120,22 @@ class TypedTurns:
                 yield typed
 
 
+def _split_lines(stream: Readable) -> Iterator[bytes]:
+    """The stream's lines (without their ends) as soon as each is complete."""
+    pending = b""
+    while chunk := stream.read(CHUNK_BYTES):
+        *lines, pending = (pending + chunk).split(b"\n")
+        yield from lines
+    if pending:
+        yield pending
+
+
 def _read_stream(
-    stream: BinaryIO, loop: asyncio.AbstractEventLoop, put: Callable[[bytes | None], None]
+    stream: Readable, loop: asyncio.AbstractEventLoop, put: Callable[[bytes | None], None]
 ) -> None:
     try:
         try:
-            for raw in stream:
+            for raw in _split_lines(stream):
                 loop.call_soon_threadsafe(put, raw)
         except OSError as exc:
             _LOGGER.error("reading typed turns stopped: %s", exc)
