@@ -26,7 +26,7 @@ from voiced.mouth.understanding import pronouns
 from voiced.mouth.understanding.answers import cannot_do
 from voiced.mouth.understanding.grammar import build_grammar, load_unsupported, our_lists, rooms
 from voiced.mouth.understanding.handlers import RESET_SCENE, handlers
-from voiced.mouth.understanding.hearing import Phrase, Vocabulary, home_phrases, known_words
+from voiced.mouth.understanding.hearing import Phrase, Vocabulary, home_phrases
 from voiced.mouth.understanding.home import Home, Match, Outcome, pct_to_brightness
 from voiced.mouth.understanding.matcher import Matcher
 from voiced.mouth.understanding.prefilter import one_per_block
@@ -39,7 +39,18 @@ NOT_UNDERSTOOD = "Sorry, I didn't catch that."
 REPORTED = "That sounded like something someone else said, so I didn't change anything."
 SHORT_ANSWER_WORDS = 4  # "the bathroom one" answers a question; a longer request is a new one
 MAX_SEGMENTS = 8  # longer utterances are matched segment by segment only
-WARM_UP = ("turn on the light", "set the light brightness to max", "lights on living room please")
+# hassil builds its number-word tables and opens the fuzzy models on first use: do it at start.
+WARM_UP = (
+    "turn on the light",
+    "set the light brightness to max",
+    "lights on living room please",
+    "set the bedroom light to fifty percent",
+    "set the volume to one hundred fifty",
+    "turn on the diffuser for thirty minutes",
+    "set the kitchen light to three thousand kelvin",
+    "turn up the volume by ten",
+    "set the diffuser intensity to one hundred twenty percent",
+)
 
 
 @dataclass(frozen=True)
@@ -71,14 +82,14 @@ class LocalIntentAgent:
         self._matcher = Matcher(Intents.from_dict(grammar), load_unsupported(), room, fuzzy=fuzzy)
         colours = [str(v["in"]) for v in our_lists()["color"]["values"]]
         self._vocabulary = Vocabulary(
-            home_phrases(registry, rooms(registry, room), colours), known_words(grammar)
+            home_phrases(registry, rooms(registry, room), colours), self._matcher.vocabulary
         )
         self._rooms = set(rooms(registry, room))
         self._handlers = handlers(max(1, pct_to_brightness(brightness_step_pct)), scent_limit, now)
         self._question: _Question | None = None
         for text in WARM_UP:  # hassil compiles on first use, and the fuzzy models open their databases
             self._matcher.strict(text)
-            self._matcher.fuzzy(text)
+            self._matcher.fuzzy(text, [])
 
     async def respond(self, text: str) -> AgentReply:
         return self.understand(text)
@@ -143,7 +154,7 @@ class LocalIntentAgent:
         if heard.ambiguous is not None:
             self._question = _Question(resolved, heard.ambiguous[0], heard.ambiguous[1])
             return None
-        match = self._matcher.fuzzy(heard.text) if guess else None
+        match = self._matcher.fuzzy(heard.text, self._vocabulary.unknown(heard.text)) if guess else None
         if match is not None:
             outcome = self._carry(pronouns.widen(match, stand_in, last))
             if outcome is not None:
@@ -216,7 +227,7 @@ class LocalIntentAgent:
         if not outcomes:
             refusal = self._matcher.unsupported(" ".join(split_utterance(text)))
             if refusal is not None:
-                return AgentReply(text=cannot_do(refusal).reply, understood=False)
+                return AgentReply(text=cannot_do(self._home, refusal).reply, understood=False)
             log.info("not understood: %r", text)
             return AgentReply(text=NOT_UNDERSTOOD, understood=False)
         unsure = [m for m in missed if self._names_vocabulary(m)]

@@ -96,10 +96,15 @@ def current_date(now: datetime) -> Outcome:
     return Outcome(f"Today is {now.strftime('%A, %B')} {now.day}.", acted=False)
 
 
-def cannot_do(match: Match) -> Outcome:
+def cannot_do(home: Home, match: Match) -> Outcome:
     verb, thing = str(match.get("verb", "do")), str(match.get("thing", "that")).strip()
     thing = thing.removeprefix("the ").removeprefix("my ").removeprefix("our ")
+    value = match.get("value")
+    for device in home.registry:
+        scents = getattr(device, "scents", None)
+        if scents and value and thing in (human(device.name), *device.aliases):
+            return Outcome(f"The {thing} has no {value}; it has {join(list(scents))}.", acted=False)
+    what = f"the {thing} to {value}" if value else f"the {thing}"
     return Outcome(
-        f"I can't {verb} the {thing}: I can only control the lights, the diffuser and the music.",
-        acted=False,
+        f"I can't {verb} {what}: I can only control the lights, the diffuser and the music.", acted=False
     )

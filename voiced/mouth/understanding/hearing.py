@@ -45,28 +45,14 @@ def _similarity(heard: str, phrase: str) -> float:
     return min(1.0, score + 0.15) if a == b else score
 
 
-def known_words(grammar: dict[str, Any]) -> set[str]:
-    """Every word the templates and lists spell out (a word outside them may be misheard)."""
-    found: set[str] = set()
-
-    def walk(node: Any) -> None:
-        if isinstance(node, str):
-            found.update(_WORD.findall(node.lower()))
-        elif isinstance(node, dict):
-            for value in node.values():
-                walk(value)
-        elif isinstance(node, list):
-            for value in node:
-                walk(value)
-
-    walk({k: grammar[k] for k in ("intents", "expansion_rules", "lists", "skip_words") if k in grammar})
-    return found
-
-
 class Vocabulary:
     def __init__(self, phrases: list[Phrase], known: set[str]) -> None:
         self._phrases = phrases
         self._known = known | {w for p in phrases for w in p.text.split()}
+
+    def unknown(self, text: str) -> list[str]:
+        """Words neither the grammar nor the home knows ("garage" in "turn on the garage light")."""
+        return [w for w in text.split() if w.isalpha() and w not in self._known]
 
     def hear(self, text: str) -> Heard:
         tokens = text.split()

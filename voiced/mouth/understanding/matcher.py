@@ -24,7 +24,15 @@ FUZZY_MEDIA = {
     "HassMediaNext": ("next", "skip", "forward"),
     "HassMediaPrevious": ("previous", "back", "last", "rewind"),
 }
-FUZZY_TARGETED = {"HassTurnOn", "HassTurnOff", "HassLightSet", "HassSetVolume", "HassSetVolumeRelative"}
+# Other guesses need their target said, or a word of their own: "set the thermostat to 21 degrees"
+# is no volume.
+FUZZY_TARGETED = {
+    "HassTurnOn": (),
+    "HassTurnOff": (),
+    "HassLightSet": ("light", "lights", "lamp", "brightness", "bright", "dim"),
+    "HassSetVolume": ("volume", "louder", "quieter", "sound"),
+    "HassSetVolumeRelative": ("volume", "louder", "quieter", "sound"),
+}
 
 
 def _slot(entity: MatchEntity) -> Slot:
@@ -78,10 +86,13 @@ def build_fuzzy(intents: Intents) -> FuzzyNgramMatcher | None:
 class Matcher:
     def __init__(self, intents: Intents, unsupported: Intents, room: str | None, fuzzy: bool = True) -> None:
         self._gate = WordGate(intents)
+        self.vocabulary = self._gate.vocabulary
         self._unsupported = unsupported
         self._context = {"area": room} if room else {}
         self._room = room
         self._fuzzy = build_fuzzy(intents) if fuzzy else None
+        language = get_fuzzy_language("en")
+        self._stop_words = set(language.stop_words) if language is not None else set()
 
     def strict(self, text: str) -> list[Match]:
         narrowed = self._gate.narrow(text)
@@ -96,17 +107,24 @@ class Matcher:
             for r in results[:MAX_STRICT]
         ]
 
-    def fuzzy(self, text: str) -> Match | None:
+    def fuzzy(self, text: str, unknown: list[str]) -> Match | None:
+        """HA's fuzzy guess, unless a word it would ignore may name something we do not have."""
         if self._fuzzy is None:
+            return None
+        if any(word not in self._stop_words for word in unknown):
+            log.debug("no fuzzy guess for %r: unknown words %s", text, unknown)
             return None
         result = self._fuzzy.match(text, context_area=self._room)
         if result is None:
             return None
         slots = {k: Slot(v.value, v.text) for k, v in result.slots.items()}
-        named = any(slot.text for slot in slots.values())
         words = set(text.split())
+        named = any(slots[k].text for k in ("name", "area", "domain") if k in slots)
+        targeted = result.intent_name in FUZZY_TARGETED and (
+            named or any(word in words for word in FUZZY_TARGETED[result.intent_name])
+        )
         media = any(word in words for word in FUZZY_MEDIA.get(result.intent_name, ()))
-        if not media and not (result.intent_name in FUZZY_TARGETED and named):
+        if not (media or targeted):
             log.debug("fuzzy guess %s for %r not taken", result.intent_name, text)
             return None
         if result.name_domain and "domain" not in slots:

@@ -9,6 +9,7 @@ filter still runs after this; the gate only saves it work.
 from __future__ import annotations
 
 import dataclasses
+import re
 from typing import Any
 
 from hassil import Intents
@@ -45,8 +46,8 @@ class _Needs:
     """Requirements of expressions, given the rules and lists they refer to."""
 
     def __init__(self, rules: dict[str, Sentence], lists: dict[str, SlotList]) -> None:
-        self._rules = rules
-        self._lists = lists
+        self.rules = rules
+        self.lists = lists
 
     def of(self, expr: Expression, depth: int = 0) -> list[Requirement]:
         if depth > 20:
@@ -54,10 +55,10 @@ class _Needs:
         if isinstance(expr, TextChunk):
             return [frozenset([word]) for word in expr.text.lower().split()]
         if isinstance(expr, RuleReference):
-            rule = self._rules.get(expr.rule_name)
+            rule = self.rules.get(expr.rule_name)
             return [] if rule is None else self.of(rule.expression, depth + 1)
         if isinstance(expr, ListReference):
-            slot_list = self._lists.get(expr.list_name)
+            slot_list = self.lists.get(expr.list_name)
             if not isinstance(slot_list, TextSlotList) or not slot_list.values:
                 return []  # numbers, wildcards: any words
             return self._either([self.of(v.text_in, depth + 1) for v in slot_list.values])
@@ -79,10 +80,30 @@ class _Needs:
         return [frozenset().union(*(min(branch, key=len) for branch in branches))]
 
 
+def _words(expr: Expression, needs: _Needs, found: set[str], seen: set[str]) -> None:
+    """Every literal word an expression can produce, through its rules and lists."""
+    if isinstance(expr, TextChunk):
+        found.update(re.findall(r"[a-z][a-z']*", expr.text.lower()))
+    elif isinstance(expr, RuleReference):
+        if expr.rule_name not in seen and (rule := needs.rules.get(expr.rule_name)) is not None:
+            seen.add(expr.rule_name)
+            _words(rule.expression, needs, found, seen)
+    elif isinstance(expr, ListReference):
+        slot_list = needs.lists.get(expr.list_name)
+        if isinstance(slot_list, TextSlotList) and f"{{{expr.list_name}}}" not in seen:
+            seen.add(f"{{{expr.list_name}}}")
+            for value in slot_list.values:
+                _words(value.text_in, needs, found, seen)
+    elif isinstance(expr, Group):
+        for item in expr.items:
+            _words(item, needs, found, seen)
+
+
 class WordGate:
     def __init__(self, intents: Intents) -> None:
         self._intents = intents
         self._blocks: list[tuple[str, IntentData, list[Requirement]]] = []
+        self.vocabulary: set[str] = set()  # every word the templates can match
         for name, intent in intents.intents.items():
             for data in intent.data:
                 needs = _Needs(
@@ -90,6 +111,10 @@ class WordGate:
                     {**intents.slot_lists, **data.slot_lists},
                 )
                 required = needs.of(data.sentences[0].expression) if data.sentences else []
+                for sentence in data.sentences:
+                    _words(sentence.expression, needs, self.vocabulary, set())
+                for sentence in data.sentences:  # compile now, not on the first utterance that needs it
+                    sentence.compile({**intents.expansion_rules, **data.expansion_rules})
                 self._blocks.append((name, data, required))
 
     def narrow(self, text: str) -> Intents:
