@@ -92,7 +92,7 @@ class Matcher:
         self._room = room
         self._fuzzy = build_fuzzy(intents) if fuzzy else None
         language = get_fuzzy_language("en")
-        self._stop_words = set(language.stop_words) if language is not None else set()
+        self._stop_words = set(language.stop_words or ()) if language is not None else set()
 
     def strict(self, text: str) -> list[Match]:
         narrowed = self._gate.narrow(text)
