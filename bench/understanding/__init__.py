@@ -1,0 +1,1 @@
+"""Understanding benchmark: sentences, the devices they must move, and the scorer (score.py)."""
