@@ -4,9 +4,11 @@
 #   scripts/bench.sh bargein [--trials N] [--echo-minutes M] barge-in latency, false barge-ins
 #   scripts/bench.sh vibe [--trials N] [--device-delay-ms MS] scene latency, acknowledgement while it runs
 #   scripts/bench.sh brain [--turns N] [--llm-delay-ms MS]  brain run time, barrier waits (offline, scripted LLM)
+#   scripts/bench.sh understanding [--corpus ha|ours|all] [--verbose] [--json FILE]
+#                                                           sentences -> exact MQTT effects (HA's and ours)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh >/dev/null
 which="latency"
-case "${1:-}" in latency|bargein|vibe|brain) which=$1; shift ;; esac
+case "${1:-}" in latency|bargein|vibe|brain|understanding) which=$1; shift ;; esac
 exec .venv/bin/python "bench/$which.py" "$@"

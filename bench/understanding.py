@@ -1,0 +1,68 @@
+"""Understanding benchmark: the local agent on Home Assistant's English test sentences and our own.
+
+Every sentence goes through the real local agent and `carry_out` against a private Mosquitto and
+the in-process device simulator; what is published on the command topics is compared with the
+exact commands the case expects (bench/understanding/score.py). Prints a table per family (n,
+exact %, misses, wrong) for each corpus, understand() time per utterance, and every wrong or
+missed sentence with what was published. Asserts nothing.
+
+Run: scripts/bench.sh understanding [--corpus ha|ours|all] [--verbose] [--json FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from bench.understanding import score  # noqa: E402
+from tests.conftest import Broker  # noqa: E402
+from voiced.devices.registry import DeviceRegistry  # noqa: E402
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--corpus", choices=("ha", "ours", "all"), default="all")
+    parser.add_argument(
+        "--verbose",
+        "-v",
+        action="store_true",
+        help="list every case (and what was said), and voiced's warnings",
+    )
+    parser.add_argument("--json", type=Path, metavar="FILE", help="write every result and the figures")
+    args = parser.parse_args()
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    logging.getLogger("voiced").setLevel(logging.WARNING if args.verbose else logging.CRITICAL)
+    # The simulator warns about every command it cannot apply: those are scored, not logged.
+    logging.getLogger("voiced.devices.simulator").setLevel(logging.CRITICAL)
+
+    registry = DeviceRegistry.load(score.DEVICES)
+    cases = score.load(args.corpus, registry)
+    started = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="bench-understanding-") as tmp:
+        broker = Broker(Path(tmp))
+        broker.start()
+        try:
+            results = asyncio.run(score.run_cases(cases, broker.port, registry=registry))
+        finally:
+            broker.stop()
+    wall = time.monotonic() - started
+    print(score.report(results, verbose=args.verbose))
+    print(f"\n{len(results)} cases in {wall:.1f} s")
+    if args.json is not None:
+        body = {"summary": score.summary(results), "cases": [r.as_dict() for r in results]}
+        args.json.write_text(json.dumps(body, indent=1) + "\n", encoding="utf-8")
+        print(f"results written to {args.json}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
