@@ -55,6 +55,24 @@ def get_state(home: Home, match: Match) -> Outcome | None:
     return Outcome(said, targets=tuple(picked.names), acted=False)
 
 
+def light_level(home: Home, match: Match) -> Outcome | None:
+    picked = home.pick(match, ("light",))
+    if picked is None or not picked.names:
+        return None
+    lines = []
+    for name in picked.names:
+        state = home.states(name)
+        if state is None:
+            lines.append(f"The {human(name)} {NO_REPORT}.")
+        elif str(state.get("state", "")).upper() != "ON":
+            lines.append(f"The {human(name)} is off.")
+        elif isinstance(state.get("brightness"), int | float):
+            lines.append(f"The {human(name)} is at {round(state['brightness'] * 100 / 254)} percent.")
+        else:
+            lines.append(f"The {human(name)} is on.")
+    return Outcome(" ".join(lines), targets=tuple(picked.names), acted=False)
+
+
 def what_is_playing(home: Home, match: Match) -> Outcome | None:
     players = home.of_kinds(("music",))
     if not players:

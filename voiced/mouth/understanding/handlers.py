@@ -54,6 +54,7 @@ def handlers(step: int, scent_limit: int, now: Callable[[], datetime]) -> dict[s
         "DiffuserIntensity": lambda h, m: media.diffuser_intensity(h, m, scent_limit),
         "HassGetState": answers.get_state,
         "WhatIsPlaying": answers.what_is_playing,
+        "LightLevel": answers.light_level,
         "WhatScent": answers.what_scent,
         "HassGetCurrentTime": lambda h, m: answers.current_time(now()),
         "HassGetCurrentDate": lambda h, m: answers.current_date(now()),

@@ -52,7 +52,7 @@ class Vocabulary:
 
     def unknown(self, text: str) -> list[str]:
         """Words neither the grammar nor the home knows ("garage" in "turn on the garage light")."""
-        return [w for w in text.split() if w.isalpha() and w not in self._known]
+        return [w for w in text.split() if w.isalpha() and w not in self._known and w[:-1] not in self._known]
 
     def hear(self, text: str) -> Heard:
         tokens = text.split()

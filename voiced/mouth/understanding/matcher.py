@@ -12,6 +12,7 @@ from hassil.ngram import Sqlite3NgramModel
 from home_assistant_intents import get_fuzzy_config, get_fuzzy_language
 
 from voiced.mouth.understanding.home import Match, Slot
+from voiced.mouth.understanding.ngram import train
 from voiced.mouth.understanding.prefilter import WordGate
 
 log = logging.getLogger(__name__)
@@ -50,37 +51,104 @@ def _rank(result: Any) -> tuple[int, int, int, int]:
     )
 
 
-def build_fuzzy(intents: Intents) -> FuzzyNgramMatcher | None:
-    """Home Assistant's fuzzy matcher, with the n-gram models home-assistant-intents ships."""
+# Our intents the fuzzy matcher learns from our templates, the lists that fill their slots, and
+# the words a guess at each needs when no slot was said.
+OUR_FUZZY = ("LightStep", "LightColor", "DiffuserState", "DiffuserScent", "DiffuserIntensity", "Everything")
+OUR_LISTS = {"scent": ["scent"], "diffuser": ["diffuser"], "pct": ["pct"], "minutes": ["minutes"]}
+OUR_WORDS = {
+    "LightStep": ("brighter", "dimmer", "darker", "dim", "brighten", "dark", "bright", "lighter"),
+    "Everything": ("everything", "all"),
+}
+NAME_DOMAINS = {"light", "media_player", "switch"}
+QUESTION_WORDS = {
+    "how",
+    "what",
+    "what's",
+    "whats",
+    "which",
+    "who",
+    "when",
+    "where",
+    "why",
+    "is",
+    "are",
+    "does",
+    "do",
+    "did",
+    "was",
+    "were",
+    "has",
+    "have",
+}
+# Words a guess may leave out besides HA's stop words: politeness and hesitation.
+FILLERS = {
+    "thanks",
+    "thank",
+    "cheers",
+    "mate",
+    "buddy",
+    "now",
+    "again",
+    "quickly",
+    "actually",
+    "um",
+    "uh",
+    "er",
+    "erm",
+    "well",
+    "yeah",
+    "oh",
+    "kindly",
+    "go",
+    "ahead",
+}
+
+
+def build_fuzzy(intents: Intents) -> tuple[FuzzyNgramMatcher, dict[str, tuple[str, dict[str, Any]]]] | None:
+    """Home Assistant's fuzzy matcher: the n-gram models home-assistant-intents ships, and ours.
+
+    Also returns what each of our fuzzy intents stands for (LightStepUp: LightStep, direction up).
+    """
     language = get_fuzzy_language("en")
     if language is None:
         log.warning("home-assistant-intents ships no fuzzy models for English; strict matching only")
         return None
     config = get_fuzzy_config()
-    return FuzzyNgramMatcher(
+    ours, our_combos, variants = train(intents, OUR_FUZZY)
+    for combos in our_combos.values():
+        for combo, info in combos.items():
+            if "name" in combo:
+                info.name_domains = set(NAME_DOMAINS)
+    models: dict[str, Any] = {
+        name: Sqlite3NgramModel(
+            order=model.order,
+            words={word: str(word_id) for word, word_id in model.words.items()},
+            database_path=model.database_path,
+        )
+        for name, model in language.ngram_models.items()
+    }
+    models.update(ours)
+    matcher = FuzzyNgramMatcher(
         intents=intents,
-        intent_models={
-            name: Sqlite3NgramModel(
-                order=model.order,
-                words={word: str(word_id) for word, word_id in model.words.items()},
-                database_path=model.database_path,
-            )
-            for name, model in language.ngram_models.items()
-        },
-        intent_slot_list_names=config.slot_list_names,
+        intent_models=models,
+        intent_slot_list_names={**config.slot_list_names, **OUR_LISTS},
         slot_combinations={
-            intent: {
-                combo: SlotCombinationInfo(
-                    context_area=info.context_area,
-                    name_domains=set(info.name_domains) if info.name_domains else None,
-                )
-                for combo, info in combos.items()
-            }
-            for intent, combos in config.slot_combinations.items()
+            **{
+                intent: {
+                    combo: SlotCombinationInfo(
+                        context_area=info.context_area,
+                        name_domains=set(info.name_domains) if info.name_domains else None,
+                    )
+                    for combo, info in combos.items()
+                }
+                for intent, combos in config.slot_combinations.items()
+            },
+            **our_combos,
         },
         domain_keywords=language.domain_keywords,
         stop_words=language.stop_words,
     )
+    return matcher, variants
 
 
 class Matcher:
@@ -90,9 +158,12 @@ class Matcher:
         self._unsupported = unsupported
         self._context = {"area": room} if room else {}
         self._room = room
-        self._fuzzy = build_fuzzy(intents) if fuzzy else None
+        built = build_fuzzy(intents) if fuzzy else None
+        self._fuzzy: FuzzyNgramMatcher | None = built[0] if built is not None else None
+        self._variants: dict[str, tuple[str, dict[str, Any]]] = built[1] if built is not None else {}
         language = get_fuzzy_language("en")
         self._stop_words = set(language.stop_words or ()) if language is not None else set()
+        self._stop_words |= FILLERS
 
     def strict(self, text: str) -> list[Match]:
         narrowed = self._gate.narrow(text)
@@ -111,6 +182,8 @@ class Matcher:
         """HA's fuzzy guess, unless a word it would ignore may name something we do not have."""
         if self._fuzzy is None:
             return None
+        if text.split()[:1] and text.split()[0] in QUESTION_WORDS:
+            return None  # a question is answered or not, never guessed into a command
         if any(word not in self._stop_words for word in unknown):
             log.debug("no fuzzy guess for %r: unknown words %s", text, unknown)
             return None
@@ -118,6 +191,13 @@ class Matcher:
         if result is None:
             return None
         slots = {k: Slot(v.value, v.text) for k, v in result.slots.items()}
+        if result.intent_name in self._variants:  # one of ours: LightStepUp is LightStep going up
+            intent, fixed = self._variants[result.intent_name]
+            said = any(slot.text for slot in slots.values())
+            if not said and not any(word in text.split() for word in OUR_WORDS.get(intent, ())):
+                return None
+            slots.update({k: Slot(v, "") for k, v in fixed.items()})
+            return Match(intent, slots, fuzzy=True)
         words = set(text.split())
         named = any(slots[k].text for k in ("name", "area", "domain") if k in slots)
         targeted = result.intent_name in FUZZY_TARGETED and (
