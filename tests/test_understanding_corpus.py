@@ -1,8 +1,8 @@
 """The understanding corpus against a real broker: Home Assistant's sentences and ours, scored by effect.
 
-The same scoring as `scripts/bench.sh understanding` (bench/understanding/score.py). Wrong effects
-are not asserted to be zero yet; the exact rates must stay at or above the floors below, which
-sit a little under what the engine scores today (raise them as it improves).
+The same scoring as `scripts/bench.sh understanding` (bench/understanding/score.py). No sentence may
+take a wrong effect (a publish that is not the expected one); the exact rates must stay at or
+above the floors below, which sit a little under what the engine scores today.
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ from voiced.devices.model import LightSet
 from voiced.devices.registry import DeviceRegistry
 from voiced.mouth.agent import AgentReply
 
-FLOOR_HA = 0.97  # measured 1.000 (369/369) when this test was written
-FLOOR_OURS = 0.95  # measured 1.000 (78/78)
+FLOOR_HA = 0.98  # measured 1.000 (369/369)
+FLOOR_OURS = 0.97  # measured 1.000 (78/78)
 RUN_TIMEOUT_S = 300.0  # the whole corpus takes ~15 s
 
 
@@ -66,6 +66,11 @@ def test_our_sentences_understood(results: list[score.Result]) -> None:
     mine = of(results, "ours")
     rate = score.exact_rate(mine)
     assert rate >= FLOOR_OURS, f"our corpus exact {rate:.1%} < {FLOOR_OURS:.0%}\n{score.report(mine)}"
+
+
+def test_no_sentence_takes_a_wrong_effect(results: list[score.Result]) -> None:
+    wrong = [r for r in results if r.outcome == "wrong"]
+    assert not wrong, f"{len(wrong)} wrong effects\n{score.report(wrong)}"
 
 
 # -- the scorer itself --------------------------------------------------------------------------------

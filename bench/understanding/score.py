@@ -22,7 +22,6 @@ publish the agent did not wait for).
 from __future__ import annotations
 
 import asyncio
-import copy
 import inspect
 import json
 import logging
@@ -293,35 +292,24 @@ def build_agent(
 
 
 class FreshAgents:
-    """A fresh agent for every case, so no "it" or question asked back carries over from the case before.
+    """An agent with no conversation for every case: no "it" or question asked back carries over.
 
     Building one takes ~0.4 s (templates compiled, the fuzzy matcher warmed up), too slow for
-    hundreds of cases: one agent per room is built once, and each case gets a deep copy of it that
-    shares only the parts that keep no conversation (SHARED, if the agent still has them; without
-    them the copy is whole, only slower, and an agent that cannot be copied is built anew).
+    hundreds of cases: one agent per room is built once and told to forget before each case.
     """
 
-    SHARED = ("_matcher",)
-
     def __init__(self) -> None:
-        self._templates: dict[tuple[int, int, str | None], tuple[Any, Any, Any]] = {}
+        self._agents: dict[tuple[int, int, str | None], Any] = {}
 
     def __call__(
         self, registry: DeviceRegistry, states: Callable[[str], dict[str, Any] | None], room: str | None
     ) -> Any:
         key = (id(registry), id(states), room)
-        if key not in self._templates:
-            self._templates[key] = (build_agent(registry, states, room), registry, states)
-        template = self._templates[key][0]
-        memo: dict[int, Any] = {id(registry): registry, id(states): states}
-        for name in self.SHARED:
-            part = getattr(template, name, None)
-            if part is not None:
-                memo[id(part)] = part
-        try:
-            return copy.deepcopy(template, memo)
-        except Exception:  # something in it cannot be copied
-            return build_agent(registry, states, room)
+        if key not in self._agents:
+            self._agents[key] = build_agent(registry, states, room)
+        agent = self._agents[key]
+        agent.forget()
+        return agent
 
 
 class Home:

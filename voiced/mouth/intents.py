@@ -85,11 +85,18 @@ class LocalIntentAgent:
             home_phrases(registry, rooms(registry, room), colours), self._matcher.vocabulary
         )
         self._rooms = set(rooms(registry, room))
-        self._handlers = handlers(max(1, pct_to_brightness(brightness_step_pct)), scent_limit, now)
+        self._handler_args = (max(1, pct_to_brightness(brightness_step_pct)), scent_limit, now)
+        self._handlers = handlers(*self._handler_args)
         self._question: _Question | None = None
         for text in WARM_UP:  # hassil compiles on first use, and the fuzzy models open their databases
             self._matcher.strict(text)
             self._matcher.fuzzy(text, [])
+
+    def forget(self) -> None:
+        """A new conversation: no "it", no question waiting for its answer, no muted volume kept."""
+        self._home.last = ()
+        self._question = None
+        self._handlers = handlers(*self._handler_args)
 
     async def respond(self, text: str) -> AgentReply:
         return self.understand(text)
