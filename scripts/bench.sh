@@ -6,9 +6,11 @@
 #   scripts/bench.sh brain [--turns N] [--llm-delay-ms MS]  brain run time, barrier waits (offline, scripted LLM)
 #   scripts/bench.sh understanding [--corpus ha|ours|all] [--verbose] [--json FILE]
 #                                                           sentences -> exact MQTT effects (HA's and ours)
+#   scripts/bench.sh understanding-spoken [--conditions piper*,espeak-us] [--sentences N] [--beam N] [--json FILE]
+#                                                           the same sentences spoken by several voices into the daemon
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh >/dev/null
 which="latency"
-case "${1:-}" in latency|bargein|vibe|brain|understanding) which=$1; shift ;; esac
+case "${1:-}" in latency|bargein|vibe|brain|understanding|understanding-spoken) which=${1//-/_}; shift ;; esac
 exec .venv/bin/python "bench/$which.py" "$@"
