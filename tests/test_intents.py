@@ -155,11 +155,12 @@ def test_dimmer_clamps_at_one_and_custom_step() -> None:
 
 
 def test_bare_dimmer_and_brighter_act_on_lights_that_are_on() -> None:
-    assert ask("Dimmer.").commands == (
+    agent = make_agent()  # nothing acted on yet: no "it" to go by
+    assert ask("Dimmer.", agent).commands == (
         LightSet(device="kitchen_light", state="ON", brightness=63),
         LightSet(device="living_room_light", state="ON", brightness=176),
     )
-    reply = ask("brighter")
+    reply = ask("brighter", agent)
     assert [c.device for c in reply.commands] == ["kitchen_light", "living_room_light"]
 
 

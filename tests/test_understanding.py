@@ -85,9 +85,9 @@ def test_it_means_the_device_just_named_in_the_same_breath_and_the_next_turn() -
         LightSet(device="bedroom_light", state="ON"),
         LightSet(device="bedroom_light", state="ON", brightness=102),
     )
-    assert home.understand("a bit brighter").commands == (
-        LightSet(device="bedroom_light", state="ON", brightness=166),
-    )
+    brighter = home.understand("a bit brighter")
+    assert brighter.commands == (LightSet(device="bedroom_light", state="ON", brightness=166),)
+    assert brighter.text == "Making the bedroom light brighter."
     assert home.understand("turn it off").commands == (LightSet(device="bedroom_light", state="OFF"),)
 
 

@@ -74,8 +74,9 @@ def apply(state: dict[str, Any], command: LightSet | DiffuserSet | MusicSet) -> 
             new["state"] = states.get(command.action, "playing")  # next/previous: a new track plays
         if command.genre is not None:
             new["genre"] = command.genre
-        if command.query is not None:
-            new["query"] = command.query  # the MQTT player passes the search on; it has no library
+            new.pop("query", None)
+        if command.query is not None:  # the MQTT player passes the search on; it has no library
+            new["query"], new["genre"] = command.query, None
         if command.volume is not None:
             new["volume"] = command.volume
         if command.tracks is not None:

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from voiced.devices.model import DeviceCommand
+from voiced.mouth.understanding.grammar import human
 from voiced.mouth.understanding.home import (
     BRIGHTNESS_MAX,
     Home,
     Match,
     Outcome,
     Picked,
+    join,
     light,
     pct_to_brightness,
 )
@@ -63,11 +65,14 @@ def step(home: Home, match: Match, step_size: int, up: bool) -> Outcome | None:
     named = any(k in match.slots for k in ("name", "area", "domain"))
     if named:
         picked = home.pick(match, LIGHT)
-    else:  # "brighter" alone: the lights that are on, else this room's, else all
-        on = [n for n in home.of_kinds(LIGHT) if str(home.state(n).get("state", "")).upper() == "ON"]
+    else:  # "brighter" alone: the lights just acted on, else those that are on, else this room's
+        lights = home.of_kinds(LIGHT)
+        last = [n for n in home.last if n in lights]
+        on = [n for n in lights if str(home.state(n).get("state", "")).upper() == "ON"]
         here = home.in_room(home.room, LIGHT) if home.room else []
-        names = on or here
-        picked = Picked(names, "the lights") if names else home.pick(match, LIGHT)
+        names = last or on or here
+        said = join([f"the {human(n)}" for n in names]) if len(names) <= 2 else "the lights"
+        picked = Picked(names, said) if names else home.pick(match, LIGHT)
     if picked is None:
         return None
     if not picked.names:
