@@ -243,3 +243,28 @@ def test_brightness_to_max_and_colour_temperature() -> None:
     assert AGENT.understand("It's too dark in the living room.").commands == (
         LightSet(device="living_room_light", state="ON", brightness=254),
     )
+
+
+@pytest.mark.parametrize(
+    ("text", "command"),
+    [
+        ("Play music like the Beatles.", MusicSet(device="music", action="play", query="beatles")),
+        (
+            "play something by Miles Davis on the speaker",
+            MusicSet(device="music", action="play", query="miles davis"),
+        ),
+    ],
+)
+def test_a_search_is_what_was_named_not_where(text: str, command: Any) -> None:
+    assert AGENT.understand(text).commands == (command,)
+
+
+def test_mishearings_seen_in_the_spoken_bench_do_not_act() -> None:
+    home = agent()
+    home.understand("turn on the kitchen light")
+    # "that's" is no pronoun; a bare colour beside a part naming a light that was not understood
+    assert home.understand("That's bad room to 50%!").commands == ()
+    assert home.understand("Don't believe in room light, blue.").commands == ()
+    heard_twice = home.understand("Turn on the living room. Lights on.")
+    assert heard_twice.commands == (LightSet(device="living_room_light", state="ON"),)
+    assert heard_twice.text == "Turning on the living room light."

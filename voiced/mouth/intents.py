@@ -37,6 +37,7 @@ log = logging.getLogger(__name__)
 
 NOT_UNDERSTOOD = "Sorry, I didn't catch that."
 REPORTED = "That sounded like something someone else said, so I didn't change anything."
+KIND_WORDS = {"light", "lights", "lamp", "lamps", "diffuser", "scent", "music", "speaker", "volume"}
 SHORT_ANSWER_WORDS = 4  # "the bathroom one" answers a question; a longer request is a new one
 MAX_SEGMENTS = 8  # longer utterances are matched segment by segment only
 # hassil builds its number-word tables and opens the fuzzy models on first use: do it at start.
@@ -144,6 +145,8 @@ class LocalIntentAgent:
         first: tuple[Outcome, bool] | None = None
         for candidate, who in ((resolved, stand_in), (text, None)) if stand_in else ((text, None),):
             first = self._strict(candidate, who, last)
+            if first is not None and first[1] and who is not None:
+                first = None  # "play that way" is a title to look up, not "play the kitchen light way"
             if first is not None:
                 break
         if first is not None and first[1] and not guess:
@@ -227,7 +230,7 @@ class LocalIntentAgent:
 
     def _names_vocabulary(self, segment: str) -> bool:
         words = f" {segment} "
-        named = {d.name.replace("_", " ") for d in self._registry} | self._rooms
+        named = {d.name.replace("_", " ") for d in self._registry} | self._rooms | KIND_WORDS
         return any(f" {n} " in words for n in named)
 
     def _reply(self, text: str, outcomes: list[Outcome], missed: list[str]) -> AgentReply:
@@ -242,12 +245,13 @@ class LocalIntentAgent:
             log.info("part of %r names a device or room but was not understood: %s", text, unsure)
             said = f"Sorry, I didn't understand \"{unsure[0]}\", so I didn't change anything."
             return AgentReply(text=said, understood=False)
-        replies = [o.reply for o in outcomes if o.reply]
+        replies = list(dict.fromkeys(o.reply for o in outcomes if o.reply))
         if missed:
             log.info("understood only part of %r; missed %s", text, missed)
             replies.append(f'I didn\'t catch "{missed[0]}".')
         scene = next((o.scene for o in reversed(outcomes) if o.scene), None)
-        commands = tuple(c for o in outcomes for c in o.commands)
+        # "Turn on the living room. Lights on.": one request heard twice is sent once.
+        commands = tuple(dict.fromkeys(c for o in outcomes for c in o.commands))
         return AgentReply(
             text=" ".join(replies),
             commands=commands,

@@ -61,18 +61,22 @@ def brightness(home: Home, match: Match, pct_value: float) -> Outcome | None:
     return Outcome(f"Setting {picked.said} to {pct} percent.{note}", commands, tuple(picked.names))
 
 
+def _targets(home: Home, match: Match) -> Picked | None:
+    """The lights a request names; with none named ("brighter", "blue"), the lights just acted
+    on, else those that are on, else this room's, else all."""
+    if any(k in match.slots for k in ("name", "area", "domain")):
+        return home.pick(match, LIGHT)
+    lights = home.of_kinds(LIGHT)
+    last = [n for n in home.last if n in lights]
+    on = [n for n in lights if str(home.state(n).get("state", "")).upper() == "ON"]
+    here = home.in_room(home.room, LIGHT) if home.room else []
+    names = last or on or here
+    said = join([f"the {human(n)}" for n in names]) if len(names) <= 2 else "the lights"
+    return Picked(names, said) if names else home.pick(match, LIGHT)
+
+
 def step(home: Home, match: Match, step_size: int, up: bool) -> Outcome | None:
-    named = any(k in match.slots for k in ("name", "area", "domain"))
-    if named:
-        picked = home.pick(match, LIGHT)
-    else:  # "brighter" alone: the lights just acted on, else those that are on, else this room's
-        lights = home.of_kinds(LIGHT)
-        last = [n for n in home.last if n in lights]
-        on = [n for n in lights if str(home.state(n).get("state", "")).upper() == "ON"]
-        here = home.in_room(home.room, LIGHT) if home.room else []
-        names = last or on or here
-        said = join([f"the {human(n)}" for n in names]) if len(names) <= 2 else "the lights"
-        picked = Picked(names, said) if names else home.pick(match, LIGHT)
+    picked = _targets(home, match)
     if picked is None:
         return None
     if not picked.names:
@@ -94,7 +98,7 @@ def step(home: Home, match: Match, step_size: int, up: bool) -> Outcome | None:
 
 
 def color(home: Home, match: Match) -> Outcome | None:
-    picked = home.pick(match, LIGHT)
+    picked = _targets(home, match)
     if picked is None:
         return None
     if not picked.names:

@@ -60,6 +60,7 @@ OUR_WORDS = {
     "Everything": ("everything", "all"),
 }
 NAME_DOMAINS = {"light", "media_player", "switch"}
+SCOPE_WORDS = {"here", "all", "every", "everything", "everywhere", "house", "home"}
 QUESTION_WORDS = {
     "how",
     "what",
@@ -199,7 +200,8 @@ class Matcher:
             slots.update({k: Slot(v, "") for k, v in fixed.items()})
             return Match(intent, slots, fuzzy=True)
         words = set(text.split())
-        named = any(slots[k].text for k in ("name", "area", "domain") if k in slots)
+        # A guess acts on what was said: a name or a room, or "here" / "all" when neither was said.
+        named = any(slots[k].text for k in ("name", "area") if k in slots) or bool(words & SCOPE_WORDS)
         targeted = result.intent_name in FUZZY_TARGETED and (
             named or any(word in words for word in FUZZY_TARGETED[result.intent_name])
         )

@@ -15,7 +15,7 @@ ACTION_SAID = {
     "next": "Skipping to the next track.",
     "previous": "Going back a track.",
 }
-_FILLER = ("some", "a", "an", "the", "my", "our", "me", "us")
+_FILLER = ("some", "a", "an", "the", "my", "our", "me", "us", "like", "by", "at", "from", "of", "something")
 _PLAIN = ("music", "something", "some music", "anything", "a song", "songs")
 
 
@@ -43,14 +43,20 @@ def search_and_play(home: Home, match: Match) -> Outcome | None:
     if name is None:
         return None
     words = str(match.get("search_query", match.get("query", ""))).lower().split()
-    while words and words[0] in _FILLER:
+    plain = " ".join(words)
+    while words and words[0] in (*_FILLER, "music", "songs", "song", "tracks"):
         words.pop(0)
-    query = " ".join(w for w in words if w not in ("music",) or len(words) == 1)
+    spoken = {w for n in home.of_kinds(MUSIC) for w in (*n.split("_"), *home.registry.get(n).aliases)}
+    while words and words[-1].rstrip("s") in spoken:  # "... on the speaker": where, not what
+        words.pop()
+        while words and words[-1] in ("on", "in", "the", "my", "through"):
+            words.pop()
+    query = " ".join(words)
     genres = {g.lower() for g in getattr(home.registry.get(name), "genres", [])}
     for text in (query, query.removesuffix(" music")):
         if text in genres:
             return Outcome(f"Playing some {text}.", [music(name, action="play", genre=text)], (name,))
-    if not query or " ".join(words) in _PLAIN:
+    if not query or plain in _PLAIN:
         return Outcome("Playing music.", [music(name, action="play")], (name,))
     kind = match.get("media_class", match.get("media_kind"))
     said = f"Playing the {kind} {query}." if kind in ("album", "artist", "playlist") else f"Playing {query}."

@@ -7,7 +7,7 @@ import re
 from voiced.mouth.understanding.grammar import human
 from voiced.mouth.understanding.home import Match, Slot
 
-_PRONOUN = re.compile(r"\b(?:that one|this one|those|these|them|it|that)\b")
+_PRONOUN = re.compile(r"\b(?:that one|this one|those|these|them|it|that)\b(?!')")  # not "that's"
 # Phrases where "it" is no device: "what time is it", "make it feel like", "make it smell of".
 _IDIOM = re.compile(
     r"\b(?:time is it|date is it|day is it|make it (?:feel|smell)|it's|it is|forget it|make it so)\b"
