@@ -60,6 +60,10 @@ class AsrConfig(_Section):
     model: str = Field("tiny.en", description="'tiny.en' (pip package) or a CTranslate2 model dir")
     compute_type: Literal["int8", "int8_float32", "int16", "float32", "default"] = "int8"
     beam_size: int = Field(1, ge=1, le=10)
+    short_beam_size: int = Field(
+        5, ge=1, le=10, description="beam for utterances up to short_utterance_s (commands are short)"
+    )
+    short_utterance_s: float = Field(4.0, ge=0, le=30)
     language: str = Field("en", pattern=r"^[a-z]{2,3}$")
     threads: int = Field(2, ge=1, le=64)
     initial_prompt: str | None = Field(None, description="None = built from the declared devices")

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
+from voiced.audio.pcm import EAR_RATE
 from voiced.config import AsrConfig
 from voiced.devices.model import DiffuserDevice, MusicDevice
 from voiced.devices.registry import DeviceRegistry
@@ -54,10 +55,13 @@ class WhisperTranscriber:
     def transcribe_scored(self, samples: np.ndarray) -> tuple[str, float]:
         """Text, and confidence: the geometric mean of the tokens' probabilities (1.0 for silence)."""
         audio = samples.astype(np.float32) / 32768.0
+        # A wider beam on short commands hears the voices tiny.en finds hard (the spoken bench:
+        # espeak +8-10 points) and still ends within the VAD hangover; long speech keeps the narrow one.
+        short = len(samples) <= self._config.short_utterance_s * EAR_RATE
         segments, _info = self._model.transcribe(
             audio,
             language=self._config.language,
-            beam_size=self._config.beam_size,
+            beam_size=self._config.short_beam_size if short else self._config.beam_size,
             vad_filter=False,
             condition_on_previous_text=False,
             without_timestamps=True,
