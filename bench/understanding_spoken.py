@@ -150,9 +150,12 @@ def main() -> int:
     print(table(results, total))
     print(LEGEND)
     if not args.realtime:
-        print("(with --fast, Whisper shares the CPU with the synthesis of the previous reply: --realtime for")
-        print(" clean ASR times)")
-    print(f"wrong in sentences that must move nothing: {total.silent_wrong}; {_load()}")
+        print("(with --fast, Whisper shares the CPU with the synthesis of earlier replies: --realtime for")
+        print("clean ASR times)")
+    print(
+        f"wrong: {total.silent_wrong} in sentences that must move nothing; {total.repeats_only} only "
+        f"repeated an expected command\n{_load()}"
+    )
     for result in results:
         for note in result.run.notes:
             print(f"note: {result.condition.name}: {note}")

@@ -143,6 +143,7 @@ class Summary:
     wrong: int  # a command came that nobody asked for
     wrong_commands: int
     silent_wrong: int  # of them, sentences that must move nothing (reported speech, questions)
+    repeats_only: int  # of them, sentences whose unexpected commands only repeat expected ones
     heard_right: int
     failed_heard_right: int  # not exact although heard word for word: the understanding's part
     edits: int
@@ -168,6 +169,7 @@ class Summary:
             "wrong": self.wrong,
             "wrong_commands": self.wrong_commands,
             "silent_wrong": self.silent_wrong,
+            "repeats_only": self.repeats_only,
             "heard_right": self.heard_right,
             "heard_right_pct": round(100 * self.heard_right / self.n, 1) if self.n else None,
             "failed_heard_right": self.failed_heard_right,
@@ -185,6 +187,7 @@ def summarise(scored: list[Scored], asr_s: list[float]) -> Summary:
         wrong=sum(bool(s.extra) for s in scored),
         wrong_commands=sum(len(s.extra) for s in scored),
         silent_wrong=sum(bool(s.extra) for s in scored if s.case.silent),
+        repeats_only=sum(bool(s.extra) and set(s.extra) <= set(s.case.expect) for s in scored),
         heard_right=sum(s.heard_right for s in scored),
         failed_heard_right=sum(s.heard_right and not s.exact for s in scored),
         edits=sum(s.edits for s in scored),

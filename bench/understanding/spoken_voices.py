@@ -1,12 +1,13 @@
 """Voices and listening conditions for the spoken benchmark, and the WAV each one makes.
 
-A condition is a voice (piper's joe, the daemon's own, or espeak-ng), a speaking rate and
-optionally background noise at the condition's SNR against the speech: seeded pink noise under
-the whole track, gaps included, or babble (six espeak-ng talkers saying other sentences at once)
-under each sentence only, from BABBLE_MARGIN_S before it to BABBLE_MARGIN_S after. Continuous
-babble keeps webrtcvad hearing speech in every gap (even at 30 dB SNR), so the ear would never
-close an utterance and the run would measure only that. Every sentence is spoken at the same
-level (-23 dBFS RMS) and followed by GAP_S of silence, so the ear closes each utterance.
+A condition is a voice (piper's joe, the daemon's own voice, here without generator noise so
+that every run hears the very same audio; or espeak-ng), a speaking rate and optionally
+background noise at the condition's SNR against the speech: seeded pink noise under the whole
+track, gaps included, or babble (six espeak-ng talkers saying other sentences at once) under
+each sentence only, from BABBLE_MARGIN_S before it to BABBLE_MARGIN_S after. Continuous babble
+keeps webrtcvad hearing speech in every gap (even at 30 dB SNR), so the ear would never close an
+utterance and the run would measure only that. Every sentence is spoken at the same level
+(-23 dBFS RMS) and followed by GAP_S of silence, so the ear closes each utterance.
 """
 
 from __future__ import annotations
