@@ -10,7 +10,7 @@ one WAV, played with `--fast` (the ear counts frames, not seconds: turns come ou
 time, only sooner) into a daemon of its own against a private Mosquitto and silent simulated
 devices. Prints, per condition: exact %, misses, wrong effects, sentences heard word for word,
 WER, and Whisper's time per utterance; then the sentences that failed most, with what was heard.
-Assertions: none. Run: scripts/bench.sh understanding-spoken [--conditions piper*] [--beam 5]
+Assertions: none. Run: scripts/bench.sh understanding-spoken [--conditions piper*] [--beam 1,5]
 """
 
 from __future__ import annotations
@@ -28,7 +28,12 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from bench.understanding.spoken_corpus import SEED, Case, describe, load_corpus, select  # noqa: E402
-from bench.understanding.spoken_run import private_home, run_condition, write_config  # noqa: E402
+from bench.understanding.spoken_run import (  # noqa: E402
+    default_beam,
+    private_home,
+    run_condition,
+    write_config,
+)
 from bench.understanding.spoken_score import (  # noqa: E402
     ConditionResult,
     score,
@@ -58,6 +63,16 @@ def _load() -> str:
     return f"load average {one:.1f} (1 min), {five:.1f} (5 min): other work on the box slows Whisper"
 
 
+def _beams(text: str) -> list[int]:
+    try:
+        beams = [int(part) for part in text.split(",") if part.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a beam size or a list of them: {text!r}") from None
+    if not beams or any(not 1 <= beam <= 10 for beam in beams):
+        raise argparse.ArgumentTypeError(f"beam sizes go from 1 to 10: {text!r}")
+    return beams
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -72,7 +87,12 @@ def main() -> int:
     parser.add_argument("--sentences", type=int, default=40, help="sentences per condition (default 40)")
     parser.add_argument("--silent", type=int, default=5, help="of them, ones that must move nothing (5)")
     parser.add_argument("--seed", type=int, default=SEED, help="the pick's seed")
-    parser.add_argument("--beam", type=int, default=1, help="Whisper's beam size (asr.beam_size; default 1)")
+    parser.add_argument(
+        "--beam",
+        type=_beams,
+        help="Whisper's beam for every utterance (asr.beam_size and short_beam_size), or several to compare, "
+        "e.g. 1,5: each condition is then run once per beam, one after the other (default: the daemon's own)",
+    )
     parser.add_argument("--realtime", action="store_true", help="pace the audio in real time (not --fast)")
     parser.add_argument("--worst", type=int, default=10, help="how many failing sentences to show (10)")
     parser.add_argument("--json", type=Path, metavar="FILE", help="write every sentence's result here")
@@ -97,9 +117,10 @@ def main() -> int:
         ensure_espeak()
     print(f"bench: {describe(chosen)}; of {len(pool)} speakable in {', '.join(p.name for p in corpora)}")
     pace = "real time" if args.realtime else "--fast"
-    print(
-        f"bench: {len(conditions)} conditions, Whisper beam {args.beam}, input {pace}; {_load()}", flush=True
-    )
+    beams: list[int | None] = list(args.beam) if args.beam else [None]
+    beam_text = ", ".join(f"beam {b}" for b in args.beam) if args.beam else f"the daemon's {default_beam()}"
+    count = f"{len(conditions)} condition{'' if len(conditions) == 1 else 's'}"
+    print(f"bench: {count}, Whisper {beam_text}, input {pace}; {_load()}", flush=True)
 
     lines = [case.text for case in chosen]
     picked = {case.text for case in chosen}
@@ -118,24 +139,30 @@ def main() -> int:
                 made = time.monotonic()
                 track = build_track(speaker, condition, lines, folder / "input.wav", babble_lines)
                 synth_s = time.monotonic() - made
-                config = write_config(
-                    folder / "config.yaml",
-                    home.port,
-                    REPO / "devices",
-                    folder / "state.sqlite",
-                    beam=args.beam,
-                    models_dir=REPO / "models",
-                )
-                run = run_condition(home, config, track, folder, fast=not args.realtime, vad=vad)
-                scored = [score(case, heard) for case, heard in zip(chosen, run.heard, strict=True)]
-                summary = summarise(scored, run.asr_s)
-                results.append(ConditionResult(condition, scored, summary, run))
                 print(
-                    f"  {condition.name:<17} exact {summary.exact}/{summary.n}, wrong {summary.wrong}, "
-                    f"heard right {summary.heard_right}  ({track.seconds:.0f} s of audio made in "
-                    f"{synth_s:.0f} s, run in {run.wall_s:.0f} s)",
-                    flush=True,
+                    f"  {condition.name}: {track.seconds:.0f} s of audio made in {synth_s:.0f} s", flush=True
                 )
+                for beam in beams:
+                    label = condition.name if len(beams) == 1 else f"{condition.name} b{beam}"
+                    run_dir = folder if len(beams) == 1 else folder / f"beam{beam}"
+                    run_dir.mkdir(exist_ok=True)
+                    config = write_config(
+                        run_dir / "config.yaml",
+                        home.port,
+                        REPO / "devices",
+                        run_dir / "state.sqlite",
+                        beam=beam,
+                        models_dir=REPO / "models",
+                    )
+                    run = run_condition(home, config, track, run_dir, fast=not args.realtime, vad=vad)
+                    scored = [score(case, heard) for case, heard in zip(chosen, run.heard, strict=True)]
+                    summary = summarise(scored, run.asr_s)
+                    results.append(ConditionResult(condition, beam, scored, summary, run, label))
+                    print(
+                        f"    {label:<20} exact {summary.exact}/{summary.n}, wrong {summary.wrong}, "
+                        f"heard right {summary.heard_right}  (run in {run.wall_s:.0f} s)",
+                        flush=True,
+                    )
     except BaseException:
         print(f"bench: the run's files are kept in {work}", file=sys.stderr)
         raise
@@ -158,12 +185,12 @@ def main() -> int:
     )
     for result in results:
         for note in result.run.notes:
-            print(f"note: {result.condition.name}: {note}")
+            print(f"note: {result.label}: {note}")
     print(f"\nworst sentences:\n{worst(results, args.worst)}")
     print(f"\nbench: done in {time.monotonic() - started:.0f} s")
     if args.json:
         options = {
-            "beam": args.beam,
+            "beam": args.beam or default_beam(),
             "seed": args.seed,
             "sentences": len(chosen),
             "realtime": args.realtime,

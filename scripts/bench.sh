@@ -6,7 +6,7 @@
 #   scripts/bench.sh brain [--turns N] [--llm-delay-ms MS]  brain run time, barrier waits (offline, scripted LLM)
 #   scripts/bench.sh understanding [--corpus ha|ours|all] [--verbose] [--json FILE]
 #                                                           sentences -> exact MQTT effects (HA's and ours)
-#   scripts/bench.sh understanding-spoken [--conditions piper*,espeak-us] [--sentences N] [--beam N] [--json FILE]
+#   scripts/bench.sh understanding-spoken [--conditions piper*,espeak-us] [--sentences N] [--beam 1,5] [--json FILE]
 #                                                           the same sentences spoken by several voices into the daemon
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -34,13 +34,23 @@ from bench.understanding.spoken_voices import Track
 from tests.conftest import Broker
 from tests.home import SimulatedHome
 from voiced.audio.pcm import EAR_RATE, read_wav
-from voiced.config import VadConfig
+from voiced.config import AsrConfig, VadConfig
 from voiced.devices.registry import DeviceRegistry
 from voiced.ear.frontend import PlainVad
 from voiced.ear.listener import settings_from
 from voiced.ear.segmenter import Segmenter, UtteranceEnded, UtteranceStarted
 
 SETTLE_S = 0.5  # for the last commands to arrive after the daemon has exited
+BEAM_FIELDS = ("beam_size", "short_beam_size")  # short_beam_size: short utterances' own beam
+
+
+def default_beam() -> str:
+    """The daemon's own beam setting, in words."""
+    asr = AsrConfig()
+    short = getattr(asr, "short_beam_size", None)
+    if short is None or short == asr.beam_size:
+        return f"beam {asr.beam_size}"
+    return f"beam {short} up to {getattr(asr, 'short_utterance_s', 0):g} s, {asr.beam_size} beyond"
 
 
 @dataclass(frozen=True)
@@ -117,13 +127,13 @@ def write_config(
     devices_dir: Path,
     state_file: Path,
     *,
-    beam: int = 1,
+    beam: int | None = None,
     models_dir: Path | None = None,
 ) -> Path:
+    """`beam`: Whisper's beam for every utterance; None = the daemon's own defaults."""
     config: dict[str, Any] = {
         "devices_dir": str(devices_dir),
         "audio": {"room": ROOM},
-        "asr": {"beam_size": beam},
         "mqtt": {"port": port, "connect_timeout_s": 5},
         # Never the user's conversation state: a new one, in the run's own folder.
         "brain": {"state_file": str(state_file), "new_session": True},
@@ -132,6 +142,8 @@ def write_config(
         # The devices never report (see above): scene steps and spoken confirmations give up soon.
         "vibe": {"confirm_timeout_s": 0.5},
     }
+    if beam is not None:
+        config["asr"] = {name: beam for name in BEAM_FIELDS if name in AsrConfig.model_fields}
     if models_dir is not None:
         config["models_dir"] = str(models_dir)
     path.write_text(yaml.safe_dump(config, sort_keys=False))

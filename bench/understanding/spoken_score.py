@@ -199,20 +199,22 @@ def summarise(scored: list[Scored], asr_s: list[float]) -> Summary:
 @dataclass(frozen=True)
 class ConditionResult:
     condition: Condition
+    beam: int | None  # None: the daemon's own
     scored: list[Scored]
     summary: Summary
     run: RunResult
+    label: str  # the condition's name, with the beam when several are compared
 
 
 def table(results: list[ConditionResult], total: Summary) -> str:
     header = (
-        f"{'condition':<17} {'voice':<22} {'rate':<12} {'noise':<13} {'n':>3} {'exact':>6} "
+        f"{'condition':<20} {'voice':<22} {'rate':<12} {'noise':<13} {'n':>3} {'exact':>6} "
         f"{'miss':>4} {'wrong':>5} {'heard':>6} {'WER':>6} {'fail|heard':>10} {'ASR p50/p95 ms':>15}"
     )
     lines = [header, "-" * len(header)]
     for result in results:
         c = result.condition
-        lines.append(_row(c.name, c.voice.label, c.voice.rate_label, c.noise_label, result.summary))
+        lines.append(_row(result.label, c.voice.label, c.voice.rate_label, c.noise_label, result.summary))
     lines.append("-" * len(header))
     lines.append(_row("total", "", "", "", total))
     return "\n".join(lines)
@@ -224,7 +226,7 @@ def _row(name: str, voice: str, rate: str, noise: str, s: Summary) -> str:
     exact = f"{100 * s.exact / s.n:.0f}%" if s.n else "-"
     heard = f"{100 * s.heard_right / s.n:.0f}%" if s.n else "-"
     return (
-        f"{name:<17} {voice:<22} {rate:<12} {noise:<13} {s.n:>3} {exact:>6} {s.misses:>4} {s.wrong:>5} "
+        f"{name:<20} {voice:<22} {rate:<12} {noise:<13} {s.n:>3} {exact:>6} {s.misses:>4} {s.wrong:>5} "
         f"{heard:>6} {100 * s.wer:>5.1f}% {s.failed_heard_right:>10} {asr_text:>15}"
     )
 
@@ -235,10 +237,10 @@ def _commands(items: list[tuple[str, str]] | tuple[tuple[str, str], ...]) -> str
 
 def worst(results: list[ConditionResult], limit: int) -> str:
     """The sentences that failed in the most conditions, with what each condition heard and did."""
-    by_text: dict[str, list[tuple[Condition, Scored]]] = {}
+    by_text: dict[str, list[tuple[str, Scored]]] = {}
     for result in results:
         for item in result.scored:
-            by_text.setdefault(item.case.text, []).append((result.condition, item))
+            by_text.setdefault(item.case.text, []).append((result.label, item))
     failing = [(text, rows) for text, rows in by_text.items() if any(not s.exact for _c, s in rows)]
     failing.sort(
         key=lambda tr: (-sum(not s.exact for _c, s in tr[1]), -sum(bool(s.extra) for _c, s in tr[1]))
@@ -251,13 +253,13 @@ def worst(results: list[ConditionResult], limit: int) -> str:
         fails = sum(not s.exact for _c, s in rows)
         lines.append(f'"{text}" [{case.family}, {case.source}] failed in {fails}/{len(rows)}')
         lines.append(f"    expected: {_commands(case.expect)}")
-        for condition, item in rows:
+        for label, item in rows:
             if item.exact:
                 continue
             how = "heard right" if item.heard_right else "misheard"
             kind = "WRONG" if item.extra else "miss"
             lines.append(
-                f"    {condition.name:<17} {kind:<5} {how:<11} heard {item.heard.transcript or '(nothing)'!r}"
+                f"    {label:<20} {kind:<5} {how:<11} heard {item.heard.transcript or '(nothing)'!r}"
                 f" -> {_commands(item.published)}"
             )
     return "\n".join(lines)
@@ -281,6 +283,7 @@ def to_json(results: list[ConditionResult], total: Summary, options: dict[str, A
         "conditions": [
             {
                 "name": r.condition.name,
+                "beam": r.beam,
                 "voice": r.condition.voice.label,
                 "rate": r.condition.voice.rate_label,
                 "noise": r.condition.noise_label,
