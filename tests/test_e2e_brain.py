@@ -112,7 +112,7 @@ def _after_asr(events: list[dict[str, object]], turn: int) -> float:
     return float(start) - float(heard)  # type: ignore[arg-type]
 
 
-@pytest.mark.parametrize("analyst_s", [2.0, 40.0])
+@pytest.mark.parametrize("analyst_s", [2.5, 40.0])
 def test_the_mouth_never_waits_for_the_brain_but_the_next_turn_waits_at_the_barrier(
     tmp_path: Path, broker: Broker, llm: ScriptedServer, analyst_s: float
 ) -> None:

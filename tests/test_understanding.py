@@ -268,3 +268,44 @@ def test_mishearings_seen_in_the_spoken_bench_do_not_act() -> None:
     heard_twice = home.understand("Turn on the living room. Lights on.")
     assert heard_twice.commands == (LightSet(device="living_room_light", state="ON"),)
     assert heard_twice.text == "Turning on the living room light."
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "turn on the bathroom light",  # a real word is not "corrected" into a room it does not sound like
+        "turn on the garden lights",
+        "turn the kitchen radio on",
+        "dim the TV",
+        "the kitchen light is on",
+        "the living room",
+        "turn on the green light",
+        "don't turn off the kitchen light",
+        "turn off the music in 10 minutes",
+        "turn off the kitchen light at 10pm",
+    ],
+)
+def test_what_a_new_user_said_that_once_took_a_wrong_effect_now_takes_none(text: str) -> None:
+    assert agent().understand(text).commands == ()
+
+
+def test_the_lights_with_a_room_of_our_own_are_this_rooms_unless_all_is_said() -> None:
+    assert agent().understand("dim the lights a bit").commands == (
+        LightSet(device="living_room_light", state="ON", brightness=136),
+    )
+    assert agent().understand("turn off everything in the kitchen").commands == (
+        LightSet(device="kitchen_light", state="OFF"),
+    )
+    assert len(agent().understand("turn on all the lights in the house").commands) == 3
+
+
+@pytest.mark.parametrize(
+    ("text", "genre"),
+    [
+        ("play some classic music", "classical"),
+        ("play some lo fi beats", "lofi"),
+        ("play some jazz on the speeker", "jazz"),
+    ],
+)
+def test_a_search_that_names_a_genre_plays_the_genre(text: str, genre: str) -> None:
+    assert agent().understand(text).commands == (MusicSet(device="music", action="play", genre=genre),)

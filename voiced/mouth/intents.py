@@ -25,18 +25,21 @@ from voiced.mouth.agent import AgentReply
 from voiced.mouth.understanding import pronouns
 from voiced.mouth.understanding.answers import cannot_do
 from voiced.mouth.understanding.grammar import build_grammar, load_unsupported, our_lists, rooms
+from voiced.mouth.understanding.guesses import SCOPE
 from voiced.mouth.understanding.handlers import RESET_SCENE, handlers
-from voiced.mouth.understanding.hearing import Phrase, Vocabulary, home_phrases
-from voiced.mouth.understanding.home import Home, Match, Outcome, pct_to_brightness
+from voiced.mouth.understanding.hearing import Phrase, Vocabulary, english_words, home_phrases
+from voiced.mouth.understanding.home import Home, Match, Outcome, Slot, pct_to_brightness
 from voiced.mouth.understanding.matcher import Matcher
 from voiced.mouth.understanding.prefilter import one_per_block
-from voiced.mouth.understanding.reported import is_reported
+from voiced.mouth.understanding.reported import is_for_later, is_negated, is_reported
 from voiced.mouth.understanding.text import split_utterance
 
 log = logging.getLogger(__name__)
 
 NOT_UNDERSTOOD = "Sorry, I didn't catch that."
 REPORTED = "That sounded like something someone else said, so I didn't change anything."
+NEGATED = "Okay, I'll leave it as it is."
+LATER = "Sorry, I can't do things at a later time yet, so I didn't change anything."
 KIND_WORDS = {"light", "lights", "lamp", "lamps", "diffuser", "scent", "music", "speaker", "volume"}
 SHORT_ANSWER_WORDS = 4  # "the bathroom one" answers a question; a longer request is a new one
 MAX_SEGMENTS = 8  # longer utterances are matched segment by segment only
@@ -83,7 +86,7 @@ class LocalIntentAgent:
         self._matcher = Matcher(Intents.from_dict(grammar), load_unsupported(), room, fuzzy=fuzzy)
         colours = [str(v["in"]) for v in our_lists()["color"]["values"]]
         self._vocabulary = Vocabulary(
-            home_phrases(registry, rooms(registry, room), colours), self._matcher.vocabulary
+            home_phrases(registry, rooms(registry, room), colours), self._matcher.vocabulary, english_words()
         )
         self._rooms = set(rooms(registry, room))
         self._handler_args = (max(1, pct_to_brightness(brightness_step_pct)), scent_limit, now)
@@ -109,6 +112,10 @@ class LocalIntentAgent:
         if is_reported(text):
             log.info("reported speech, not acted on: %r", text)
             return AgentReply(text=REPORTED, understood=True)
+        if is_negated(text):
+            return AgentReply(text=NEGATED, understood=True)
+        if is_for_later(text):
+            return AgentReply(text=LATER, understood=True)
         segments = split_utterance(text)
         outcomes: list[Outcome] = []
         missed: list[str] = []
@@ -166,7 +173,7 @@ class LocalIntentAgent:
             return None
         match = self._matcher.fuzzy(heard.text, self._vocabulary.unknown(heard.text)) if guess else None
         if match is not None:
-            outcome = self._carry(pronouns.widen(match, stand_in, last))
+            outcome = self._carry(pronouns.widen(match, stand_in, last), heard.text)
             if outcome is not None:
                 log.info("fuzzy: %r -> %s %s", text, match.intent, match.slots)
                 return self._remember(outcome)
@@ -175,14 +182,15 @@ class LocalIntentAgent:
     def _strict(self, text: str, stand_in: str | None, last: tuple[str, ...]) -> tuple[Outcome, bool] | None:
         """The first strict reading a handler carries out, and whether it took free text."""
         for match in self._matcher.strict(text):
-            outcome = self._carry(pronouns.widen(match, stand_in, last))
+            outcome = self._carry(pronouns.widen(match, stand_in, last), text)
             if outcome is not None:
                 log.debug("%r -> %s %s", text, match.intent, match.slots)
                 return outcome, match.wild
         return None
 
-    def _carry(self, match: Match) -> Outcome | None:
+    def _carry(self, match: Match, text: str) -> Outcome | None:
         handler = self._handlers.get(match.intent)
+        match = self._scoped(match, text)
         if handler is None:
             return None
         outcome = handler(self._home, match)
@@ -198,6 +206,15 @@ class LocalIntentAgent:
             return None
         outcome.commands = prepared
         return outcome
+
+    def _scoped(self, match: Match, text: str) -> Match:
+        """ "Dim the lights" with a room of our own means this room's, unless "all" or "house" was said."""
+        room = self._home.room
+        if room is None or "domain" not in match.slots or "name" in match.slots or "area" in match.slots:
+            return match
+        if SCOPE & set(text.split()) or not self._home.in_room(room, ("light", "music", "diffuser")):
+            return match
+        return Match(match.intent, {**match.slots, "area": Slot(room, "")}, match.fuzzy, match.wild)
 
     def _remember(self, outcome: Outcome) -> Outcome:
         if outcome.targets:

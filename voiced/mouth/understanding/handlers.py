@@ -35,7 +35,7 @@ def handlers(step: int, scent_limit: int, now: Callable[[], datetime]) -> dict[s
         "LightStep": lambda h, m: lights.step(h, m, step, m.get("direction") == "up"),
         "LightState": lambda h, m: lights.light_state(h, m, str(m.get("state"))),
         "TurnMany": lambda h, m: switching.turn(h, m, m.get("state") == "ON"),
-        "Everything": lambda h, m: switching.everything(h, m.get("state") == "ON"),
+        "Everything": lambda h, m: switching.everything(h, m, m.get("state") == "ON"),
         "HassMediaPause": lambda h, m: media.music_action(h, m, "pause"),
         "HassMediaUnpause": lambda h, m: media.music_action(h, m, "play"),
         "HassMediaNext": lambda h, m: media.music_action(h, m, "next"),

@@ -7,12 +7,17 @@ and by sound (metaphone). One clear winner replaces it; two close ones are a que
 
 from __future__ import annotations
 
+import logging
 import re
 from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
 from typing import Any
 
 import jellyfish
 
+log = logging.getLogger(__name__)
+DICTIONARIES = (Path("/usr/share/dict/american-english"), Path("/usr/share/dict/words"))  # Debian wamerican
 ACCEPT = 0.7  # a phrase this similar (0..1) to what was heard may replace it
 MARGIN = 0.08  # and must beat any other meaning by this much, else we ask
 _WORD = re.compile(r"[a-z][a-z']*")
@@ -37,6 +42,17 @@ def _sound(text: str) -> str:
     return "".join(ch for i, ch in enumerate(key) if i == 0 or ch != key[i - 1])  # "SSNT" -> "SNT"
 
 
+@cache
+def english_words() -> frozenset[str]:
+    """English words (Debian's wamerican): a real word heard is only corrected if it sounds the same."""
+    for path in DICTIONARIES:
+        if path.is_file():
+            text = path.read_text(encoding="utf-8", errors="ignore")
+            return frozenset(w.lower() for w in text.split() if w.isalpha())
+    log.warning("no English word list in %s; misheard names are corrected by spelling alone", DICTIONARIES[0])
+    return frozenset()
+
+
 def _similarity(heard: str, phrase: str) -> float:
     spelled = 1 - jellyfish.levenshtein_distance(heard, phrase) / max(len(heard), len(phrase))
     a, b = _sound(heard), _sound(phrase)
@@ -46,8 +62,9 @@ def _similarity(heard: str, phrase: str) -> float:
 
 
 class Vocabulary:
-    def __init__(self, phrases: list[Phrase], known: set[str]) -> None:
+    def __init__(self, phrases: list[Phrase], known: set[str], english: frozenset[str] = frozenset()) -> None:
         self._phrases = phrases
+        self._english = english
         self._known = known | {w for p in phrases for w in p.text.split()}
 
     def unknown(self, text: str) -> list[str]:
@@ -76,6 +93,12 @@ class Vocabulary:
             i = start + len(meant.split())
         return Heard(" ".join(tokens), tuple(changes))
 
+    def _may_be(self, word: str, phrase: str) -> bool:
+        """A real word ("bathroom") may stand for a name only if it sounds like one ("sand": scent)."""
+        if word not in self._english:
+            return True
+        return any(_sound(word) == _sound(part) for part in phrase.split())
+
     def _best(self, tokens: list[str], i: int) -> tuple[int, int, list[tuple[float, Phrase]]] | None:
         """The window around token i that best matches a phrase, with the best phrase per meaning."""
         found: tuple[int, int, list[tuple[float, Phrase]]] | None = None
@@ -86,6 +109,8 @@ class Vocabulary:
                 by_meaning: dict[str, tuple[float, Phrase]] = {}
                 for phrase in self._phrases:
                     if abs(len(phrase.text.split()) - (end - start)) > 1:
+                        continue
+                    if not self._may_be(tokens[i], phrase.text):
                         continue
                     score = _similarity(heard, phrase.text)
                     if score >= ACCEPT and score > by_meaning.get(phrase.meaning, (0.0, phrase))[0]:

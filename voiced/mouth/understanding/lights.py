@@ -63,14 +63,14 @@ def brightness(home: Home, match: Match, pct_value: float) -> Outcome | None:
 
 def _targets(home: Home, match: Match) -> Picked | None:
     """The lights a request names; with none named ("brighter", "blue"), the lights just acted
-    on, else those that are on, else this room's, else all."""
+    on, else this room's, else those that are on, else all."""
     if any(k in match.slots for k in ("name", "area", "domain")):
         return home.pick(match, LIGHT)
     lights = home.of_kinds(LIGHT)
     last = [n for n in home.last if n in lights]
     on = [n for n in lights if str(home.state(n).get("state", "")).upper() == "ON"]
     here = home.in_room(home.room, LIGHT) if home.room else []
-    names = last or on or here
+    names = last or here or on
     said = join([f"the {human(n)}" for n in names]) if len(names) <= 2 else "the lights"
     return Picked(names, said) if names else home.pick(match, LIGHT)
 
@@ -121,6 +121,9 @@ def color(home: Home, match: Match) -> Outcome | None:
 
 def light_set(home: Home, match: Match) -> Outcome | None:
     """HassLightSet and our LightBrightness / LightColor."""
+    level_said = match.slots.get("brightness") or match.slots.get("pct")
+    if level_said is not None and level_said.text.strip() == "one":
+        return None  # "the bedroom one" names a light, it asks no 1 percent
     if "brightness" in match.slots or "pct" in match.slots:
         return brightness(home, match, float(match.get("brightness", match.get("pct"))))
     return color(home, match)

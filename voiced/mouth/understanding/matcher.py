@@ -11,29 +11,13 @@ from hassil.models import MatchEntity
 from hassil.ngram import Sqlite3NgramModel
 from home_assistant_intents import get_fuzzy_config, get_fuzzy_language
 
+from voiced.mouth.understanding.guesses import acceptable
 from voiced.mouth.understanding.home import Match, Slot
 from voiced.mouth.understanding.ngram import train
 from voiced.mouth.understanding.prefilter import WordGate
 
 log = logging.getLogger(__name__)
 MAX_STRICT = 12  # candidate parses kept per segment
-# A fuzzy guess may change a device, never answer a question: "fly me to the moon" is no time query.
-# A media guess needs one of its own words: "play music by the Beatles" is no "previous track".
-FUZZY_MEDIA = {
-    "HassMediaPause": ("pause", "hold", "stop", "freeze"),
-    "HassMediaUnpause": ("resume", "unpause", "continue", "play"),
-    "HassMediaNext": ("next", "skip", "forward"),
-    "HassMediaPrevious": ("previous", "back", "last", "rewind"),
-}
-# Other guesses need their target said, or a word of their own: "set the thermostat to 21 degrees"
-# is no volume.
-FUZZY_TARGETED = {
-    "HassTurnOn": (),
-    "HassTurnOff": (),
-    "HassLightSet": ("light", "lights", "lamp", "brightness", "bright", "dim"),
-    "HassSetVolume": ("volume", "louder", "quieter", "sound"),
-    "HassSetVolumeRelative": ("volume", "louder", "quieter", "sound"),
-}
 
 
 def _slot(entity: MatchEntity) -> Slot:
@@ -51,16 +35,10 @@ def _rank(result: Any) -> tuple[int, int, int, int]:
     )
 
 
-# Our intents the fuzzy matcher learns from our templates, the lists that fill their slots, and
-# the words a guess at each needs when no slot was said.
+# Our intents the fuzzy matcher learns from our templates, and the lists that fill their slots.
 OUR_FUZZY = ("LightStep", "LightColor", "DiffuserState", "DiffuserScent", "DiffuserIntensity", "Everything")
 OUR_LISTS = {"scent": ["scent"], "diffuser": ["diffuser"], "pct": ["pct"], "minutes": ["minutes"]}
-OUR_WORDS = {
-    "LightStep": ("brighter", "dimmer", "darker", "dim", "brighten", "dark", "bright", "lighter"),
-    "Everything": ("everything", "all"),
-}
 NAME_DOMAINS = {"light", "media_player", "switch"}
-SCOPE_WORDS = {"here", "all", "every", "everything", "everywhere", "house", "home"}
 QUESTION_WORDS = {
     "how",
     "what",
@@ -192,23 +170,13 @@ class Matcher:
         if result is None:
             return None
         slots = {k: Slot(v.value, v.text) for k, v in result.slots.items()}
+        if not acceptable(result.intent_name, slots, text, self._stop_words):
+            log.debug("fuzzy guess %s %s for %r not taken", result.intent_name, slots, text)
+            return None
         if result.intent_name in self._variants:  # one of ours: LightStepUp is LightStep going up
             intent, fixed = self._variants[result.intent_name]
-            said = any(slot.text for slot in slots.values())
-            if not said and not any(word in text.split() for word in OUR_WORDS.get(intent, ())):
-                return None
             slots.update({k: Slot(v, "") for k, v in fixed.items()})
             return Match(intent, slots, fuzzy=True)
-        words = set(text.split())
-        # A guess acts on what was said: a name or a room, or "here" / "all" when neither was said.
-        named = any(slots[k].text for k in ("name", "area") if k in slots) or bool(words & SCOPE_WORDS)
-        targeted = result.intent_name in FUZZY_TARGETED and (
-            named or any(word in words for word in FUZZY_TARGETED[result.intent_name])
-        )
-        media = any(word in words for word in FUZZY_MEDIA.get(result.intent_name, ()))
-        if not (media or targeted):
-            log.debug("fuzzy guess %s for %r not taken", result.intent_name, text)
-            return None
         if result.name_domain and "domain" not in slots:
             slots["domain"] = Slot(result.name_domain, "")
         return Match(result.intent_name, slots, fuzzy=True)

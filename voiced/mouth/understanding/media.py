@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import jellyfish
+
 from voiced.mouth.understanding.grammar import human
 from voiced.mouth.understanding.home import Home, Match, Outcome, diffuser, music
 
@@ -53,14 +55,33 @@ def search_and_play(home: Home, match: Match) -> Outcome | None:
             words.pop()
     query = " ".join(words)
     genres = {g.lower() for g in getattr(home.registry.get(name), "genres", [])}
-    for text in (query, query.removesuffix(" music")):
-        if text in genres:
-            return Outcome(f"Playing some {text}.", [music(name, action="play", genre=text)], (name,))
+    genre = _genre(query, genres)
+    if genre is not None:
+        return Outcome(f"Playing some {genre}.", [music(name, action="play", genre=genre)], (name,))
     if not query or plain in _PLAIN:
         return Outcome("Playing music.", [music(name, action="play")], (name,))
     kind = match.get("media_class", match.get("media_kind"))
     said = f"Playing the {kind} {query}." if kind in ("album", "artist", "playlist") else f"Playing {query}."
     return Outcome(said, [music(name, action="play", query=query)], (name,))
+
+
+def _genre(query: str, genres: set[str]) -> str | None:
+    """A search that names a genre plays the genre: "low fi beats", "classic", "jazz on the speeker"."""
+    words = query.split()
+    for cut in ("on", "in", "at", "through", "from"):
+        if cut in words[1:]:
+            words = words[: words.index(cut, 1)]
+    while words and words[-1] in ("music", "beats", "songs", "tunes", "please"):
+        words.pop()
+    joined = "".join(words)
+    for genre in sorted(genres):
+        if joined == genre or (len(joined) >= 4 and (genre.startswith(joined) or _close(joined, genre))):
+            return genre
+    return None
+
+
+def _close(heard: str, genre: str) -> bool:
+    return jellyfish.levenshtein_distance(heard, genre) <= (1 if len(genre) <= 5 else 2)
 
 
 def _volume_now(home: Home, name: str) -> int:

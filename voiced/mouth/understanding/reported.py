@@ -16,3 +16,27 @@ def is_reported(text: str) -> bool:
     """True when the words report someone else's speech or a broadcast rather than ask us."""
     lowered = " ".join(text.lower().replace("\u2019", "'").split())
     return bool(_REPORTING.search(lowered) or _SHOW.search(lowered))
+
+
+_NEGATED = re.compile(
+    r"\b(?:don't|dont|do not|never|no need to|you needn't)\s+(?:\w+\s+)?"
+    r"(?:turn|switch|set|put|make|play|start|stop|change|dim|brighten|open|close|pause|touch)\b"
+)
+_NUMBER = (
+    r"(?:\d+|an?|one|two|three|four|five|ten|fifteen|twenty|thirty|forty|sixty|half an?|a few|a couple of)"
+)
+_LATER = re.compile(
+    rf"\b(?:(?:in|after|within)\s+{_NUMBER}\s+(?:minutes?|mins?|hours?|seconds?|secs?)"
+    r"|at\s+\d{1,2}(?::\d\d)?\s*(?:am|pm|a\.m\.|p\.m\.|o'clock)?(?=\W|$)"
+    r"|after (?:this|the) (?:song|track)|tonight|tomorrow|when i (?:leave|get home|go to bed))\b"
+)
+
+
+def is_negated(text: str) -> bool:
+    """ "Don't turn off the kitchen light" asks for nothing to be done."""
+    return bool(_NEGATED.search(" ".join(text.lower().replace("\u2019", "'").split())))
+
+
+def is_for_later(text: str) -> bool:
+    """ "Turn off the music in 10 minutes": we cannot wait to act (yet), so we must not act now."""
+    return bool(_LATER.search(" ".join(text.lower().split())))

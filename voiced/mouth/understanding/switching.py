@@ -41,7 +41,11 @@ def turn(home: Home, match: Match, on: bool) -> Outcome | None:
     return Outcome(f"Turning {verb} {picked.said}.", commands, tuple(picked.names))
 
 
-def everything(home: Home, on: bool) -> Outcome:
-    names = home.of_kinds(ALL_KINDS)
+def everything(home: Home, match: Match, on: bool) -> Outcome:
+    room = match.get("area")
+    names = home.in_room(str(room), ALL_KINDS) if room else home.of_kinds(ALL_KINDS)
+    where = f" in the {room}" if room else ""
+    if not names:
+        return Outcome(f"There's nothing I can control{where}.", acted=False)
     commands = [command_for(home, n, on) for n in names]
-    return Outcome(f"Turning {'on' if on else 'off'} everything.", commands, tuple(names))
+    return Outcome(f"Turning {'on' if on else 'off'} everything{where}.", commands, tuple(names))
