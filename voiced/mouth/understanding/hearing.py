@@ -135,6 +135,8 @@ def home_phrases(registry: Any, rooms: list[str], colours: list[str]) -> list[Ph
         phrases.append(Phrase(room, f"room:{room}", f"the {room}"))
     for colour in colours:
         phrases.append(Phrase(colour, f"colour:{colour}", colour))
+    named = {p.text for p in phrases}
     for word in ("scent", "diffuser", "light", "lights", "lamp", "music", "volume", "brightness"):
-        phrases.append(Phrase(word, f"word:{word}", word))
+        if word not in named:  # "diffuser" is already the diffuser: one meaning, never a question
+            phrases.append(Phrase(word, f"word:{word}", word))
     return phrases
