@@ -17,7 +17,23 @@ ACTION_SAID = {
     "next": "Skipping to the next track.",
     "previous": "Going back a track.",
 }
-_FILLER = ("some", "a", "an", "the", "my", "our", "me", "us", "like", "by", "at", "from", "of", "on", "something")
+_FILLER = (
+    "some",
+    "a",
+    "an",
+    "the",
+    "my",
+    "our",
+    "me",
+    "us",
+    "like",
+    "by",
+    "at",
+    "from",
+    "of",
+    "on",
+    "something",
+)
 _PLAIN = ("music", "something", "some music", "anything", "a song", "songs")
 
 
