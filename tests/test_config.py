@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import REPO
-from voiced.config import load_all, load_config
+from voiced.cli import load_all
+from voiced.config import load_config
 from voiced.errors import ConfigError
 
 

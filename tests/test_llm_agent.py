@@ -20,10 +20,10 @@ from paho.mqtt.enums import CallbackAPIVersion
 from tests.conftest import Broker, free_port
 from tests.openai_server import Call, HttpError, Raw, ScriptedServer, Text, Tools, call
 from voiced.config import Config, LlmConfig, MqttConfig
+from voiced.devices.actions import DeviceActions
 from voiced.devices.gateway import DeviceGateway
 from voiced.devices.registry import DeviceRegistry
 from voiced.events import CommandSent, Event, EventBus
-from voiced.mouth.actions import DeviceActions
 from voiced.mouth.agent import Agent
 from voiced.mouth.hybrid import (
     LOST_THREAD_APOLOGY,

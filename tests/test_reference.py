@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from voiced.ear.reference import PlaybackReference
+from voiced.audio.reference import PlaybackReference
 
 BLOCK = 480  # 30 ms at 16 kHz
 

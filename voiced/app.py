@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 
 from voiced.audio.pcm import EAR_RATE
+from voiced.audio.reference import PlaybackReference
 from voiced.audio.sinks import AudioSink
 from voiced.audio.sources import AudioSource
 from voiced.brain.interview import InterviewAgent
@@ -19,16 +20,15 @@ from voiced.brain.turns import TurnThinking
 from voiced.config import Config
 from voiced.console import drain_printer, print_events
 from voiced.daemon import Daemon, HalfDuplexGuard
+from voiced.devices.actions import DeviceActions
 from voiced.devices.gateway import DeviceGateway
 from voiced.devices.registry import DeviceRegistry
 from voiced.ear.bargein import GuardSettings
-from voiced.ear.echo import PlaybackReference
 from voiced.ear.frontend import EchoCancellingVad
 from voiced.ear.listener import Ear, Listener
 from voiced.ear.typed import TypedEar, TypedTurns
 from voiced.ear.whisper import WhisperTranscriber, vocabulary_hotwords, vocabulary_prompt
 from voiced.events import EventBus
-from voiced.mouth.actions import DeviceActions
 from voiced.mouth.hybrid import build_agent
 from voiced.mouth.intents import LocalIntentAgent
 from voiced.mouth.piper_tts import PiperSynthesizer

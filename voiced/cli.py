@@ -6,13 +6,27 @@ import argparse
 import logging
 import os
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 
-from voiced.config import Config, load_all
+from voiced.config import Config, load_config
+from voiced.devices.registry import DeviceRegistry
 from voiced.errors import ConfigError
 
 EXIT_CONFIG = 2
 EXIT_AUDIO = 3
+
+
+def load_all(path: Path | None, environ: Mapping[str, str]) -> tuple[Config, DeviceRegistry]:
+    """The config and the declared devices, read once here at the edge."""
+    config = load_config(path, environ)
+    try:
+        return config, DeviceRegistry.load(config.devices_dir)
+    except ConfigError as exc:
+        if str(exc).startswith("devices_dir:"):
+            origin = path or "defaults (no config file given and no ./config.yaml)"
+            raise ConfigError(f"{origin}: {exc}") from None
+        raise
 
 
 def _default_config() -> Path | None:

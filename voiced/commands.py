@@ -13,6 +13,7 @@ import tempfile
 from pathlib import Path
 
 from voiced.app import RunOptions, load_engines, run_daemon
+from voiced.audio.reference import PlaybackReference
 from voiced.audio.sinks import AudioSink, AudioSinkError, SpeakerSink, WavFileSink, has_speaker
 from voiced.audio.sources import (
     AudioSource,
@@ -25,7 +26,6 @@ from voiced.config import Config
 from voiced.devices.gateway import DeviceGateway
 from voiced.devices.registry import DeviceRegistry
 from voiced.devices.simulator import DeviceSimulator
-from voiced.ear.echo import PlaybackReference
 from voiced.ear.typed import TypedTurns, TypedTurnsError
 from voiced.errors import DeviceError
 from voiced.events import EventBus

@@ -11,9 +11,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from voiced.devices.model import check_topic
-from voiced.devices.registry import DeviceRegistry
 from voiced.errors import ConfigError, describe_validation_error
+from voiced.topics import check_topic
 from voiced.yamlfile import load_yaml
 
 
@@ -271,14 +270,3 @@ def _resolve_tls(tls: MqttTlsConfig, base: Path, origin: object) -> MqttTlsConfi
         if tls.enabled and not update[field].is_file():
             raise ConfigError(f"{origin}: mqtt.tls.{field}: {update[field]} is not a readable file")
     return tls.model_copy(update=update)
-
-
-def load_all(path: Path | None, environ: Mapping[str, str]) -> tuple[Config, DeviceRegistry]:
-    config = load_config(path, environ)
-    try:
-        return config, DeviceRegistry.load(config.devices_dir)
-    except ConfigError as exc:
-        if str(exc).startswith("devices_dir:"):
-            origin = path or "defaults (no config file given and no ./config.yaml)"
-            raise ConfigError(f"{origin}: {exc}") from None
-        raise

@@ -12,7 +12,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from voiced.audio.pcm import EAR_RATE
-from voiced.ear.echo import PlaybackReference
+from voiced.audio.reference import PlaybackReference
 
 _LOGGER = logging.getLogger(__name__)
 # Device-side buffering in fixed 30 ms blocks: enough that a busy CPU never underruns (an

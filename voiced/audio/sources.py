@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from voiced.audio.pcm import EAR_RATE, read_wav, resample
-from voiced.ear.reference import PlaybackReference
+from voiced.audio.reference import PlaybackReference
 
 _LOGGER = logging.getLogger(__name__)
 

@@ -7,23 +7,14 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from voiced.topics import check_topic
+
 MAX_TRACKS = 20
 SCENT_NAMES = ("lavender", "citrus", "eucalyptus", "sandalwood", "peppermint")
 
 
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-def check_topic(topic: str) -> str:
-    """Refuse topics we must never publish to: wildcards, $SYS and friends, empty levels."""
-    if not topic or any(ch in topic for ch in "+#\x00"):
-        raise ValueError(f"topic {topic!r} must be a plain topic without wildcards")
-    if topic.startswith("$"):
-        raise ValueError(f"topic {topic!r} is a broker-reserved ($) topic")
-    if "//" in topic or topic.startswith("/") or topic.endswith("/"):
-        raise ValueError(f"topic {topic!r} has an empty level")
-    return topic
 
 
 class _DeviceBase(_Strict):

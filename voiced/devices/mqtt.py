@@ -22,8 +22,8 @@ import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
 from voiced.config import MqttConfig
-from voiced.devices.model import check_topic
 from voiced.errors import BrokerUnavailable
+from voiced.topics import check_topic
 
 _LOGGER = logging.getLogger(__name__)
 _F = TypeVar("_F", bound=Callable[..., Any])

@@ -16,9 +16,9 @@ from voiced.devices.model import (
     LightSet,
     MusicDevice,
     MusicSet,
-    check_topic,
 )
 from voiced.errors import ConfigError, DeviceError, describe_validation_error
+from voiced.topics import check_topic
 from voiced.yamlfile import load_yaml
 
 _DEVICE_ADAPTER: TypeAdapter[Device] = TypeAdapter(Device)

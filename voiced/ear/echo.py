@@ -13,8 +13,6 @@ import ctypes.util
 
 import numpy as np
 
-from voiced.ear.reference import PlaybackReference as PlaybackReference
-
 _SET_SAMPLING_RATE = 24  # SPEEX_ECHO_SET_SAMPLING_RATE
 _PREPROCESS_SET_ECHO_STATE = 24  # SPEEX_PREPROCESS_SET_ECHO_STATE
 _PREPROCESS_SET_DENOISE = 0

@@ -16,12 +16,12 @@ import numpy as np
 import webrtcvad
 
 from voiced.audio.pcm import EAR_RATE, rms_dbfs
+from voiced.audio.reference import PlaybackReference
 from voiced.ear.bargein import SILENT_DB, EchoGate
 from voiced.ear.echo import (
     DelayEstimator,
     DelayLine,
     EchoPath,
-    PlaybackReference,
     SpeexEchoCanceller,
     share_db,
     unexplained_db,

@@ -7,14 +7,14 @@ from collections.abc import AsyncGenerator
 from contextlib import aclosing
 
 from voiced.config import Config
+from voiced.devices.actions import DeviceActions
 from voiced.devices.registry import DeviceRegistry
 from voiced.events import EventBus
-from voiced.mouth.actions import DeviceActions
 from voiced.mouth.agent import NO_CONTEXT, Agent, TurnContext
 from voiced.mouth.intents import LocalIntentAgent
 from voiced.mouth.llm import LlmAgent, LlmUnavailable
 from voiced.mouth.local_agent import LocalAgent, carry_out, confirmations, mentions
-from voiced.vibe.manager import VibeTaskManager
+from voiced.mouth.vibe_control import VibeControl
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -34,14 +34,14 @@ async def with_apology(pieces: AsyncGenerator[str, None]) -> AsyncGenerator[str,
             yield LOST_THREAD_APOLOGY if said else UNAVAILABLE_APOLOGY
 
 
-def _news(vibe: VibeTaskManager | None) -> list[str]:
+def _news(vibe: VibeControl | None) -> list[str]:
     return [message.for_model() for message in vibe.poll_messages()] if vibe is not None else []
 
 
 class ApologizingAgent:
     """The LLM alone (agent.kind: llm), apologizing when it fails."""
 
-    def __init__(self, llm: LlmAgent, vibe: VibeTaskManager | None = None) -> None:
+    def __init__(self, llm: LlmAgent, vibe: VibeControl | None = None) -> None:
         self._llm = llm
         self._vibe = vibe
 
@@ -65,7 +65,7 @@ class HybridAgent:
         local: LocalIntentAgent,
         llm: LlmAgent,
         actions: DeviceActions,
-        vibe: VibeTaskManager | None = None,
+        vibe: VibeControl | None = None,
     ) -> None:
         self._local = local
         self._llm = llm
@@ -111,7 +111,7 @@ def build_agent(
     actions: DeviceActions,
     intents: LocalIntentAgent,
     *,
-    vibe: VibeTaskManager | None = None,
+    vibe: VibeControl | None = None,
     bus: EventBus | None = None,
 ) -> Agent:
     """The agent `config.agent_kind` asks for: "local", "llm" or "hybrid"."""

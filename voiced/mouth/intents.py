@@ -18,13 +18,14 @@ from typing import Any
 
 from hassil import Intents
 
+from voiced.devices.colours import COLORS
 from voiced.devices.model import DeviceCommand
 from voiced.devices.registry import DeviceRegistry
 from voiced.errors import DeviceError
 from voiced.mouth.agent import AgentReply
 from voiced.mouth.understanding import pronouns
 from voiced.mouth.understanding.answers import cannot_do
-from voiced.mouth.understanding.grammar import build_grammar, load_unsupported, our_lists, rooms
+from voiced.mouth.understanding.grammar import build_grammar, load_unsupported, rooms
 from voiced.mouth.understanding.guesses import SCOPE
 from voiced.mouth.understanding.handlers import RESET_SCENE, handlers
 from voiced.mouth.understanding.hearing import Phrase, Vocabulary, english_words, home_phrases
@@ -84,7 +85,7 @@ class LocalIntentAgent:
         self._home = Home(registry, states, room)
         grammar = one_per_block(build_grammar(registry, room))
         self._matcher = Matcher(Intents.from_dict(grammar), load_unsupported(), room, fuzzy=fuzzy)
-        colours = [str(v["in"]) for v in our_lists()["color"]["values"]]
+        colours = list(COLORS)
         self._vocabulary = Vocabulary(
             home_phrases(registry, rooms(registry, room), colours), self._matcher.vocabulary, english_words()
         )

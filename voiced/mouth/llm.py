@@ -23,9 +23,9 @@ import openai
 from openai.types.chat import ChatCompletionChunk, ChatCompletionMessageParam
 
 from voiced.config import LlmConfig
+from voiced.devices.actions import DeviceActions
 from voiced.devices.registry import DeviceRegistry
 from voiced.events import EventBus
-from voiced.mouth.actions import DeviceActions
 from voiced.mouth.tools import ToolBox, VibeControl
 
 _LOGGER = logging.getLogger(__name__)

@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Sequence
 from dataclasses import dataclass
 
+from voiced.devices.actions import DeviceActions
 from voiced.devices.gateway import Sent
-from voiced.mouth.actions import DeviceActions
 from voiced.mouth.agent import NO_CONTEXT, AgentReply, TurnContext
 from voiced.mouth.intents import LocalIntentAgent
-from voiced.vibe.manager import VibeTaskManager
-from voiced.vibe.messages import Cancelled, VibeMessage
+from voiced.mouth.vibe_control import SceneNews, VibeControl
 
 NO_BROKER_REPLY = "Sorry, I can't reach the devices right now, so I didn't change anything."
 NO_SCENES_REPLY = "Sorry, scenes aren't available here."
@@ -19,9 +18,9 @@ STOPPED_REPLY = "Okay, I stopped the scene."
 NOTHING_TO_STOP_REPLY = "There's no scene being set up."
 
 
-def mentions(messages: list[VibeMessage]) -> str:
+def mentions(messages: Sequence[SceneNews]) -> str:
     """What the local path says about finished scenes: news not yet told, cancellations left out."""
-    lines = [m.spoken() for m in messages if not m.told and not isinstance(m, Cancelled)]
+    lines = [m.spoken() for m in messages if not m.told]  # a cancellation says nothing
     return " ".join(line for line in lines if line)
 
 
@@ -32,7 +31,7 @@ class CarriedOut:
 
 
 async def carry_out(
-    turn: int, reply: AgentReply, actions: DeviceActions, vibe: VibeTaskManager | None = None
+    turn: int, reply: AgentReply, actions: DeviceActions, vibe: VibeControl | None = None
 ) -> CarriedOut:
     """Execute a local reply's commands and scene."""
     if reply.scene is not None and vibe is not None and not actions.connected:
@@ -77,7 +76,7 @@ async def confirmations(turn: int, actions: DeviceActions, sent: tuple[Sent, ...
 
 class LocalAgent:
     def __init__(
-        self, intents: LocalIntentAgent, actions: DeviceActions, vibe: VibeTaskManager | None = None
+        self, intents: LocalIntentAgent, actions: DeviceActions, vibe: VibeControl | None = None
     ) -> None:
         self._intents = intents
         self._actions = actions

@@ -16,10 +16,9 @@ from typing import Protocol
 from openai.types.chat import ChatCompletionFunctionToolParam
 from pydantic import BaseModel, ConfigDict, Field
 
+from voiced.devices.actions import DeviceActions
 from voiced.devices.registry import DeviceRegistry
-from voiced.events import AgentToolCall, EventBus
-from voiced.mouth.actions import DeviceActions
-from voiced.mouth.device_tools import (
+from voiced.devices.tools import (
     DEVICE_TOOLS,
     DeviceTools,
     ToolArgs,
@@ -27,6 +26,7 @@ from voiced.mouth.device_tools import (
     parse_arguments,
     tidy_schema,
 )
+from voiced.events import AgentToolCall, EventBus
 
 _LOGGER = logging.getLogger(__name__)
 

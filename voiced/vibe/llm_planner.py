@@ -17,7 +17,7 @@ from openai.types.chat import ChatCompletionFunctionToolParam
 
 from voiced.config import LlmConfig, VibeConfig
 from voiced.devices.registry import DeviceRegistry
-from voiced.mouth.device_tools import DEVICE_TOOLS, DeviceTools, ToolError, tidy_schema
+from voiced.devices.tools import DEVICE_TOOLS, DeviceTools, ToolError, tidy_schema
 from voiced.vibe.plan import VIBE_TOOLS, NarrateArgs, VibePlan, VibeStep, check_step
 from voiced.vibe.presets import PresetPlanner
 

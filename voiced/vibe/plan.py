@@ -7,7 +7,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from voiced.devices.model import DeviceCommand
-from voiced.mouth.device_tools import DEVICE_TOOLS, DeviceTools, ToolError, describe
+from voiced.devices.tools import DEVICE_TOOLS, DeviceTools, ToolError, describe
 
 VibeTool = Literal["set_light", "set_scent", "play_music", "narrate"]
 VIBE_TOOLS: tuple[str, ...] = (*DEVICE_TOOLS, "narrate")

@@ -10,8 +10,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from voiced.devices.registry import DeviceRegistry
+from voiced.devices.tools import DEVICE_TOOLS, DeviceTools, ToolError
 from voiced.errors import ConfigError, describe_validation_error
-from voiced.mouth.device_tools import DEVICE_TOOLS, DeviceTools, ToolError
 from voiced.vibe.plan import VIBE_TOOLS, VibePlan, VibeStep, check_step
 from voiced.yamlfile import load_yaml
 

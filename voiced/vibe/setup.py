@@ -5,9 +5,9 @@ from __future__ import annotations
 import openai
 
 from voiced.config import Config
+from voiced.devices.actions import DeviceActions
 from voiced.devices.registry import DeviceRegistry
 from voiced.events import EventBus
-from voiced.mouth.actions import DeviceActions
 from voiced.mouth.llm import DUMMY_API_KEY
 from voiced.vibe.llm_planner import LlmPlanner
 from voiced.vibe.manager import Planner, PresetOnly, VibeTaskManager

@@ -15,6 +15,7 @@ import yaml
 from hassil import Intents
 from home_assistant_intents import get_intents
 
+from voiced.devices.colours import COLOR_TEMPS, COLORS
 from voiced.devices.registry import DeviceRegistry
 
 OURS = Path(__file__).parent.parent / "intents_en.yaml"
@@ -120,6 +121,8 @@ def build_grammar(registry: DeviceRegistry, room: str | None) -> dict[str, Any]:
     data["expansion_rules"].update(ours["expansion_rules"])
     data["skip_words"] = sorted({*data.get("skip_words", []), *ours.get("skip_words", [])})
     data["lists"].update(ours["lists"])
+    data["lists"]["color"] = {"values": [{"in": k, "out": v} for k, v in COLORS.items()]}
+    data["lists"]["temperature"] = {"values": [{"in": k, "out": v} for k, v in COLOR_TEMPS.items()]}
     names = spoken_names(registry)
     for scene, texts in SCENE_NAMES.items():
         for text in texts:
@@ -149,9 +152,3 @@ def load_intents(registry: DeviceRegistry, room: str | None) -> Intents:
 
 def load_unsupported() -> Intents:
     return Intents.from_dict(_ours(UNSUPPORTED))
-
-
-def our_lists() -> dict[str, Any]:
-    """Our own lists (colours, colour temperatures), for the LLM tools' argument checks."""
-    lists: dict[str, Any] = _ours(OURS)["lists"]
-    return lists

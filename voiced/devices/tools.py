@@ -14,6 +14,7 @@ from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from voiced.devices.colours import COLOR_TEMPS, COLORS
 from voiced.devices.model import (
     MAX_TRACKS,
     DeviceCommand,
@@ -25,11 +26,7 @@ from voiced.devices.model import (
     MusicSet,
 )
 from voiced.devices.registry import DeviceRegistry
-from voiced.mouth.understanding.grammar import our_lists
 
-_LISTS: dict[str, Any] = our_lists()
-COLORS: dict[str, str] = {v["in"]: v["out"] for v in _LISTS["color"]["values"]}
-COLOR_TEMPS: dict[str, int] = {v["in"]: int(v["out"]) for v in _LISTS["temperature"]["values"]}
 _PCT: dict[str, Any] = {"minimum": 0, "maximum": 100}
 _D = TypeVar("_D", LightDevice, DiffuserDevice, MusicDevice)
 _HEX = re.compile(r"^#?([0-9a-f]{6})$", re.IGNORECASE)
