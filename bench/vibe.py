@@ -26,12 +26,13 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from bench.latency import p95, start_broker  # noqa: E402
+from voiced.bus import EventBus  # noqa: E402
 from voiced.config import Config, MqttConfig, SafetyConfig, TtsConfig, VibeConfig  # noqa: E402
 from voiced.devices.actions import DeviceActions  # noqa: E402
 from voiced.devices.gateway import DeviceGateway  # noqa: E402
 from voiced.devices.registry import DeviceRegistry  # noqa: E402
 from voiced.devices.simulator import DeviceSimulator  # noqa: E402
-from voiced.events import EventBus, VibeComplete  # noqa: E402
+from voiced.events import VibeComplete  # noqa: E402
 from voiced.mouth.intents import LocalIntentAgent  # noqa: E402
 from voiced.mouth.local_agent import LocalAgent  # noqa: E402
 from voiced.mouth.piper_tts import PiperSynthesizer  # noqa: E402

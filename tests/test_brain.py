@@ -17,9 +17,9 @@ from voiced.brain.brain import Brain
 from voiced.brain.setup import build_brain
 from voiced.brain.state import TurnRecord
 from voiced.brain.store import StateStore
+from voiced.bus import EventBus
 from voiced.config import BrainConfig, Config, LlmConfig
 from voiced.devices.registry import DeviceRegistry
-from voiced.events import EventBus
 from voiced.mouth.llm import LlmAgent
 
 ANALYSIS = json.dumps({"preferences": {"genres": ["jazz"]}, "risk": None})
@@ -145,7 +145,7 @@ def test_a_reply_cut_off_by_barge_in_is_recorded_as_heard_without_corrupting_the
     async def scenario() -> None:
         bus = EventBus()
         brain, _config = brain_for(tmp_path, registry, bus)
-        thinking = TurnThinking(brain, speech=None, filler="One moment.")  # type: ignore[arg-type]
+        thinking = TurnThinking(brain, None, bus, filler="One moment.")
         pieces = thinking.watch(1, "tell me a long story", reply())
         assert await anext(pieces) == "The first sentence was heard. "
         consumer = asyncio.create_task(anext(pieces))
@@ -177,8 +177,9 @@ def test_a_reply_analysed_whole_then_cut_off_is_amended_to_what_was_heard(
         yield "Turning on the kitchen light. And here is a long story about it."
 
     async def scenario() -> None:
-        brain, _config = brain_for(tmp_path, registry, EventBus())
-        thinking = TurnThinking(brain, speech=None, filler="One moment.")  # type: ignore[arg-type]
+        bus = EventBus()
+        brain, _config = brain_for(tmp_path, registry, bus)
+        thinking = TurnThinking(brain, None, bus, filler="One moment.")
         said = [piece async for piece in thinking.watch(1, "kitchen light on", reply())]
         assert said  # the whole reply was produced, and the brain started on it
         thinking.end(1, "kitchen light on", "Turning on the kitchen light.", interrupted=True)

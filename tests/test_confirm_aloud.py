@@ -20,10 +20,11 @@ from voiced.brain.judge import OfflineJudge
 from voiced.brain.setup import build_brain
 from voiced.brain.state import ConversationState, TurnRecord
 from voiced.brain.words import Vocabulary
+from voiced.bus import EventBus
 from voiced.config import BrainConfig, Config, LlmConfig
 from voiced.devices.actions import DeviceActions
 from voiced.devices.registry import DeviceRegistry
-from voiced.events import AgentText, CommandRefused, Event, EventBus, TtsStarted
+from voiced.events import AgentText, CommandRefused, Event, TtsStarted
 from voiced.mouth.agent import Agent, TurnContext
 from voiced.mouth.hybrid import HybridAgent
 from voiced.mouth.intents import LocalIntentAgent

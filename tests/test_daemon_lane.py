@@ -6,9 +6,10 @@ import asyncio
 from typing import Any, cast
 
 from tests.speech_fixtures import RealTimeSink, synthesizer
+from voiced.bus import EventBus
 from voiced.daemon import Daemon
 from voiced.ear.bargein import Evidence
-from voiced.events import BargeInIgnored, Event, EventBus
+from voiced.events import BargeInIgnored, Event
 from voiced.mouth.speech import SpeechOutput
 
 REQUEST = Evidence("Please turn on the kitchen light.", "", 0.0)  # not our echo, long enough

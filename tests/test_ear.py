@@ -10,10 +10,11 @@ import numpy as np
 from tests.speech_fixtures import synthesizer
 from voiced.audio.pcm import EAR_RATE, resample, silence, write_wav
 from voiced.audio.sources import WavFileSource
+from voiced.bus import EventBus
 from voiced.config import AsrConfig, VadConfig
 from voiced.ear.listener import Ear, Utterance
 from voiced.ear.whisper import WhisperTranscriber
-from voiced.events import Event, EventBus, SpeechEnded, SpeechStarted
+from voiced.events import Event, SpeechEnded, SpeechStarted
 
 
 def speech(text: str) -> np.ndarray:

@@ -10,11 +10,12 @@ import pytest
 from paho.mqtt.enums import CallbackAPIVersion
 
 from tests.conftest import Broker
+from voiced.bus import EventBus, Subscription
 from voiced.devices.gateway import DeviceGateway
 from voiced.devices.model import DiffuserSet, LightSet, MusicSet
 from voiced.devices.registry import DeviceRegistry
 from voiced.errors import BrokerUnavailable, DeviceError
-from voiced.events import DeviceStateChanged, EventBus
+from voiced.events import DeviceStateChanged
 
 
 def publisher(port: int) -> mqtt.Client:
@@ -24,7 +25,7 @@ def publisher(port: int) -> mqtt.Client:
     return client
 
 
-async def next_state(queue: asyncio.Queue[object], device: str) -> DeviceStateChanged:
+async def next_state(queue: Subscription, device: str) -> DeviceStateChanged:
     while True:
         event = await asyncio.wait_for(queue.get(), timeout=5)
         if isinstance(event, DeviceStateChanged) and event.device == device:

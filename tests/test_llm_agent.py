@@ -19,11 +19,12 @@ from paho.mqtt.enums import CallbackAPIVersion
 
 from tests.conftest import Broker, free_port
 from tests.openai_server import Call, HttpError, Raw, ScriptedServer, Text, Tools, call
+from voiced.bus import EventBus, Subscription
 from voiced.config import Config, LlmConfig, MqttConfig
 from voiced.devices.actions import DeviceActions
 from voiced.devices.gateway import DeviceGateway
 from voiced.devices.registry import DeviceRegistry
-from voiced.events import CommandSent, Event, EventBus
+from voiced.events import CommandSent
 from voiced.mouth.agent import Agent
 from voiced.mouth.hybrid import (
     LOST_THREAD_APOLOGY,
@@ -94,7 +95,7 @@ class Home:
     registry: DeviceRegistry
     gateway: DeviceGateway
     actions: DeviceActions
-    events: asyncio.Queue[Event]
+    events: Subscription
     agents: list[Any] = field(default_factory=list)  # closed when the home is
 
     def llm(self, config: LlmConfig, **options: Any) -> LlmAgent:

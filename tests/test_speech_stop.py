@@ -12,8 +12,9 @@ import asyncio
 from typing import Any, cast
 
 from tests.speech_fixtures import RealTimeSink, synthesizer
+from voiced.bus import EventBus, Subscription
 from voiced.daemon import Daemon
-from voiced.events import BargeIn, Event, EventBus, TtsStarted, TtsStopped
+from voiced.events import BargeIn, Event, TtsStarted, TtsStopped
 from voiced.mouth.speech import SpeechOutput
 
 LONG_REPLY = (
@@ -22,14 +23,14 @@ LONG_REPLY = (
 )
 
 
-async def _events_until_started(queue: asyncio.Queue[Event]) -> list[Event]:
+async def _events_until_started(queue: Subscription) -> list[Event]:
     seen: list[Event] = []
     while not any(isinstance(e, TtsStarted) for e in seen):
         seen.append(await asyncio.wait_for(queue.get(), timeout=30))
     return seen
 
 
-def _drained(queue: asyncio.Queue[Event]) -> list[Event]:
+def _drained(queue: Subscription) -> list[Event]:
     events = []
     while not queue.empty():
         events.append(queue.get_nowait())

@@ -18,10 +18,11 @@ from tests.conftest import Broker
 from tests.home import SimulatedHome, voiced
 from tests.test_cli_errors import voiced as voiced_in
 from tests.test_e2e_wav import Recorder, speech_seconds, write_config
+from voiced.bus import EventBus
 from voiced.config import BrainConfig
 from voiced.ear.listener import Utterance
 from voiced.ear.typed import MAX_LINE_CHARS, TypedEar, TypedLine, TypedTurns, TypedTurnsError
-from voiced.events import BrainFinished, Event, EventBus, InputEnded, Ready, TurnFinished
+from voiced.events import BrainFinished, Event, InputEnded, Ready, TurnFinished
 
 KITCHEN_STATE = "zigbee2mqtt/kitchen_light"
 
@@ -204,7 +205,8 @@ def test_typed_turns_drive_the_home_one_after_another(tmp_path: Path, broker: Br
     with config.open("a") as extra:
         extra.write(f"brain:\n  state_file: {tmp_path / 'state.sqlite'}\n")
     turns = tmp_path / "turns.txt"
-    turns.write_text("# two typed turns\nturn on the kitchen light\n\nturn off the kitchen light\n")
+    lines = ["# turns", "turn on the kitchen light", "", "turn off the kitchen light", "flibber the wob"]
+    turns.write_text("\n".join(lines) + "\n")
     events_file, out = tmp_path / "events.jsonl", tmp_path / "out.wav"
     with SimulatedHome(config, broker.port):
         states = Recorder(broker.port, topics=(KITCHEN_STATE,))
@@ -222,13 +224,22 @@ def test_typed_turns_drive_the_home_one_after_another(tmp_path: Path, broker: Br
     assert [(e["turn"], e["text"], e["asr_s"]) for e in transcripts] == [
         (1, "turn on the kitchen light", 0.0),
         (2, "turn off the kitchen light", 0.0),
+        (3, "flibber the wob", 0.0),
     ]
     # One turn after the other: the second line is taken only once the first turn has finished.
     spine = [(e["kind"], e["turn"]) for e in events if e["kind"] in ("transcript", "turn_finished")]
-    assert spine == [("transcript", 1), ("turn_finished", 1), ("transcript", 2), ("turn_finished", 2)]
+    assert spine == [(kind, turn) for turn in (1, 2, 3) for kind in ("transcript", "turn_finished")]
     assert not [e for e in events if e["kind"] in ("speech_started", "barge_in")]
     # Each line waited for the brain too: no turn met the barrier and its filler ("One moment.").
     assert not [e for e in events if e["kind"] == "barrier_wait"]
     said = [e["text"] for e in events if e["kind"] == "agent_text"]
     assert BrainConfig().filler not in said, said
+    # The agent says whether it understood: nobody has to search the reply for "didn't catch that".
+    understood = {e["turn"]: e["understood"] for e in events if e["kind"] == "agent_text"}
+    assert understood == {1: True, 2: True, 3: False}, understood
+    # What the assistant is doing, as it changes, with wall-clock time.
+    modes = [(e["state"], e["turn"]) for e in events if e["kind"] == "assistant_state"]
+    assert modes[0] == ("idle", 0) and modes[-1] == ("idle", 3), modes
+    assert [m for m in modes if m[1] == 2] == [("thinking", 2), ("speaking", 2), ("thinking", 2), ("idle", 2)]
+    assert all(abs(e["at"] - time.time()) < 600 for e in events)
     assert speech_seconds(out) > 1.0

@@ -14,12 +14,13 @@ import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
 from tests.conftest import Broker
+from voiced.bus import EventBus
 from voiced.config import Config, MqttConfig
 from voiced.devices.actions import DeviceActions
 from voiced.devices.gateway import DeviceGateway
 from voiced.devices.registry import DeviceRegistry
 from voiced.devices.simulator import DeviceSimulator
-from voiced.events import Event, EventBus
+from voiced.events import Event
 from voiced.mouth.agent import Agent
 from voiced.vibe.manager import VibeTaskManager
 from voiced.vibe.setup import build_vibe

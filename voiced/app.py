@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import signal
 from dataclasses import dataclass
@@ -10,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
+from voiced.assistant_state import publish_assistant_state
 from voiced.audio.pcm import EAR_RATE
 from voiced.audio.reference import PlaybackReference
 from voiced.audio.sinks import AudioSink
@@ -17,6 +19,7 @@ from voiced.audio.sources import AudioSource
 from voiced.brain.interview import InterviewAgent
 from voiced.brain.setup import build_brain
 from voiced.brain.turns import TurnThinking
+from voiced.bus import EventBus
 from voiced.config import Config
 from voiced.console import drain_printer, print_events
 from voiced.daemon import Daemon, HalfDuplexGuard
@@ -28,11 +31,12 @@ from voiced.ear.frontend import EchoCancellingVad
 from voiced.ear.listener import Ear, Listener
 from voiced.ear.typed import TypedEar, TypedTurns
 from voiced.ear.whisper import WhisperTranscriber, vocabulary_hotwords, vocabulary_prompt
-from voiced.events import EventBus
+from voiced.llm_client import open_client
 from voiced.mouth.hybrid import build_agent
 from voiced.mouth.intents import LocalIntentAgent
 from voiced.mouth.piper_tts import PiperSynthesizer
 from voiced.mouth.speech import SpeechOutput
+from voiced.tasks import cancel_and_wait
 from voiced.vibe.narrator import SpokenNarrator
 from voiced.vibe.setup import build_vibe
 
@@ -79,7 +83,9 @@ def build_ear(
     bus: EventBus,
     speech: SpeechOutput,
     options: RunOptions,
+    stack: contextlib.AsyncExitStack,
 ) -> Ear:
+    """The ear; what it opens that must be closed (the echo canceller) goes on `stack`."""
     transcriber = engines.transcriber
     if transcriber is None:
         raise ValueError("an ear needs Whisper: load the engines with whisper=True")
@@ -97,6 +103,7 @@ def build_ear(
         margin_db=audio.echo_margin_db,
         echo_db=audio.echo_unexplained_db,
     )
+    stack.callback(front.close)
     return Ear(
         source,
         config.vad,
@@ -119,75 +126,81 @@ async def run_daemon(
 ) -> int:
     """Run until the input ends or a signal stops us; returns the number of turns taken.
 
-    `source`: audio for the ear, or typed turns that take its place.
+    `source`: audio for the ear, or typed turns that take its place. This is the one owner of
+    what the daemon starts: everything opened here is closed here, in reverse order, once.
     """
     loop = asyncio.get_running_loop()
     bus = EventBus()
     bus.bind_loop(loop)
-    printer = asyncio.create_task(
-        print_events(bus, verbose=options.verbose, events_file=options.events_file), name="printer"
-    )
-    gateway = DeviceGateway(registry, config.mqtt, bus, config.safety)
-    gateway.start()
-    if not await gateway.wait_connected(config.mqtt.connect_timeout_s):
-        _LOGGER.warning(
-            "MQTT broker %s:%s not reachable yet; device commands will be refused until it is",
-            config.mqtt.host,
-            config.mqtt.port,
+    async with contextlib.AsyncExitStack() as stack:
+        printer = asyncio.create_task(
+            print_events(bus, verbose=options.verbose, events_file=options.events_file), name="printer"
         )
-    speech = SpeechOutput(
-        engines.synthesizer,
-        sink,
-        bus,
-        sentence_silence_s=config.tts.sentence_silence_s,
-        output_rate=EAR_RATE if options.reference is not None else None,
-    )
-    actions = DeviceActions(gateway, bus, config.mqtt.ack_timeout_s, config.vibe.confirm_timeout_s)
-    intents = LocalIntentAgent(
-        registry,
-        gateway.state_of,
-        config.agent.brightness_step_pct,
-        room=config.audio.room,
-        scent_limit=config.safety.scent_max_intensity,
-    )
-    narrator = SpokenNarrator(speech, lambda: daemon.busy, config.vibe.narrate_wait_s)
-    vibe = build_vibe(config, registry, actions, bus, narrate=narrator)
-    agent = build_agent(config, registry, actions, intents, vibe=vibe, bus=bus)
-    brain = build_brain(config, registry, bus, vibe=vibe, say=narrator) if config.brain.enabled else None
-    thinking = TurnThinking(brain, speech, config.brain.filler) if brain is not None else None
-    if brain is not None:
-        agent = InterviewAgent(agent, brain)
-    brain_wait_s = config.brain.barrier_timeout_s if brain is not None else None
-    ear: Listener = (
-        TypedEar(source, bus, brain_wait_s=brain_wait_s)
-        if isinstance(source, TypedTurns)
-        else build_ear(config, engines, source, bus, speech, options)
-    )
-    daemon = Daemon(
-        bus=bus,
-        ear=ear,
-        agent=agent,
-        speech=speech,
-        echo_db=config.audio.echo_unexplained_db,
-        thinking=thinking,
-    )
-    main = asyncio.create_task(daemon.run(), name="daemon")
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, main.cancel)
-    try:
-        await main
-        await asyncio.sleep(0.3)  # let the last device states arrive for the live view
-    except asyncio.CancelledError:
-        current = asyncio.current_task()
-        if current is not None and current.cancelling():
-            raise  # not ours: the caller is cancelling us
-        _LOGGER.info("stopped by signal; shut down cleanly")
-    finally:
-        for sig in (signal.SIGTERM, signal.SIGINT):
-            loop.remove_signal_handler(sig)
+        stack.push_async_callback(drain_printer, printer)
+        presence = asyncio.create_task(publish_assistant_state(bus), name="assistant-state")
+        stack.push_async_callback(cancel_and_wait, [presence])
+        gateway = DeviceGateway(registry, config.mqtt, bus, config.safety)
+        gateway.start()
+        stack.callback(gateway.stop)
+        if not await gateway.wait_connected(config.mqtt.connect_timeout_s):
+            _LOGGER.warning(
+                "MQTT broker %s:%s not reachable yet; device commands will be refused until it is",
+                config.mqtt.host,
+                config.mqtt.port,
+            )
+        stack.callback(sink.close)
+        client = open_client(config.llm, config.llm.total_timeout_s) if config.llm.base_url else None
+        if client is not None:
+            stack.push_async_callback(client.close)  # lent to the agent, the planner and the brain
+        speech = SpeechOutput(
+            engines.synthesizer,
+            sink,
+            bus,
+            sentence_silence_s=config.tts.sentence_silence_s,
+            output_rate=EAR_RATE if options.reference is not None else None,
+        )
+        actions = DeviceActions(gateway, bus, config.mqtt.ack_timeout_s, config.vibe.confirm_timeout_s)
+        intents = LocalIntentAgent(
+            registry,
+            gateway.state_of,
+            config.agent.brightness_step_pct,
+            room=config.audio.room,
+            scent_limit=config.safety.scent_max_intensity,
+        )
+        narrator = SpokenNarrator(speech, bus, lambda: daemon.busy, config.vibe.narrate_wait_s)
+        vibe = build_vibe(config, registry, actions, bus, narrate=narrator, client=client)
+        agent = build_agent(config, registry, actions, intents, vibe=vibe, bus=bus, client=client)
+        brain = None
+        if config.brain.enabled:
+            brain = build_brain(config, registry, bus, vibe=vibe, say=narrator, client=client)
+            stack.push_async_callback(brain.aclose)
+        thinking = TurnThinking(brain, speech, bus, config.brain.filler) if brain is not None else None
         if brain is not None:
-            await brain.aclose()
-        sink.close()
-        gateway.stop()
-        await drain_printer(printer)
-    return daemon.turns_done
+            agent = InterviewAgent(agent, brain)
+        brain_wait_s = config.brain.barrier_timeout_s if brain is not None else None
+        ear: Listener = (
+            TypedEar(source, bus, brain_wait_s=brain_wait_s)
+            if isinstance(source, TypedTurns)
+            else build_ear(config, engines, source, bus, speech, options, stack)
+        )
+        daemon = Daemon(
+            bus=bus,
+            ear=ear,
+            agent=agent,
+            speech=speech,
+            echo_db=config.audio.echo_unexplained_db,
+            thinking=thinking,
+        )
+        main = asyncio.create_task(daemon.run(), name="daemon")
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(sig, main.cancel)
+            stack.callback(loop.remove_signal_handler, sig)
+        try:
+            await main  # the daemon closes the agent (and so the scenes) as it stops
+            await asyncio.sleep(0.3)  # let the last device states arrive for the live view
+        except asyncio.CancelledError:
+            current = asyncio.current_task()
+            if current is not None and current.cancelling():
+                raise  # not ours: the caller is cancelling us
+            _LOGGER.info("stopped by signal; shut down cleanly")
+        return daemon.turns_done

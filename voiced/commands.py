@@ -22,13 +22,13 @@ from voiced.audio.sources import (
     WavFileSource,
     has_microphone,
 )
+from voiced.bus import EventBus
 from voiced.config import Config
 from voiced.devices.gateway import DeviceGateway
 from voiced.devices.registry import DeviceRegistry
 from voiced.devices.simulator import DeviceSimulator
 from voiced.ear.typed import TypedTurns, TypedTurnsError
 from voiced.errors import DeviceError
-from voiced.events import EventBus
 
 EXIT_AUDIO = 3
 EXIT_BROKER = 1

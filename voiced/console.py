@@ -5,9 +5,11 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
+import time
 from pathlib import Path
 from typing import TextIO
 
+from voiced.bus import EventBus
 from voiced.events import (
     AgentText,
     AgentToolCall,
@@ -19,7 +21,6 @@ from voiced.events import (
     DeviceAvailability,
     DeviceStateChanged,
     Event,
-    EventBus,
     Ready,
     Transcript,
     VibeCancelled,
@@ -29,10 +30,19 @@ from voiced.events import (
     VibeToolEnd,
     VibeToolStart,
 )
+from voiced.tasks import cancel_and_wait
+
+MAX_FIELDS_CHARS = 300  # a line of the live view; the --events file keeps the event whole
 
 
-def _compact(value: object) -> str:
-    return json.dumps(value, separators=(",", ":"), default=str)
+def _compact(value: object, limit: int = MAX_FIELDS_CHARS) -> str:
+    text = json.dumps(value, separators=(",", ":"), default=str)
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text)} chars)"
+
+
+def _clock(at: float) -> str:
+    """Wall-clock time of day with milliseconds, as a person reads a log."""
+    return time.strftime("%H:%M:%S", time.localtime(at)) + f".{int(at % 1 * 1000):03d}"
 
 
 def thought(event: Event) -> str | None:
@@ -91,7 +101,7 @@ async def print_events(
     bus: EventBus, *, verbose: bool, out: TextIO = sys.stdout, events_file: Path | None = None
 ) -> None:
     """Runs until cancelled; owned by the caller."""
-    queue = bus.subscribe()
+    queue = bus.subscribe("console")
     log = events_file.open("w", encoding="utf-8") if events_file else None
     try:
         while True:
@@ -101,8 +111,8 @@ async def print_events(
                 log.flush()
             line = describe(event)
             if verbose:
-                fields = {k: v for k, v in event.to_dict().items() if k not in ("kind", "t")}
-                line = thought(event) or f"{event.t:12.3f} {event.kind:<16} {_compact(fields)}"
+                fields = {k: v for k, v in event.to_dict().items() if k not in ("kind", "t", "at")}
+                line = thought(event) or f"{_clock(event.at)} {event.kind:<16} {_compact(fields)}"
             if line is not None:
                 print(line, file=out, flush=True)
     finally:
@@ -114,5 +124,4 @@ async def print_events(
 async def drain_printer(task: asyncio.Task[None]) -> None:
     """Let the printer catch up on queued events, then stop it."""
     await asyncio.sleep(0.05)
-    task.cancel()
-    await asyncio.wait([task], timeout=2)
+    await cancel_and_wait([task], timeout_s=2)

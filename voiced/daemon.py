@@ -9,22 +9,24 @@ how much of its reply was actually heard.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import time
 
 from voiced.brain.turns import TurnThinking
+from voiced.bus import EventBus
 from voiced.ear.bargein import Evidence, Verdict, weigh
 from voiced.ear.listener import Listener, Utterance
-from voiced.events import BargeIn, BargeInIgnored, EventBus, Transcript, TurnFinished
+from voiced.events import BargeIn, BargeInIgnored, Transcript, TurnFinished
 from voiced.mouth.agent import NO_CONTEXT, Agent
 from voiced.mouth.speech import SpeechOutput, SpeechProgress
+from voiced.tasks import cancel_and_wait
 
 _LOGGER = logging.getLogger(__name__)
 
 FAILURE_REPLY = "Sorry, something went wrong on my side."
 # The tail of our own voice still in the room after the last sample is handed over.
 ECHO_TAIL_S = 0.3
-STOP_TIMEOUT_S = 5.0
 VERDICTS_KEPT = 50  # turns: early verdicts older than this are never collected
 
 
@@ -49,6 +51,7 @@ class Daemon:
         self._tasks: list[asyncio.Task[None]] = []
         self._current: asyncio.Task[None] | None = None
         self._current_turn = 0
+        self._turn_open = False  # until its TurnFinished is published, so listeners see it free
         self._checks: set[asyncio.Task[None]] = set()
         self._verdicts: dict[int, Verdict] = {}  # early verdicts on speech over a reply, by turn
         self.turns_done = 0
@@ -56,8 +59,7 @@ class Daemon:
     @property
     def busy(self) -> bool:
         """A turn is being handled or waits to be: background speech must hold back."""
-        running = self._current is not None and not self._current.done()
-        return running or not self._utterances.empty()
+        return self._turn_open or not self._utterances.empty()
 
     async def run(self) -> None:
         """Run until the input ends and every turn has finished (or until cancelled)."""
@@ -71,13 +73,7 @@ class Daemon:
             await self.stop()
 
     async def stop(self) -> None:
-        tasks = [*self._tasks, *self._checks, *([self._current] if self._current else [])]
-        for task in tasks:
-            task.cancel()
-        if tasks:
-            _done, pending = await asyncio.wait(tasks, timeout=STOP_TIMEOUT_S)
-            for task in pending:
-                _LOGGER.error("task %s did not stop within %.0f s", task.get_name(), STOP_TIMEOUT_S)
+        await cancel_and_wait([*self._tasks, *self._checks, *([self._current] if self._current else [])])
         await self._agent.aclose()
 
     # The barge-in lane: called synchronously from the ear.
@@ -157,6 +153,7 @@ class Daemon:
                 continue
             await self._finish_current()
             self._current_turn = utterance.turn
+            self._turn_open = True
             self._current = asyncio.create_task(self._turn(utterance), name=f"turn-{utterance.turn}")
         await self._finish_current()
 
@@ -216,10 +213,11 @@ class Daemon:
             thinking = self._thinking
             context = await thinking.prepare(utterance.turn) if thinking is not None else NO_CONTEXT
             pieces = self._agent.reply(utterance.turn, text, context)
+            understood = functools.partial(self._agent.understood, utterance.turn)
             if thinking is not None:
-                pieces = thinking.watch(utterance.turn, text, pieces)
+                pieces = thinking.watch(utterance.turn, text, pieces, understood)
             try:
-                await self._speech.say(utterance.turn, pieces, progress)
+                await self._speech.say(utterance.turn, pieces, progress, understood)
             except asyncio.CancelledError:
                 interrupted = True
                 raise
@@ -231,6 +229,7 @@ class Daemon:
                 if thinking is not None:
                     thinking.end(utterance.turn, text, progress.text, interrupted=interrupted)
         finally:
+            self._turn_open = False
             self._bus.publish(TurnFinished(turn=utterance.turn))
             self.turns_done += 1
 

@@ -1,19 +1,15 @@
-"""The event spine: small immutable events on an asyncio bus.
+"""The event spine: small immutable events (the bus that carries them is bus.py).
 
-Every component publishes here; the CLI's live view, the JSON event log used by
-the benchmark, and the tests all read the same stream.
+Every component publishes these; the CLI's live view, the JSON event log used by
+the benchmarks, the web stream and the tests all read the same stream.
 """
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
-import logging
 import time
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
-
-_LOGGER = logging.getLogger(__name__)
+from typing import Any, ClassVar, Literal
 
 
 def _now() -> float:
@@ -23,7 +19,8 @@ def _now() -> float:
 @dataclass(frozen=True)
 class Event:
     kind: ClassVar[str] = "event"
-    t: float = field(default_factory=_now, kw_only=True)
+    t: float = field(default_factory=_now, kw_only=True)  # monotonic, for durations between events
+    at: float = field(default_factory=time.time, kw_only=True)  # wall-clock (Unix seconds), for people
 
     def to_dict(self) -> dict[str, Any]:
         data = dataclasses.asdict(self)
@@ -241,32 +238,13 @@ class BrokerStatus(Event):
     detail: str = ""
 
 
-class EventBus:
-    """Fan-out of events to subscriber queues; publish never blocks."""
+AssistantMode = Literal["idle", "listening", "thinking", "speaking", "muted"]
 
-    def __init__(self) -> None:
-        self._queues: list[asyncio.Queue[Event]] = []
-        self._loop: asyncio.AbstractEventLoop | None = None
 
-    def bind_loop(self, loop: asyncio.AbstractEventLoop) -> None:
-        self._loop = loop
+@dataclass(frozen=True)
+class AssistantState(Event):
+    """What the assistant is doing now, published when it changes."""
 
-    def subscribe(self) -> asyncio.Queue[Event]:
-        queue: asyncio.Queue[Event] = asyncio.Queue()
-        self._queues.append(queue)
-        return queue
-
-    def unsubscribe(self, queue: asyncio.Queue[Event]) -> None:
-        if queue in self._queues:
-            self._queues.remove(queue)
-
-    def publish(self, event: Event) -> None:
-        _LOGGER.debug("event %s", event)
-        for queue in self._queues:
-            queue.put_nowait(event)
-
-    def publish_threadsafe(self, event: Event) -> None:
-        """Publish from a foreign thread (paho network thread, audio callbacks)."""
-        if self._loop is None or self._loop.is_closed():
-            return
-        self._loop.call_soon_threadsafe(self.publish, event)
+    kind: ClassVar[str] = "assistant_state"
+    state: AssistantMode
+    turn: int = 0

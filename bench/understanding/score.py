@@ -40,13 +40,13 @@ import paho.mqtt.client as mqtt
 import yaml
 from paho.mqtt.enums import CallbackAPIVersion
 
+from voiced.bus import EventBus
 from voiced.config import MqttConfig, SafetyConfig
 from voiced.devices.actions import DeviceActions
 from voiced.devices.gateway import DeviceGateway
 from voiced.devices.model import Device, DiffuserDevice, LightDevice
 from voiced.devices.registry import DeviceRegistry
 from voiced.devices.simulator import DeviceSimulator, initial_state
-from voiced.events import EventBus
 from voiced.mouth.agent import AgentReply
 from voiced.mouth.intents import LocalIntentAgent
 from voiced.mouth.local_agent import carry_out

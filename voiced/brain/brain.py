@@ -23,20 +23,13 @@ from voiced.brain.delivery import Deliverable, Say, ScenesDelivery
 from voiced.brain.judge import Notice
 from voiced.brain.state import ConversationState, PainPoint, TurnRecord, utcnow
 from voiced.brain.store import StateStore
+from voiced.bus import EventBus
 from voiced.config import BrainConfig
-from voiced.events import (
-    BarrierWait,
-    BrainFinished,
-    CommandRefused,
-    CommandSent,
-    EventBus,
-    StateUpdated,
-    Transcript,
-)
+from voiced.events import BarrierWait, BrainFinished, CommandRefused, CommandSent, StateUpdated, Transcript
 from voiced.mouth.agent import TurnContext
+from voiced.tasks import STOP_TIMEOUT_S, cancel_and_wait
 
 _LOGGER = logging.getLogger(__name__)
-STOP_TIMEOUT_S = 5.0
 
 
 class Analyst(Protocol):
@@ -195,10 +188,7 @@ class Brain:
     async def _give_up(self, last: asyncio.Task[None], *, speak: bool = True) -> None:
         """Cancel every analysis under way (the last one may be an amend waiting on them); the
         rules alone (milliseconds) then record each of their turns, in order."""
-        tasks = {last, *self._unfinished}
-        for task in tasks:
-            task.cancel()
-        await asyncio.wait(tasks, timeout=STOP_TIMEOUT_S)
+        await cancel_and_wait({last, *self._unfinished})
         fallback = self._thinkers.fallback
         given_up = sorted(self._unfinished.items(), key=lambda item: item[1].turn)
         self._unfinished.clear()

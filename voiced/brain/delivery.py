@@ -13,9 +13,9 @@ from typing import Any, Protocol
 
 from voiced.brain.state import ConversationState
 from voiced.errors import ConfigError
+from voiced.tasks import cancel_and_wait
 
 _LOGGER = logging.getLogger(__name__)
-STOP_TIMEOUT_S = 5.0
 
 Say = Callable[[str, int], Coroutine[Any, Any, bool]]
 Approve = Callable[[ConversationState], Awaitable[str | None]]
@@ -87,7 +87,4 @@ class ScenesDelivery:
         self._done.pop(turn, None)
 
     async def aclose(self) -> None:
-        for task in list(self._speaking):
-            task.cancel()
-        if self._speaking:
-            await asyncio.wait(self._speaking, timeout=STOP_TIMEOUT_S)
+        await cancel_and_wait(list(self._speaking))

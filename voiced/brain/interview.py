@@ -74,5 +74,8 @@ class InterviewAgent:
     def spoken(self, turn: int, text: str, *, interrupted: bool) -> None:
         self._inner.spoken(turn, text, interrupted=interrupted)
 
+    def understood(self, turn: int) -> bool:
+        return self._inner.understood(turn)
+
     async def aclose(self) -> None:
         await self._inner.aclose()

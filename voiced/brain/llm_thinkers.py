@@ -19,7 +19,7 @@ from voiced.brain.brain import Thinkers
 from voiced.brain.judge import Notice, wants_confirmation
 from voiced.brain.state import ConversationState, PainPoint, Preferences, Status, TurnRecord, UserProfile
 from voiced.config import Config
-from voiced.mouth.llm import DUMMY_API_KEY
+from voiced.llm_client import borrow, open_client
 
 _LOGGER = logging.getLogger(__name__)
 _M = TypeVar("_M", bound=BaseModel)
@@ -177,17 +177,14 @@ class LlmSummary:
 
 
 def llm_thinkers(config: Config, rules: Thinkers, client: openai.AsyncOpenAI | None) -> Thinkers:
-    client = client or openai.AsyncOpenAI(
-        base_url=config.llm.base_url,
-        api_key=config.llm.api_key or DUMMY_API_KEY,
-        timeout=openai.Timeout(config.brain.timeout_s, connect=config.llm.connect_timeout_s),
-        max_retries=0,
-    )
+    owned = client is None
+    timeout_s = config.brain.timeout_s
+    client = open_client(config.llm, timeout_s) if client is None else borrow(client, config.llm, timeout_s)
     asker = _Asker(client, config.brain.model or config.llm.model, config.brain.timeout_s)
     return Thinkers(
         analyst=LlmAnalyst(asker, rules.analyst),
         judge=LlmJudge(asker, rules.judge),
         summary=LlmSummary(asker, rules.summary, config.brain.keep_turns),
-        close=client.close,
+        close=client.close if owned else None,
         fallback=rules,
     )

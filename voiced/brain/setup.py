@@ -16,10 +16,10 @@ from voiced.brain.state import ConversationState
 from voiced.brain.store import StateStore
 from voiced.brain.summary import OfflineSummary
 from voiced.brain.words import Vocabulary
+from voiced.bus import EventBus
 from voiced.config import Config
 from voiced.devices.registry import DeviceRegistry
 from voiced.errors import ConfigError
-from voiced.events import EventBus
 from voiced.vibe.manager import VibeTaskManager
 from voiced.vibe.presets import PresetPlanner
 

@@ -3,36 +3,44 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Callable
 from contextlib import aclosing
 
 from voiced.brain.brain import Brain
 from voiced.brain.state import TurnRecord
+from voiced.bus import EventBus
+from voiced.events import TtsStarted
 from voiced.mouth.agent import TurnContext
-from voiced.mouth.intents import NOT_UNDERSTOOD
 from voiced.mouth.speech import SpeechOutput
 
 PLAY_WAIT_S = 3.0
 
 
 class TurnThinking:
-    def __init__(self, brain: Brain, speech: SpeechOutput, filler: str) -> None:
+    def __init__(self, brain: Brain, speech: SpeechOutput | None, bus: EventBus, filler: str) -> None:
         self._brain = brain
         self._speech = speech
+        self._bus = bus
         self._filler = filler
         self._recorded: dict[int, bool] = {}  # turn -> recorded as interrupted
+        self._understood: dict[int, Callable[[], bool]] = {}  # turn -> the agent's word on it
 
     async def prepare(self, turn: int) -> TurnContext:
         """Wait at the barrier (saying the filler if there is a wait), then the context."""
-        if self._brain.busy:
+        if self._brain.busy and self._speech is not None:
             await self._speech.speak(turn, self._filler)
         await self._brain.barrier(turn)
         return self._brain.context(turn)
 
     async def watch(
-        self, turn: int, user: str, pieces: AsyncGenerator[str, None]
+        self,
+        turn: int,
+        user: str,
+        pieces: AsyncGenerator[str, None],
+        understood: Callable[[], bool] = lambda: True,
     ) -> AsyncGenerator[str, None]:
         """Pass the reply through; once it is all produced (and playing), the brain starts on it."""
+        self._understood[turn] = understood
         said: list[str] = []
         async with aclosing(pieces):
             async for piece in pieces:
@@ -48,12 +56,14 @@ class TurnThinking:
         self._record(turn, user, heard, interrupted=interrupted)
         for old in [t for t in self._recorded if t < turn - 8]:  # turns are numbered in order
             del self._recorded[old]
+        for old in [t for t in self._understood if t < turn - 8]:
+            del self._understood[old]
 
     def _record(self, turn: int, user: str, reply: str, *, interrupted: bool) -> None:
         if turn in self._recorded:
             return
         self._recorded[turn] = interrupted
-        understood = NOT_UNDERSTOOD not in reply
+        understood = self._understood.pop(turn, lambda: True)()
         record = TurnRecord(
             turn=turn, user=user, reply=reply.strip(), understood=understood, interrupted=interrupted
         )
@@ -61,7 +71,14 @@ class TurnThinking:
 
     async def _playing(self, turn: int) -> None:
         """Until the reply is audible (at most PLAY_WAIT_S): the first words must not wait for us."""
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + PLAY_WAIT_S
-        while self._speech is not None and self._speech.started_turn < turn and loop.time() < deadline:
-            await asyncio.sleep(0.01)
+        if self._speech is None or self._speech.started_turn >= turn:  # None: tests without a voice
+            return
+        events = self._bus.subscribe(f"turn-{turn}-playing")  # before any await: TtsStarted can't slip by
+        try:
+            async with asyncio.timeout(PLAY_WAIT_S):
+                while not (isinstance(event := await events.get(), TtsStarted) and event.turn >= turn):
+                    pass
+        except TimeoutError:
+            pass
+        finally:
+            self._bus.unsubscribe(events)

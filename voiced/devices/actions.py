@@ -13,11 +13,12 @@ from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any
 
+from voiced.bus import EventBus
 from voiced.devices.gateway import DeviceGateway, Sent
 from voiced.devices.model import DeviceCommand
 from voiced.devices.mqtt import PublishRejected
 from voiced.errors import BrokerUnavailable, DeviceError
-from voiced.events import CommandRefused, CommandSent, EventBus
+from voiced.events import CommandRefused, CommandSent
 
 _LOGGER = logging.getLogger(__name__)
 

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from concurrent.futures import Future
 from typing import Any
 
+from voiced.bus import EventBus
 from voiced.config import MqttConfig, SafetyConfig
 from voiced.devices.confirm import expected_state, mismatches
 from voiced.devices.model import DeviceCommand, encode
@@ -18,7 +19,7 @@ from voiced.devices.mqtt import MqttLink
 from voiced.devices.registry import DeviceRegistry
 from voiced.devices.safety import SafetyGate
 from voiced.errors import DeviceError
-from voiced.events import BrokerStatus, DeviceAvailability, DeviceStateChanged, EventBus
+from voiced.events import BrokerStatus, DeviceAvailability, DeviceStateChanged
 
 _LOGGER = logging.getLogger(__name__)
 

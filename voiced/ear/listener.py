@@ -20,6 +20,7 @@ import numpy as np
 
 from voiced.audio.pcm import EAR_RATE
 from voiced.audio.sources import AudioSource
+from voiced.bus import EventBus
 from voiced.config import VadConfig
 from voiced.ear.asr_queue import AsrQueue, Priority
 from voiced.ear.bargein import Action, BargeInGuard, Evidence, GuardSettings
@@ -33,7 +34,8 @@ from voiced.ear.segmenter import (
     UtteranceStarted,
 )
 from voiced.ear.transcriber import Transcriber
-from voiced.events import BargeInIgnored, EventBus, InputEnded, Ready, SpeechEnded, SpeechStarted
+from voiced.events import BargeInIgnored, InputEnded, Ready, SpeechEnded, SpeechStarted
+from voiced.tasks import cancel_and_wait
 
 _LOGGER = logging.getLogger(__name__)
 ONSET_EXTRA_DB = 8.0
@@ -151,8 +153,7 @@ class Ear:
             await self._hear(deliver)
             await self._asr.drain()  # the last utterance's words still count
         finally:
-            asr.cancel()
-            await asyncio.wait([asr], timeout=5)
+            await cancel_and_wait([asr])
 
     async def _hear(self, deliver: Callable[[Utterance], None]) -> None:
         ready = False

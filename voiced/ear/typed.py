@@ -22,8 +22,9 @@ from typing import Protocol
 
 import numpy as np
 
+from voiced.bus import EventBus, Subscription
 from voiced.ear.listener import BargeInHooks, Heard, Utterance
-from voiced.events import BrainFinished, Event, EventBus, InputEnded, Ready, TurnFinished
+from voiced.events import BrainFinished, InputEnded, Ready, TurnFinished
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -170,7 +171,7 @@ class TypedEar:
         finally:
             self._bus.unsubscribe(events)
 
-    async def _until_done(self, events: asyncio.Queue[Event], turn: int) -> None:
+    async def _until_done(self, events: Subscription, turn: int) -> None:
         """Until `turn` has finished and, with a brain, been analysed (a bounded wait after it finished).
 
         The analysis may end before the reply does: it starts once the reply plays.

@@ -46,6 +46,10 @@ class Agent(Protocol):
         """Record what reached the user's ears for this turn."""
         ...
 
+    def understood(self, turn: int) -> bool:
+        """Whether the reply to `turn` answered it (False: "didn't catch that"); asked during the reply."""
+        ...
+
     async def aclose(self) -> None:
         """Release connections (the daemon is stopping)."""
         ...

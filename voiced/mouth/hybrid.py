@@ -6,10 +6,12 @@ import logging
 from collections.abc import AsyncGenerator
 from contextlib import aclosing
 
+import openai
+
+from voiced.bus import EventBus
 from voiced.config import Config
 from voiced.devices.actions import DeviceActions
 from voiced.devices.registry import DeviceRegistry
-from voiced.events import EventBus
 from voiced.mouth.agent import NO_CONTEXT, Agent, TurnContext
 from voiced.mouth.intents import LocalIntentAgent
 from voiced.mouth.llm import LlmAgent, LlmUnavailable
@@ -50,6 +52,9 @@ class ApologizingAgent:
 
     def spoken(self, turn: int, text: str, *, interrupted: bool) -> None:
         self._llm.spoken(turn, text, interrupted=interrupted)
+
+    def understood(self, turn: int) -> bool:
+        return True  # the model answers everything, if only with an apology
 
     async def aclose(self) -> None:
         if self._vibe is not None:
@@ -99,6 +104,9 @@ class HybridAgent:
     def spoken(self, turn: int, text: str, *, interrupted: bool) -> None:
         self._llm.spoken(turn, text, interrupted=interrupted)
 
+    def understood(self, turn: int) -> bool:
+        return True  # the model answers everything, if only with an apology
+
     async def aclose(self) -> None:
         if self._vibe is not None:
             await self._vibe.aclose()
@@ -113,12 +121,13 @@ def build_agent(
     *,
     vibe: VibeControl | None = None,
     bus: EventBus | None = None,
+    client: openai.AsyncOpenAI | None = None,
 ) -> Agent:
     """The agent `config.agent_kind` asks for: "local", "llm" or "hybrid"."""
     kind = config.agent_kind
     if kind == "local":
         return LocalAgent(intents, actions, vibe)
-    llm = LlmAgent(config.llm, registry, actions, vibe=vibe, bus=bus)
+    llm = LlmAgent(config.llm, registry, actions, vibe=vibe, bus=bus, client=client)
     _LOGGER.info("agent: %s, model %s at %s", kind, config.llm.model, config.llm.base_url)
     if kind == "llm":
         return ApologizingAgent(llm, vibe)

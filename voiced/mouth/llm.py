@@ -22,16 +22,16 @@ from typing import Any, TypeVar, cast
 import openai
 from openai.types.chat import ChatCompletionChunk, ChatCompletionMessageParam
 
+from voiced.bus import EventBus
 from voiced.config import LlmConfig
 from voiced.devices.actions import DeviceActions
 from voiced.devices.registry import DeviceRegistry
-from voiced.events import EventBus
+from voiced.llm_client import borrow, open_client
 from voiced.mouth.tools import ToolBox, VibeControl
 
 _LOGGER = logging.getLogger(__name__)
 _T = TypeVar("_T")
 
-DUMMY_API_KEY = "not-needed"  # local servers (llama.cpp, vLLM) ignore the key but the client wants one
 INTERRUPTED = "[interrupted]"
 Message = dict[str, Any]
 
@@ -112,11 +112,10 @@ class LlmAgent:
         self._config = config
         self._tools = ToolBox(registry, actions, clock, vibe=vibe, bus=bus)
         self._owns_client = client is None
-        self._client = client or openai.AsyncOpenAI(
-            base_url=config.base_url,
-            api_key=config.api_key or DUMMY_API_KEY,
-            timeout=openai.Timeout(config.total_timeout_s, connect=config.connect_timeout_s),
-            max_retries=0,  # a retry would only delay the apology
+        self._client = (
+            open_client(config, config.total_timeout_s)
+            if client is None
+            else borrow(client, config, config.total_timeout_s)
         )
         self._history: deque[_Exchange] = deque(maxlen=config.max_history_turns or None)
         self._keep_history = config.max_history_turns > 0

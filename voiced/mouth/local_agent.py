@@ -81,12 +81,15 @@ class LocalAgent:
         self._intents = intents
         self._actions = actions
         self._vibe = vibe
+        self._understood: tuple[int, bool] = (0, True)  # the last turn and whether it was
 
     async def reply(
         self, turn: int, text: str, context: TurnContext = NO_CONTEXT
     ) -> AsyncGenerator[str, None]:
         news = mentions(self._vibe.poll_messages()) if self._vibe is not None else ""
-        done = await carry_out(turn, self._intents.understand(text), self._actions, self._vibe)
+        understood = self._intents.understand(text)
+        self._understood = (turn, understood.understood)
+        done = await carry_out(turn, understood, self._actions, self._vibe)
         said = " ".join(part for part in (context.say, news, done.said) if part)
         if not (context.confirm and done.sent):
             yield said
@@ -96,6 +99,9 @@ class LocalAgent:
 
     def spoken(self, turn: int, text: str, *, interrupted: bool) -> None:
         return None  # the local path keeps no conversation history
+
+    def understood(self, turn: int) -> bool:
+        return self._understood != (turn, False)
 
     async def aclose(self) -> None:
         if self._vibe is not None:

@@ -10,14 +10,15 @@ import asyncio
 import contextlib
 import logging
 from collections import deque
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from voiced.audio.pcm import resample_band_limited
 from voiced.audio.sinks import AudioSink
-from voiced.events import AgentText, EventBus, TtsStarted, TtsStopped
+from voiced.bus import EventBus
+from voiced.events import AgentText, TtsStarted, TtsStopped
 from voiced.mouth.sentences import SentenceSplitter
 from voiced.mouth.synthesizer import Synthesizer
 
@@ -122,14 +123,29 @@ class SpeechOutput:
             task.cancel()
         return max(live.values())
 
-    async def say(self, turn: int, chunks: AsyncGenerator[str, None], progress: SpeechProgress) -> None:
+    async def say(
+        self,
+        turn: int,
+        chunks: AsyncGenerator[str, None],
+        progress: SpeechProgress,
+        understood: Callable[[], bool] = lambda: True,
+    ) -> None:
+        """`understood`: asked as each sentence is published (the agent knows by then)."""
         async with self._one_voice:
-            await self._say(turn, chunks, progress)
+            await self._say(turn, chunks, progress, understood)
 
-    async def _say(self, turn: int, chunks: AsyncGenerator[str, None], progress: SpeechProgress) -> None:
+    async def _say(
+        self,
+        turn: int,
+        chunks: AsyncGenerator[str, None],
+        progress: SpeechProgress,
+        understood: Callable[[], bool],
+    ) -> None:
         rate = self._rate
         ready: asyncio.Queue[tuple[str, np.ndarray] | Exception | None] = asyncio.Queue(maxsize=1)
-        producer = asyncio.create_task(self._produce(turn, chunks, ready), name=f"tts-turn-{turn}")
+        producer = asyncio.create_task(
+            self._produce(turn, chunks, ready, understood), name=f"tts-turn-{turn}"
+        )
         played_s = 0.0
         try:
             while (item := await ready.get()) is not None:
@@ -175,15 +191,16 @@ class SpeechOutput:
         turn: int,
         chunks: AsyncGenerator[str, None],
         ready: asyncio.Queue[tuple[str, np.ndarray] | Exception | None],
+        understood: Callable[[], bool],
     ) -> None:
         splitter = SentenceSplitter()
         try:
             async with contextlib.aclosing(chunks):
                 async for chunk in chunks:
                     for sentence in splitter.feed(chunk):
-                        await self._synthesize(turn, sentence, ready)
+                        await self._synthesize(turn, sentence, ready, understood())
             for sentence in splitter.flush():
-                await self._synthesize(turn, sentence, ready)
+                await self._synthesize(turn, sentence, ready, understood())
         except asyncio.CancelledError:
             raise
         except Exception as exc:
@@ -192,9 +209,13 @@ class SpeechOutput:
         await ready.put(None)
 
     async def _synthesize(
-        self, turn: int, sentence: str, ready: asyncio.Queue[tuple[str, np.ndarray] | Exception | None]
+        self,
+        turn: int,
+        sentence: str,
+        ready: asyncio.Queue[tuple[str, np.ndarray] | Exception | None],
+        understood: bool = True,
     ) -> None:
-        self._bus.publish(AgentText(turn=turn, text=sentence, understood=True))
+        self._bus.publish(AgentText(turn=turn, text=sentence, understood=understood))
         samples = await asyncio.to_thread(self._voice, sentence)
         await ready.put((sentence, samples))
 

@@ -16,6 +16,7 @@ from typing import Protocol
 from openai.types.chat import ChatCompletionFunctionToolParam
 from pydantic import BaseModel, ConfigDict, Field
 
+from voiced.bus import EventBus
 from voiced.devices.actions import DeviceActions
 from voiced.devices.registry import DeviceRegistry
 from voiced.devices.tools import (
@@ -26,7 +27,7 @@ from voiced.devices.tools import (
     parse_arguments,
     tidy_schema,
 )
-from voiced.events import AgentToolCall, EventBus
+from voiced.events import AgentToolCall
 
 _LOGGER = logging.getLogger(__name__)
 

@@ -40,7 +40,10 @@ class LlmPlanner:
         registry: DeviceRegistry,
         presets: PresetPlanner,
         client: openai.AsyncOpenAI,
+        *,
+        owns_client: bool = True,
     ) -> None:
+        self._owns_client = owns_client
         self._llm = llm
         self._config = config
         self._tools = DeviceTools(registry)
@@ -51,7 +54,8 @@ class LlmPlanner:
         self._presets = presets
 
     async def aclose(self) -> None:
-        await self._client.close()
+        if self._owns_client:
+            await self._client.close()
 
     def schemas(self) -> list[ChatCompletionFunctionToolParam]:
         result: list[dict[str, Any]] = []

@@ -13,14 +13,15 @@ import logging
 from dataclasses import replace
 from typing import Protocol
 
-from voiced.events import EventBus, VibeCancelled, VibeComplete, VibeError, VibeStarted
+from voiced.bus import EventBus
+from voiced.events import VibeCancelled, VibeComplete, VibeError, VibeStarted
+from voiced.tasks import STOP_TIMEOUT_S, cancel_and_wait
 from voiced.vibe.messages import Cancelled, Failed, StepOutcome, Success, VibeMessage
 from voiced.vibe.plan import VibePlan
 from voiced.vibe.presets import PresetPlanner
 from voiced.vibe.runner import Narrate, PlanRunner
 
 _LOGGER = logging.getLogger(__name__)
-STOP_TIMEOUT_S = 5.0
 
 
 class Planner(Protocol):
@@ -96,10 +97,7 @@ class VibeTaskManager:
         if self._current is None or self._current[2].done():
             return "no scene was running"
         task_id, request, task = self._current
-        task.cancel()
-        _done, pending = await asyncio.wait([task], timeout=STOP_TIMEOUT_S)
-        if pending:
-            _LOGGER.error("%s did not stop within %.0f s", task_id, STOP_TIMEOUT_S)
+        await cancel_and_wait([task])
         self._bus.publish(VibeCancelled(task_id=task_id, reason=reason))
         self._messages.append(Cancelled(task_id, request, reason=reason))
         _LOGGER.info("%s: cancelled (%s)", task_id, reason)

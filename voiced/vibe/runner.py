@@ -12,11 +12,12 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Protocol
 
+from voiced.bus import EventBus
 from voiced.config import VibeConfig
 from voiced.devices.actions import DeviceActions
 from voiced.devices.registry import DeviceRegistry
 from voiced.devices.tools import DeviceTools, ToolError
-from voiced.events import EventBus, VibeToolEnd, VibeToolStart
+from voiced.events import VibeToolEnd, VibeToolStart
 from voiced.vibe.messages import StepOutcome
 from voiced.vibe.plan import VibePlan, VibeStep, check_step, step_device
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import openai
 
+from voiced.bus import EventBus
 from voiced.config import Config
 from voiced.devices.actions import DeviceActions
 from voiced.devices.registry import DeviceRegistry
-from voiced.events import EventBus
-from voiced.mouth.llm import DUMMY_API_KEY
+from voiced.llm_client import borrow, open_client
 from voiced.vibe.llm_planner import LlmPlanner
 from voiced.vibe.manager import Planner, PresetOnly, VibeTaskManager
 from voiced.vibe.presets import PresetPlanner
@@ -32,13 +32,15 @@ def build_vibe(
     presets = load_presets(config, registry)
     planner: Planner = PresetOnly(presets)
     if config.llm.base_url is not None or client is not None:
-        client = client or openai.AsyncOpenAI(
-            base_url=config.llm.base_url,
-            api_key=config.llm.api_key or DUMMY_API_KEY,
-            timeout=openai.Timeout(config.vibe.plan_timeout_s, connect=config.llm.connect_timeout_s),
-            max_retries=0,
+        timeout_s = config.vibe.plan_timeout_s
+        planner = LlmPlanner(
+            config.llm,
+            config.vibe,
+            registry,
+            presets,
+            open_client(config.llm, timeout_s) if client is None else borrow(client, config.llm, timeout_s),
+            owns_client=client is None,
         )
-        planner = LlmPlanner(config.llm, config.vibe, registry, presets, client)
     runner = PlanRunner(
         registry, actions, bus, config.vibe, ack_timeout_s=config.mqtt.ack_timeout_s, narrate=narrate
     )

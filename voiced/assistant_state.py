@@ -1,0 +1,61 @@
+"""What the assistant is doing (idle / listening / thinking / speaking), derived from the bus.
+
+The rules are pure and clock-free (`next_mode`); `publish_assistant_state` runs them over the
+bus and publishes an AssistantState event whenever the mode changes.
+"""
+
+from __future__ import annotations
+
+from voiced.bus import EventBus
+from voiced.events import (
+    AssistantMode,
+    AssistantState,
+    BargeIn,
+    Event,
+    SpeechEnded,
+    SpeechStarted,
+    Transcript,
+    TtsStarted,
+    TtsStopped,
+    TurnFinished,
+)
+
+
+def next_mode(mode: AssistantMode, event: Event) -> AssistantMode:
+    """The mode after `event`; speech over a reply changes nothing until the reply yields."""
+    if mode == "muted":
+        return mode
+    if isinstance(event, SpeechStarted):
+        return mode if event.over_reply and mode == "speaking" else "listening"
+    if isinstance(event, (SpeechEnded, Transcript)):
+        return "thinking" if mode != "speaking" else mode
+    if isinstance(event, TtsStarted):
+        return "speaking"
+    if isinstance(event, BargeIn):
+        return "listening"
+    if isinstance(event, TtsStopped):
+        return "thinking"
+    if isinstance(event, TurnFinished):
+        return "idle"
+    return mode
+
+
+def _turn(event: Event) -> int:
+    turn = getattr(event, "turn", 0)
+    return turn if isinstance(turn, int) else 0
+
+
+async def publish_assistant_state(bus: EventBus) -> None:
+    """Runs until cancelled; owned by the caller."""
+    events = bus.subscribe("assistant_state")
+    mode: AssistantMode = "idle"
+    try:
+        bus.publish(AssistantState(state=mode))
+        while True:
+            event = await events.get()
+            new = next_mode(mode, event)
+            if new != mode:
+                mode = new
+                bus.publish(AssistantState(state=mode, turn=_turn(event)))
+    finally:
+        bus.unsubscribe(events)
