@@ -16,9 +16,10 @@ from voiced.brain.judge import OfflineJudge
 from voiced.brain.state import ConversationState, TurnRecord
 from voiced.brain.store import StateStore
 from voiced.brain.summary import OfflineSummary
-from voiced.brain.words import Vocabulary, misheard, read
+from voiced.brain.words import misheard, read
+from voiced.devices.vocabulary import HomeVocabulary
 
-VOCABULARY = Vocabulary(
+VOCABULARY = HomeVocabulary(
     scents=("citrus", "eucalyptus", "lavender", "peppermint", "sandalwood"),
     genres=("ambient", "blues", "classical", "jazz", "pop", "rock"),
     rooms=("bedroom", "kitchen", "living room"),

@@ -19,11 +19,11 @@ from voiced.brain.analyst import OfflineAnalyst
 from voiced.brain.judge import OfflineJudge
 from voiced.brain.setup import build_brain
 from voiced.brain.state import ConversationState, TurnRecord
-from voiced.brain.words import Vocabulary
 from voiced.bus import EventBus
 from voiced.config import BrainConfig, Config, LlmConfig
 from voiced.devices.actions import DeviceActions
 from voiced.devices.registry import DeviceRegistry
+from voiced.devices.vocabulary import HomeVocabulary
 from voiced.events import AgentText, CommandRefused, Event, TtsStarted
 from voiced.mouth.agent import Agent, TurnContext
 from voiced.mouth.hybrid import HybridAgent
@@ -116,7 +116,7 @@ def test_the_hybrid_agent_confirms_its_local_answers_and_the_model_remembers_wha
 
 
 def test_the_judge_asks_for_confirmation_after_a_repeat_but_not_after_a_misunderstanding() -> None:
-    vocabulary = Vocabulary(scents=(), genres=("jazz",), rooms=("kitchen",), devices=("kitchen_light",))
+    vocabulary = HomeVocabulary(scents=(), genres=("jazz",), rooms=("kitchen",), devices=("kitchen_light",))
     analyst, judge = OfflineAnalyst(vocabulary, max_turns=10), OfflineJudge()
 
     async def notices() -> list[bool | None]:

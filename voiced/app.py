@@ -26,6 +26,7 @@ from voiced.daemon import Daemon, HalfDuplexGuard
 from voiced.devices.actions import DeviceActions
 from voiced.devices.gateway import DeviceGateway
 from voiced.devices.registry import DeviceRegistry
+from voiced.devices.vocabulary import HomeVocabulary
 from voiced.ear.bargein import GuardSettings
 from voiced.ear.frontend import EchoCancellingVad
 from voiced.ear.listener import Ear, Listener
@@ -59,8 +60,8 @@ def load_engines(config: Config, registry: DeviceRegistry, *, whisper: bool = Tr
         transcriber = WhisperTranscriber(
             config.asr,
             config.models_dir,
-            prompt=vocabulary_prompt(registry),
-            hotwords=vocabulary_hotwords(registry),
+            prompt=vocabulary_prompt(HomeVocabulary.of(registry)),
+            hotwords=vocabulary_hotwords(HomeVocabulary.of(registry)),
         )
         transcriber.transcribe(np.zeros(16000, dtype=np.int16))
     synthesizer = PiperSynthesizer(config.tts, config.models_dir)

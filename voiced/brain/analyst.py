@@ -21,7 +21,8 @@ from voiced.brain.state import (
     TurnRecord,
     utcnow,
 )
-from voiced.brain.words import Vocabulary, misheard, read
+from voiced.brain.words import misheard, read
+from voiced.devices.vocabulary import HomeVocabulary
 
 LOW_CONFIDENCE = 0.45  # Whisper's mean token probability below this: it was guessing
 REPEAT_WINDOW = 2  # a request said again within this many turns is a repeat
@@ -87,7 +88,7 @@ def _learn_from_commands(prefs: Preferences, record: TurnRecord) -> Preferences:
 
 
 def _learn_from_words(
-    state: ConversationState, record: TurnRecord, vocabulary: Vocabulary
+    state: ConversationState, record: TurnRecord, vocabulary: HomeVocabulary
 ) -> ConversationState:
     heard = read(record.user, vocabulary)
     prefs = state.preferences
@@ -116,7 +117,7 @@ def _learn_from_words(
 
 
 class OfflineAnalyst:
-    def __init__(self, vocabulary: Vocabulary, max_turns: int) -> None:
+    def __init__(self, vocabulary: HomeVocabulary, max_turns: int) -> None:
         """`max_turns`: recent turns kept until the summary compresses them (a hard cap)."""
         self._vocabulary = vocabulary
         self._max_turns = max_turns

@@ -15,10 +15,10 @@ from voiced.brain.judge import OfflineJudge
 from voiced.brain.state import ConversationState
 from voiced.brain.store import StateStore
 from voiced.brain.summary import OfflineSummary
-from voiced.brain.words import Vocabulary
 from voiced.bus import EventBus
 from voiced.config import Config
 from voiced.devices.registry import DeviceRegistry
+from voiced.devices.vocabulary import HomeVocabulary
 from voiced.errors import ConfigError
 from voiced.vibe.manager import VibeTaskManager
 from voiced.vibe.presets import PresetPlanner
@@ -26,22 +26,10 @@ from voiced.vibe.presets import PresetPlanner
 _LOGGER = logging.getLogger(__name__)
 
 
-def vocabulary_of(registry: DeviceRegistry) -> Vocabulary:
-    scents = {s for d in registry.by_kind("diffuser") for s in getattr(d, "scents", [])}
-    genres = {g for d in registry.by_kind("music") for g in getattr(d, "genres", [])}
-    rooms = {d.room for d in registry if d.room}
-    return Vocabulary(
-        scents=tuple(sorted(scents)),
-        genres=tuple(sorted(genres)),
-        rooms=tuple(sorted(rooms)),
-        devices=tuple(d.name for d in registry),
-    )
-
-
 def offline_thinkers(config: Config, registry: DeviceRegistry) -> Thinkers:
     brain = config.brain
     return Thinkers(
-        analyst=OfflineAnalyst(vocabulary_of(registry), max_turns=brain.keep_turns + brain.summary_every),
+        analyst=OfflineAnalyst(HomeVocabulary.of(registry), max_turns=brain.keep_turns + brain.summary_every),
         judge=OfflineJudge(),
         summary=OfflineSummary(brain.keep_turns, brain.memory_lines),
     )

@@ -6,6 +6,8 @@ import difflib
 import re
 from dataclasses import dataclass, field
 
+from voiced.devices.vocabulary import HomeVocabulary
+
 _CLAUSE = re.compile(r"\s*(?:[,.;!?]|\bbut\b|\band\b|\bthough\b)\s*")
 _NEGATIVE = re.compile(r"\b(?:don ?t|do not|not|never|hate|dislike|no|without|can ?t stand)\b")
 _NUMBER_WORDS = {
@@ -14,18 +16,6 @@ _NUMBER_WORDS = {
 }  # fmt: skip
 _TIME = re.compile(r"\b(\d{1,2})(?::(\d{2}))?\s*(am|pm|a m|p m)?\b|\b(" + "|".join(_NUMBER_WORDS) + r")\b")
 PARTS_OF_DAY = ("morning", "afternoon", "evening", "night")
-
-
-@dataclass(frozen=True)
-class Vocabulary:
-    scents: tuple[str, ...]
-    genres: tuple[str, ...]
-    rooms: tuple[str, ...]
-    devices: tuple[str, ...] = ()
-
-    @property
-    def terms(self) -> tuple[str, ...]:
-        return (*self.scents, *self.genres, *self.rooms, *(d.replace("_", " ") for d in self.devices))
 
 
 @dataclass
@@ -77,7 +67,7 @@ def _habit(clause: str) -> dict[str, object]:
     return habit
 
 
-def read(text: str, vocabulary: Vocabulary) -> Heard:
+def read(text: str, vocabulary: HomeVocabulary) -> Heard:
     heard = Heard()
     habits: list[tuple[list[str], dict[str, object]]] = []  # parts of day (maybe none yet), habit
     for raw in _CLAUSE.split(text.lower()):
@@ -124,7 +114,7 @@ def _sound(word: str) -> str:
     return word[0].translate(str.maketrans("zcq", "skk")) + re.sub(r"(.)\1+", r"\1", rest)
 
 
-def misheard(text: str, vocabulary: Vocabulary) -> tuple[str, str] | None:
+def misheard(text: str, vocabulary: HomeVocabulary) -> tuple[str, str] | None:
     """A word that is probably one of the home's terms misheard ("jess" for "jazz"), and that term."""
     terms = [t for t in vocabulary.terms if " " not in t]
     for word in _normal(text).split():

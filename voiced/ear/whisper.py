@@ -10,8 +10,7 @@ import numpy as np
 
 from voiced.audio.pcm import EAR_RATE
 from voiced.config import AsrConfig
-from voiced.devices.model import DiffuserDevice, MusicDevice
-from voiced.devices.registry import DeviceRegistry
+from voiced.devices.vocabulary import HomeVocabulary
 from voiced.errors import ConfigError
 
 _LOGGER = logging.getLogger(__name__)
@@ -76,26 +75,19 @@ class WhisperTranscriber:
         return text, float(math.exp(mean_logprob))
 
 
-def vocabulary_prompt(registry: DeviceRegistry) -> str:
+def vocabulary_prompt(vocabulary: HomeVocabulary) -> str:
     """Words the home uses, in the shape of commands, as Whisper's initial prompt."""
-    rooms = sorted({d.room for d in registry.by_kind("light") if d.room})
-    scents = sorted({s for d in registry if isinstance(d, DiffuserDevice) for s in d.scents})
-    genres = sorted({g for d in registry if isinstance(d, MusicDevice) for g in d.genres})
     parts = ["Turn on the light. Play some jazz. Dim the kitchen light."]
-    if rooms:
-        parts.append(f"Lights: {', '.join(rooms)}.")
-    if scents:
-        parts.append(f"Set the diffuser to {', '.join(scents)}.")
-    if genres:
-        parts.append(f"Music: {', '.join(genres)}.")
+    if vocabulary.light_rooms:
+        parts.append(f"Lights: {', '.join(vocabulary.light_rooms)}.")
+    if vocabulary.scents:
+        parts.append(f"Set the diffuser to {', '.join(vocabulary.scents)}.")
+    if vocabulary.genres:
+        parts.append(f"Music: {', '.join(vocabulary.genres)}.")
     return " ".join(parts)
 
 
-def vocabulary_hotwords(registry: DeviceRegistry) -> str:
+def vocabulary_hotwords(vocabulary: HomeVocabulary) -> str:
     """The home's names as Whisper hotwords: rooms, aliases, scents, genres."""
-    words: list[str] = []
-    for device in registry:
-        words.extend([device.room or "", *device.aliases])
-        words.extend(getattr(device, "scents", []))
-        words.extend(getattr(device, "genres", []))
+    words = [*vocabulary.rooms, *vocabulary.aliases, *vocabulary.scents, *vocabulary.genres]
     return ", ".join(dict.fromkeys(w for w in words if w))

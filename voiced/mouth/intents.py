@@ -18,9 +18,9 @@ from typing import Any
 
 from hassil import Intents
 
-from voiced.devices.colours import COLORS
 from voiced.devices.model import DeviceCommand
 from voiced.devices.registry import DeviceRegistry
+from voiced.devices.vocabulary import HomeVocabulary
 from voiced.errors import DeviceError
 from voiced.mouth.agent import AgentReply
 from voiced.mouth.understanding import pronouns
@@ -85,9 +85,10 @@ class LocalIntentAgent:
         self._home = Home(registry, states, room)
         grammar = one_per_block(build_grammar(registry, room))
         self._matcher = Matcher(Intents.from_dict(grammar), load_unsupported(), room, fuzzy=fuzzy)
-        colours = list(COLORS)
         self._vocabulary = Vocabulary(
-            home_phrases(registry, rooms(registry, room), colours), self._matcher.vocabulary, english_words()
+            home_phrases(HomeVocabulary.of(registry), rooms(registry, room)),
+            self._matcher.vocabulary,
+            english_words(),
         )
         self._rooms = set(rooms(registry, room))
         self._handler_args = (max(1, pct_to_brightness(brightness_step_pct)), scent_limit, now)

@@ -12,9 +12,10 @@ import re
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any
 
 import jellyfish
+
+from voiced.devices.vocabulary import HomeVocabulary
 
 log = logging.getLogger(__name__)
 DICTIONARIES = (Path("/usr/share/dict/american-english"), Path("/usr/share/dict/words"))  # Debian wamerican
@@ -121,19 +122,13 @@ class Vocabulary:
         return found
 
 
-def home_phrases(registry: Any, rooms: list[str], colours: list[str]) -> list[Phrase]:
-    phrases: list[Phrase] = []
-    for device in registry:
-        spoken = device.name.replace("_", " ")
-        for text in {spoken, *device.aliases}:
-            phrases.append(Phrase(text.lower(), device.name, f"the {spoken}"))
-        for scent in getattr(device, "scents", []):
-            phrases.append(Phrase(scent, f"scent:{scent}", scent))
-        for genre in getattr(device, "genres", []):
-            phrases.append(Phrase(genre, f"genre:{genre}", genre))
+def home_phrases(vocabulary: HomeVocabulary, rooms: list[str]) -> list[Phrase]:
+    phrases = [Phrase(text, name, f"the {name.replace('_', ' ')}") for text, name in vocabulary.named]
+    phrases += [Phrase(scent, f"scent:{scent}", scent) for scent in vocabulary.scents]
+    phrases += [Phrase(genre, f"genre:{genre}", genre) for genre in vocabulary.genres]
     for room in rooms:
         phrases.append(Phrase(room, f"room:{room}", f"the {room}"))
-    for colour in colours:
+    for colour in vocabulary.colours:
         phrases.append(Phrase(colour, f"colour:{colour}", colour))
     named = {p.text for p in phrases}
     for word in ("scent", "diffuser", "light", "lights", "lamp", "music", "volume", "brightness"):

@@ -1,0 +1,50 @@
+"""The home's words, read once from the declared devices: the one vocabulary the ear's hints,
+the mouth's hearing corrections and the brain's reading of preferences all share."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from voiced.devices.colours import COLORS
+from voiced.devices.registry import DeviceRegistry
+
+
+@dataclass(frozen=True)
+class HomeVocabulary:
+    scents: tuple[str, ...]
+    genres: tuple[str, ...]
+    rooms: tuple[str, ...]
+    devices: tuple[str, ...] = ()  # device names (snake_case)
+    aliases: tuple[str, ...] = ()
+    light_rooms: tuple[str, ...] = ()
+    colours: tuple[str, ...] = tuple(COLORS)
+    named: tuple[tuple[str, str], ...] = ()  # (a way to say a device, its name): "bedroom light", aliases
+
+    @classmethod
+    def of(cls, registry: DeviceRegistry) -> HomeVocabulary:
+        return cls(
+            scents=_sorted(s for d in registry.by_kind("diffuser") for s in getattr(d, "scents", [])),
+            genres=_sorted(g for d in registry.by_kind("music") for g in getattr(d, "genres", [])),
+            rooms=_sorted(d.room for d in registry if d.room),
+            devices=tuple(d.name for d in registry),
+            aliases=tuple(dict.fromkeys(a for d in registry for a in d.aliases)),
+            light_rooms=_sorted(d.room for d in registry.by_kind("light") if d.room),
+            named=tuple(
+                (text.lower(), d.name)
+                for d in registry
+                for text in dict.fromkeys([_spoken(d.name), *d.aliases])
+            ),
+        )
+
+    @property
+    def terms(self) -> tuple[str, ...]:
+        """Every word or phrase that names something in this home."""
+        return (*self.scents, *self.genres, *self.rooms, *(_spoken(d) for d in self.devices))
+
+
+def _spoken(name: str) -> str:
+    return name.replace("_", " ")
+
+
+def _sorted(words: object) -> tuple[str, ...]:
+    return tuple(sorted(set(words)))  # type: ignore[call-overload]
