@@ -4,9 +4,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# openssl: the TLS test makes its own certificate authority. wamerican: English words, so a real
+# openssl: the TLS test makes its own certificate authority. systemd: systemd-analyze rates the unit. wamerican: English words, so a real
 # word Whisper heard is not "corrected" into a device name that merely looks like it.
-APT_PACKAGES=(wamerican libportaudio2 libspeexdsp1 mosquitto mosquitto-clients pulseaudio pulseaudio-utils libasound2-plugins openssl)
+APT_PACKAGES=(systemd wamerican libportaudio2 libspeexdsp1 mosquitto mosquitto-clients pulseaudio pulseaudio-utils libasound2-plugins openssl)
 VENV=${VOICED_VENV:-.venv}
 
 missing=()

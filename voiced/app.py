@@ -6,7 +6,7 @@ import asyncio
 import contextlib
 import logging
 import signal
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -37,6 +37,7 @@ from voiced.mouth.hybrid import build_agent
 from voiced.mouth.intents import LocalIntentAgent
 from voiced.mouth.piper_tts import PiperSynthesizer
 from voiced.mouth.speech import SpeechOutput
+from voiced.systemd import NotifySettings, notify_systemd
 from voiced.tasks import cancel_and_wait
 from voiced.vibe.narrator import SpokenNarrator
 from voiced.vibe.setup import build_vibe
@@ -75,6 +76,7 @@ class RunOptions:
     events_file: Path | None = None
     # Shared with the SpeakerSink when our voice can reach our microphone; None for file output.
     reference: PlaybackReference | None = None
+    notify: NotifySettings = field(default_factory=NotifySettings)  # systemd's socket and watchdog
 
 
 def build_ear(
@@ -139,7 +141,8 @@ async def run_daemon(
         )
         stack.push_async_callback(drain_printer, printer)
         presence = asyncio.create_task(publish_assistant_state(bus), name="assistant-state")
-        stack.push_async_callback(cancel_and_wait, [presence])
+        systemd = asyncio.create_task(notify_systemd(bus, options.notify), name="systemd-notify")
+        stack.push_async_callback(cancel_and_wait, [presence, systemd])
         gateway = DeviceGateway(registry, config.mqtt, bus, config.safety)
         gateway.start()
         stack.callback(gateway.stop)

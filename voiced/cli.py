@@ -12,6 +12,7 @@ from pathlib import Path
 from voiced.config import Config, load_config
 from voiced.devices.registry import DeviceRegistry
 from voiced.errors import ConfigError
+from voiced.systemd import notify_settings
 
 EXIT_CONFIG = 2
 EXIT_AUDIO = 3
@@ -126,9 +127,10 @@ def _check_models(config: Config) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    logging.basicConfig(
-        level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
-    )
+    # Under journald (it sets JOURNAL_STREAM) the journal stamps each line: no second timestamp.
+    stamp = "" if os.environ.get("JOURNAL_STREAM") else "%(asctime)s "
+    logging.basicConfig(level=args.log_level.upper(), format=f"{stamp}%(levelname)s %(name)s: %(message)s")
+    args.notify = notify_settings(dict(os.environ))
     config_path = getattr(args, "file", None) or args.config or _default_config()
     try:
         config, registry = load_all(config_path, os.environ)

@@ -96,7 +96,9 @@ def run(args: argparse.Namespace, config: Config, registry: DeviceRegistry) -> i
             if args.output
             else SpeakerSink(config.audio.output_device, reference)
         )
-        options = RunOptions(verbose=args.verbose, events_file=args.events, reference=reference)
+        options = RunOptions(
+            verbose=args.verbose, events_file=args.events, reference=reference, notify=args.notify
+        )
         turns = asyncio.run(run_daemon(config, registry, engines, source, sink, options))
     except (AudioSourceError, AudioSinkError, TypedTurnsError) as exc:
         return _fail(str(exc), EXIT_AUDIO)
