@@ -21,6 +21,7 @@ from voiced.bus import EventBus
 from voiced.events import AgentText, TtsStarted, TtsStopped
 from voiced.mouth.sentences import SentenceSplitter
 from voiced.mouth.synthesizer import Synthesizer
+from voiced.tasks import cancel_and_wait
 
 _LOGGER = logging.getLogger(__name__)
 SLICE_S = 0.04  # one audio block: the longest a stop can lag
@@ -102,8 +103,7 @@ class SpeechOutput:
         finally:
             try:
                 if not aside.done():  # the caller was cancelled: so is its line
-                    aside.cancel()
-                    await asyncio.wait([aside], timeout=5)
+                    await cancel_and_wait([aside])
             finally:
                 self._asides.pop(aside, None)
         if aside.cancelled():
@@ -173,9 +173,7 @@ class SpeechOutput:
             await self._sink.drain()
         finally:
             try:
-                if not producer.done():
-                    producer.cancel()
-                await asyncio.wait([producer], timeout=5)
+                await cancel_and_wait([producer])
             finally:  # a second cancel may land while we wait: the reply has stopped all the same
                 if self.speaking:
                     self.speaking = False
