@@ -387,3 +387,44 @@ def test_registry_lists_and_prepare_clamping() -> None:
     assert not agent.understand("set the diffuser to lavender").understood
     assert not agent.understand("turn on the kitchen light").understood
     assert agent.understand("good night").scene == "good_night"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Turn on the kitchen light.",
+        "turn off all the lights",
+        "Set the bedroom light to 40% and play some jazz.",
+        "what time is it?",
+        "Pause the music.",
+    ],
+)
+def test_a_whole_request_lets_the_turn_end_at_a_short_pause(text: str) -> None:
+    agent = make_agent()
+    assert agent.complete(text)
+    assert agent.complete(text)  # asking changes nothing: no context is kept
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "turn on the kitchen light and",  # still being said
+        "set the bedroom light to",
+        "play the beatles",  # a search that may go on ("... abbey road")
+        "turn off the lights in ten minutes",
+        "don't turn off the lights",
+        "my brother said turn off all the lights",
+        "flibber the wobble",
+        "",
+    ],
+)
+def test_what_may_go_on_or_must_not_act_waits_for_the_full_hangover(text: str) -> None:
+    assert not make_agent().complete(text)
+
+
+def test_judging_completeness_leaves_the_conversation_as_it_was() -> None:
+    agent = make_agent()
+    agent.understand("turn on the bedroom light")
+    agent.complete("turn on the kitchen light")
+    reply = agent.understand("set it to 40 percent")
+    assert [c.device for c in reply.commands] == ["bedroom_light"]

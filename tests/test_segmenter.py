@@ -138,3 +138,55 @@ def test_no_pause_for_too_little_speech_or_when_disabled() -> None:
         "UtteranceDiscarded",
     ]
     assert "UtterancePaused" not in [type(e).__name__ for _, e in feed(Segmenter(SETTINGS), "ssss......")]
+
+
+COMPLETING = SegmenterSettings(
+    frame_ms=30,
+    pre_roll_ms=0,
+    onset_ms=60,
+    hangover_ms=600,
+    min_speech_ms=90,
+    max_utterance_ms=9000,
+    pause_ms=90,
+    complete_ms=180,
+)
+
+
+def test_a_request_judged_whole_at_a_pause_ends_after_the_shorter_silence() -> None:
+    segmenter = Segmenter(COMPLETING)
+    assert [type(e).__name__ for _, e in feed(segmenter, "ssss...")] == [
+        "UtteranceStarted",
+        "UtterancePaused",
+    ]
+    assert segmenter.commit() == []  # 3 frames of silence: not yet the 6 it needs
+    ended = [e for _, e in feed(segmenter, "...")]
+    assert len(ended) == 1 and isinstance(ended[0], UtteranceEnded)
+    assert ended[0].reason == "complete" and ended[0].trailing_silence_ms == 180
+
+
+def test_a_judgement_that_comes_late_ends_the_utterance_at_once() -> None:
+    segmenter = Segmenter(COMPLETING)
+    feed(segmenter, "ssss" + "." * 8)  # the transcript took longer than complete_ms
+    (ended,) = segmenter.commit()
+    assert isinstance(ended, UtteranceEnded) and ended.reason == "complete"
+    assert not segmenter.in_speech
+
+
+def test_speech_after_the_judgement_withdraws_it_and_the_full_hangover_applies() -> None:
+    segmenter = Segmenter(COMPLETING)
+    feed(segmenter, "ssss...")
+    segmenter.commit()
+    events = feed(segmenter, "ss" + "." * 19)
+    assert [type(e).__name__ for _, e in events] == ["UtterancePaused"]  # no early end
+    ended = feed(segmenter, ".")
+    assert isinstance(ended[0][1], UtteranceEnded) and ended[0][1].reason == "silence"
+
+
+def test_no_judgement_outside_a_pause_or_when_disabled() -> None:
+    segmenter = Segmenter(COMPLETING)
+    feed(segmenter, "ssss")
+    assert segmenter.commit() == []  # still speaking: nothing is judged, nothing remembered
+    assert [type(e).__name__ for _, e in feed(segmenter, "." * 19)] == ["UtterancePaused"]
+    plain = Segmenter(PAUSING)  # complete_ms = 0
+    feed(plain, "ssss" + "." * 8)
+    assert plain.commit() == [] and plain.in_speech

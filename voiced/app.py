@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import logging
 import signal
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -29,7 +30,7 @@ from voiced.devices.registry import DeviceRegistry
 from voiced.devices.vocabulary import HomeVocabulary
 from voiced.ear.bargein import GuardSettings
 from voiced.ear.frontend import EchoCancellingVad
-from voiced.ear.listener import Ear, Listener
+from voiced.ear.listener import Ear, Heard, Listener
 from voiced.ear.typed import TypedEar, TypedTurns
 from voiced.ear.whisper import WhisperTranscriber, vocabulary_hotwords, vocabulary_prompt
 from voiced.llm_client import open_client
@@ -43,6 +44,7 @@ from voiced.vibe.narrator import SpokenNarrator
 from voiced.vibe.setup import build_vibe
 
 _LOGGER = logging.getLogger(__name__)
+COMPLETE_MIN_CONFIDENCE = 0.5  # Whisper's mean token probability; misheard words run lower
 
 
 @dataclass(frozen=True)
@@ -87,6 +89,7 @@ def build_ear(
     speech: SpeechOutput,
     options: RunOptions,
     stack: contextlib.AsyncExitStack,
+    complete: Callable[[Heard], bool] | None = None,
 ) -> Ear:
     """The ear; what it opens that must be closed (the echo canceller) goes on `stack`."""
     transcriber = engines.transcriber
@@ -95,9 +98,9 @@ def build_ear(
     audio = config.audio
     guard = GuardSettings(frame_ms=config.vad.frame_ms, confirm_ms=audio.barge_in_confirm_ms)
     if options.reference is None or audio.echo == "off":
-        return Ear(source, config.vad, transcriber, bus)
+        return Ear(source, config.vad, transcriber, bus, complete=complete)
     if audio.echo == "half_duplex":
-        return Ear(source, config.vad, transcriber, bus, is_deaf=HalfDuplexGuard(speech))
+        return Ear(source, config.vad, transcriber, bus, is_deaf=HalfDuplexGuard(speech), complete=complete)
     front = EchoCancellingVad(
         config.vad.aggressiveness,
         options.reference,
@@ -116,7 +119,16 @@ def build_ear(
         is_playing=lambda: speech.speaking or front.playing,
         guard=guard,
         echo_db=audio.echo_unexplained_db,
+        complete=complete,
     )
+
+
+def ends_request(config: Config, intents: LocalIntentAgent) -> Callable[[Heard], bool] | None:
+    """What lets the ear end a turn at a short pause: words Whisper is sure of that the local
+    intents take as a whole request. Not for the LLM alone, which takes anything."""
+    if config.agent_kind == "llm" or not config.vad.complete_hangover_ms:
+        return None
+    return lambda heard: heard.confidence >= COMPLETE_MIN_CONFIDENCE and intents.complete(heard.text)
 
 
 async def run_daemon(
@@ -185,7 +197,9 @@ async def run_daemon(
         ear: Listener = (
             TypedEar(source, bus, brain_wait_s=brain_wait_s)
             if isinstance(source, TypedTurns)
-            else build_ear(config, engines, source, bus, speech, options, stack)
+            else build_ear(
+                config, engines, source, bus, speech, options, stack, ends_request(config, intents)
+            )
         )
         daemon = Daemon(
             bus=bus,

@@ -53,6 +53,9 @@ class VadConfig(_Section):
     early_asr_ms: int = Field(
         150, ge=0, le=5000, description="start ASR after this much silence (0 = at the end)"
     )
+    complete_hangover_ms: int = Field(
+        300, ge=0, le=5000, description="silence that ends a whole, confident local command (0 = off)"
+    )
 
 
 class AsrConfig(_Section):

@@ -105,6 +105,7 @@ def settings_from(config: VadConfig) -> SegmenterSettings:
         min_speech_ms=config.min_speech_ms,
         max_utterance_ms=int(config.max_utterance_s * 1000),
         pause_ms=config.early_asr_ms,
+        complete_ms=config.complete_hangover_ms,
     )
 
 
@@ -121,8 +122,13 @@ class Ear:
         guard: GuardSettings | None = None,
         echo_db: float = -10.0,
         is_deaf: Callable[[], bool] = lambda: False,
+        complete: Callable[[Heard], bool] | None = None,
     ) -> None:
+        """`complete`: whether the words heard at a pause are a whole request (the turn may end
+        sooner); None: every turn waits the full hangover."""
         self._source = source
+        self._complete = complete
+        self._judged: asyncio.Task[Heard] | None = None  # the early transcript already judged
         self._asr = AsrQueue(transcriber)
         self._early: asyncio.Task[Heard] | None = None
         self._config = config
@@ -171,7 +177,7 @@ class Ear:
                 voiced = self._onset_frames + self._guard.frames_heard
                 evidence = self._gather(count, self._segmenter.audio_so_far() + kept, speech_frames=voiced)
                 self._hooks.check(self._turn, evidence)
-            for event in self._segmenter.process(kept, user_speech):
+            for event in self._segmenter.process(kept, user_speech) + self._end_by_meaning():
                 self._on_event(event, deliver)
             # A backlog of frames is there without waiting: let the barge-in lane and the
             # speaker run between them, or catching up would hold everything else back.
@@ -182,6 +188,17 @@ class Ear:
         for task in list(self._checks):
             task.cancel()
         self._bus.publish(InputEnded())
+
+    def _end_by_meaning(self) -> list[SegmenterEvent]:
+        """The early transcript at this pause is in and a whole request: end the turn now (checked
+        once per frame, so the decision follows the audio, not the clock)."""
+        early = self._early
+        if self._complete is None or early is None or not early.done() or early is self._judged:
+            return []
+        self._judged = early
+        if early.cancelled() or early.exception() is not None or self._guard.active:
+            return []  # over our reply the barge-in checks decide, at their own pace
+        return self._segmenter.commit() if self._complete(early.result()) else []
 
     def _watch(self, work: Coroutine[Any, Any, None]) -> None:
         task = asyncio.create_task(work, name=f"ear-check-{self._turn}")
@@ -322,7 +339,7 @@ class Ear:
             self._bus.publish(
                 SpeechEnded(turn=self._turn, duration_s=len(samples) / EAR_RATE, voice_end_t=voice_end_t)
             )
-            if event.reason == "silence" and self._early is not None:
+            if event.reason in ("silence", "complete") and self._early is not None:
                 transcript, self._early = self._early, None
             else:
                 self._drop_early()

@@ -21,6 +21,7 @@ class SegmenterSettings:
     min_speech_ms: int = 250
     max_utterance_ms: int = 15000
     pause_ms: int = 0  # silence after which a pause is announced (0 = never)
+    complete_ms: int = 0  # silence that ends an utterance the caller judged complete (0 = never)
 
     def frames(self, ms: int) -> int:
         return max(1, -(-ms // self.frame_ms))
@@ -36,14 +37,14 @@ class UtteranceEnded:
     audio: bytes
     speech_ms: int
     trailing_silence_ms: int
-    reason: Literal["silence", "max_length", "input_ended"]
+    reason: Literal["silence", "complete", "max_length", "input_ended"]
 
 
 @dataclass(frozen=True)
 class UtterancePaused:
     """Speech stopped `pause_ms` ago; the utterance may end here. Lets the caller start ASR early.
 
-    An UtteranceEnded with reason "silence" always ends at the last announced pause.
+    An UtteranceEnded with reason "silence" or "complete" always ends at the last announced pause.
     """
 
     audio: bytes
@@ -72,6 +73,7 @@ class Segmenter:
         self._hangover_frames = settings.frames(settings.hangover_ms)
         self._max_frames = settings.frames(settings.max_utterance_ms)
         self._pause_frames = settings.frames(settings.pause_ms) if settings.pause_ms else 0
+        self._complete_frames = settings.frames(settings.complete_ms) if settings.complete_ms else 0
         self._pre_roll: deque[bytes] = deque(
             maxlen=settings.frames(settings.pre_roll_ms) + self._onset_frames
         )
@@ -87,6 +89,7 @@ class Segmenter:
         self._frames: list[bytes] = []
         self._speech_frames = 0
         self._silence_run = 0
+        self._complete = False  # the caller found what was said so far a whole request
         self._pre_roll.clear()
 
     @property
@@ -97,6 +100,14 @@ class Segmenter:
     def audio_so_far(self) -> bytes:
         """The utterance in progress, pre-roll included (empty when none is open)."""
         return b"".join(self._frames) if self._in_speech else b""
+
+    def commit(self) -> list[SegmenterEvent]:
+        """What was said up to this pause is a whole request: end it after `complete_ms` of
+        silence rather than the full hangover. Speech before then withdraws the judgement."""
+        if not (self._in_speech and self._complete_frames and self._silence_run >= self._pause_frames > 0):
+            return []
+        self._complete = True
+        return [self._close("complete")] if self._silence_run >= self._complete_frames else []
 
     def reset(self) -> None:
         """Drop whatever is in progress (e.g. while our own voice is playing)."""
@@ -118,10 +129,13 @@ class Segmenter:
         if is_speech:
             self._speech_frames += 1
             self._silence_run = 0
+            self._complete = False
         else:
             self._silence_run += 1
         if self._silence_run >= self._hangover_frames:
             return [self._close("silence")]
+        if self._complete and self._silence_run >= self._complete_frames:
+            return [self._close("complete")]
         if len(self._frames) >= self._max_frames:
             return [self._close("max_length")]
         enough_speech = self._speech_frames * self._s.frame_ms >= self._s.min_speech_ms
@@ -136,7 +150,7 @@ class Segmenter:
             return []
         return [self._close("input_ended")]
 
-    def _close(self, reason: Literal["silence", "max_length", "input_ended"]) -> SegmenterEvent:
+    def _close(self, reason: Literal["silence", "complete", "max_length", "input_ended"]) -> SegmenterEvent:
         frame_ms = self._s.frame_ms
         speech_ms = self._speech_frames * frame_ms
         event: SegmenterEvent

@@ -43,6 +43,8 @@ NEGATED = "Okay, I'll leave it as it is."
 LATER = "Sorry, I can't do things at a later time yet, so I didn't change anything."
 KIND_WORDS = {"light", "lights", "lamp", "lamps", "diffuser", "scent", "music", "speaker", "volume"}
 SHORT_ANSWER_WORDS = 4  # "the bathroom one" answers a question; a longer request is a new one
+# A request ending in one of these is still being said ("turn on the light and ...").
+GOES_ON = frozenset({"and", "then", "also", "but", "or", "to", "the", "a", "in", "at", "with", "for", "of"})
 MAX_SEGMENTS = 8  # longer utterances are matched segment by segment only
 # hassil builds its number-word tables and opens the fuzzy models on first use: do it at start.
 WARM_UP = (
@@ -103,6 +105,24 @@ class LocalIntentAgent:
         self._home.last = ()
         self._question = None
         self._handlers = handlers(*self._handler_args)
+
+    def complete(self, text: str) -> bool:
+        """Whether `text` is a whole request as it stands (each part a template match with no free
+        text that could go on, nothing reported, negated or for later), so the ear may end the turn
+        at a short pause. Pure: no context is read or kept."""
+        if self._question is not None or is_reported(text) or is_negated(text) or is_for_later(text):
+            return False
+        words = text.lower().replace(",", " ").rstrip(" .!?").split()
+        if not words or words[-1] in GOES_ON:
+            return False
+        segments = split_utterance(text)
+        if not segments or len(segments) > MAX_SEGMENTS:
+            return False
+        for segment in segments:
+            matches = self._matcher.strict(segment)
+            if not matches or matches[0].wild:
+                return False
+        return True
 
     async def respond(self, text: str) -> AgentReply:
         return self.understand(text)
