@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import sys
 from pathlib import Path
 from typing import TextIO
 
+from voiced.devices.payloads import excerpt
 from voiced.events import (
     AgentText,
     AgentToolCall,
@@ -29,6 +31,11 @@ from voiced.events import (
     VibeToolEnd,
     VibeToolStart,
 )
+
+_LOGGER = logging.getLogger(__name__)
+# A device state is under 1 KB; a hostile one must not flood the terminal or the log.
+STATE_CHARS = 500
+LINE_CHARS = 2000
 
 
 def _compact(value: object) -> str:
@@ -77,7 +84,7 @@ def describe(event: Event) -> str | None:
     if isinstance(event, CommandRefused):
         return f"[turn {event.turn}]   !! {event.device}: {event.reason}"
     if isinstance(event, DeviceStateChanged):
-        return f"  device {event.device}: {json.dumps(event.state, separators=(',', ':'))}"
+        return f"  device {event.device}: {excerpt(_compact(event.state), STATE_CHARS)}"
     if isinstance(event, DeviceAvailability):
         return f"  device {event.device} is {'online' if event.online else 'offline'}"
     if isinstance(event, VibeStarted | VibeComplete | VibeError | VibeCancelled):
@@ -96,19 +103,27 @@ async def print_events(
     try:
         while True:
             event = await queue.get()
-            if log is not None:
-                log.write(json.dumps(event.to_dict(), default=str) + "\n")
-                log.flush()
-            line = describe(event)
-            if verbose:
-                fields = {k: v for k, v in event.to_dict().items() if k not in ("kind", "t")}
-                line = thought(event) or f"{event.t:12.3f} {event.kind:<16} {_compact(fields)}"
-            if line is not None:
-                print(line, file=out, flush=True)
+            try:
+                _show(event, verbose, out, log)
+            except (ValueError, TypeError, RecursionError) as exc:
+                # One odd event must not silence the printer for the rest of the run.
+                _LOGGER.warning("event %s not shown: %s", event.kind, excerpt(str(exc)))
     finally:
         bus.unsubscribe(queue)
         if log is not None:
             log.close()
+
+
+def _show(event: Event, verbose: bool, out: TextIO, log: TextIO | None) -> None:
+    if log is not None:
+        log.write(json.dumps(event.to_dict(), default=str) + "\n")
+        log.flush()
+    line = describe(event)
+    if verbose:
+        fields = {k: v for k, v in event.to_dict().items() if k not in ("kind", "t")}
+        line = thought(event) or f"{event.t:12.3f} {event.kind:<16} {excerpt(_compact(fields), LINE_CHARS)}"
+    if line is not None:
+        print(line, file=out, flush=True)
 
 
 async def drain_printer(task: asyncio.Task[None]) -> None:

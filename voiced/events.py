@@ -241,6 +241,16 @@ class BrokerStatus(Event):
     detail: str = ""
 
 
+@dataclass(frozen=True)
+class PayloadRejected(Event):
+    """An MQTT payload refused at the edge; `excerpt` is bounded and escaped, never the payload."""
+
+    kind: ClassVar[str] = "payload_rejected"
+    topic: str
+    reason: str
+    excerpt: str = ""
+
+
 class EventBus:
     """Fan-out of events to subscriber queues; publish never blocks."""
 
