@@ -17,7 +17,7 @@ from voiced.devices.mqtt import MqttLink
 from voiced.devices.payloads import PayloadError, Rejections, escape, read_availability, read_state
 from voiced.devices.registry import DeviceRegistry
 from voiced.devices.safety import SafetyGate
-from voiced.errors import DeviceError
+from voiced.errors import BrokerUnavailable, DeviceError
 from voiced.events import BrokerStatus, DeviceAvailability, DeviceStateChanged, EventBus, PayloadRejected
 
 _LOGGER = logging.getLogger(__name__)
@@ -57,6 +57,7 @@ class DeviceGateway:
         self._bus = bus
         self._safety = SafetyGate(safety or SafetyConfig())
         self._clock = clock
+        self._expiry_s = mqtt_config.command_expiry_s
         self._states: dict[str, dict[str, Any]] = {}
         self._online: dict[str, bool] = {}
         self._reports: dict[str, int] = {}  # state messages received per device
@@ -98,6 +99,15 @@ class DeviceGateway:
     def stop(self) -> None:
         self._link.stop()
 
+    async def responsive(self, timeout: float) -> bool:
+        """True when the broker answers a round trip within `timeout` (see MqttLink.probe)."""
+        try:
+            async with asyncio.timeout(timeout):
+                await asyncio.wrap_future(self._link.probe())
+        except (TimeoutError, BrokerUnavailable):
+            return False
+        return True
+
     def state_of(self, name: str) -> dict[str, Any] | None:
         with self._lock:
             state = self._states.get(name)
@@ -119,7 +129,7 @@ class DeviceGateway:
         payload = encode(prepared)
         with self._lock:
             reports = self._reports.get(prepared.device, 0)
-        delivered = self._link.publish(topic, payload)
+        delivered = self._link.publish(topic, payload, expiry_s=self._expiry_s)
         return Sent(prepared, topic, payload.decode(), delivered, reports)
 
     def _report(self, name: str) -> tuple[int, dict[str, Any] | None]:
