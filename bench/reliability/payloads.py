@@ -224,6 +224,7 @@ class Side:
         actions = DeviceActions(self.gateway, bus, ack_timeout_s=1.0)
         self.agent = LocalAgent(LocalIntentAgent(registry, self.gateway.state_of), actions)
         self.registry = registry
+        self.failures = 0
 
     async def start(self) -> bool:
         self.simulator.start()
@@ -236,7 +237,11 @@ class Side:
         self.simulator.stop()
 
     async def say(self, text: str) -> str:
-        return "".join([piece async for piece in self.agent.reply(0, text)])
+        try:
+            return "".join([piece async for piece in self.agent.reply(0, text)])
+        except Exception as exc:  # no reply at all: a crash of the turn
+            self.failures += 1
+            return f"(no reply: {exc!r})"[:300]
 
 
 async def _exercise(
@@ -296,6 +301,7 @@ async def _exercise(
         os.kill(proc.pid, signal.SIGCONT)
     await asyncio.sleep(1.5)
     stale = watch.commands_seen - before
+    crashes += side.failures
     side.stop()
     fuzzer.loop_stop()
     fuzzer.disconnect()
