@@ -208,3 +208,41 @@ def test_retained_junk_at_start_up_gives_no_tracebacks(
     assert simulator_rejected == len(registry)  # each command topic
     assert not [r for r in caplog.records if r.exc_info]
     assert not [r for r in caplog.records if "\n" in r.getMessage()]
+
+
+def test_a_key_or_value_with_control_characters_cannot_forge_a_simulator_log_line(
+    registry: DeviceRegistry, broker: Broker, caplog: pytest.LogCaptureFixture
+) -> None:
+    async def scenario() -> None:
+        simulator = DeviceSimulator(registry, broker.mqtt_config("sim-forge"))
+        simulator.start()
+        client = publisher(broker.port)
+        try:
+            assert await simulator.wait_connected(5)
+            await asyncio.sleep(0.2)
+            forged = b'{"state":"ON","x\\n2026-01-01 INFO forged":1}'
+            client.publish("zigbee2mqtt/kitchen_light/set", forged, qos=1).wait_for_publish(5)
+            client.publish("voiced/music/set", b'{"genre":"jazz\\r\\n\\u001b[2J"}', qos=1).wait_for_publish(5)
+            client.publish("zigbee2mqtt/kitchen_light/set", b'{"state":"ON"}', qos=1).wait_for_publish(5)
+            deadline = asyncio.get_running_loop().time() + 5
+            while simulator.state_of("kitchen_light")["state"] != "ON":
+                assert asyncio.get_running_loop().time() < deadline
+                await asyncio.sleep(0.05)
+        finally:
+            client.loop_stop()
+            client.disconnect()
+            simulator.stop()
+
+    with caplog.at_level(logging.INFO):
+        asyncio.run(scenario())
+    messages = [r.getMessage() for r in caplog.records]
+    assert not [m for m in messages if "\n" in m or "\r" in m or "\x1b" in m]
+    assert [m for m in messages if "x\\x0a2026-01-01 INFO forged" in m]
+    assert [m for m in messages if "unknown genre 'jazz\\r\\n" in m]
+
+
+def test_the_console_shows_a_bounded_state_line() -> None:
+    from voiced.console import describe
+
+    line = describe(DeviceStateChanged(device="music", state={"track": "y" * 100_000, "k\n": 1}))
+    assert line is not None and len(line) < 600 and "\n" not in line
