@@ -58,7 +58,9 @@ async def carry_out(
     if failed:
         said.append(f"But I couldn't set the {', '.join(failed)}.")
     if unacked:
-        said.append(f"But the broker hasn't confirmed it for the {', '.join(unacked)}, so it may not change.")
+        said.append(
+            f"But the broker hasn't confirmed the command for the {', '.join(unacked)}, so it may not change."
+        )
     if reply.reset_scene:
         stopped = vibe is not None and vibe.running is not None
         if vibe is not None:
