@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import random
 
-from bench.reliability.payloads import hostile, run
+from bench.hostile_payloads import hostile
+from bench.reliability.payloads import run
 from voiced.devices.payloads import PayloadError, read_json
 
 
