@@ -117,6 +117,9 @@ class MqttConfig(_Section):
 
     ack_timeout_s: float = Field(5.0, gt=0, le=60, description="how long to wait for the broker's PUBACK")
     tls: MqttTlsConfig = MqttTlsConfig()
+    command_expiry_s: int = Field(
+        5, ge=1, le=3600, description="MQTT v5 message expiry on commands: never delivered later than this"
+    )
 
 
 class SafetyConfig(_Section):

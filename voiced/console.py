@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import sys
 import time
 from pathlib import Path
 from typing import TextIO
 
 from voiced.bus import EventBus
+from voiced.devices.payloads import excerpt
 from voiced.events import (
     AgentText,
     AgentToolCall,
@@ -32,12 +34,15 @@ from voiced.events import (
 )
 from voiced.tasks import cancel_and_wait
 
-MAX_FIELDS_CHARS = 300  # a line of the live view; the --events file keeps the event whole
+_LOGGER = logging.getLogger(__name__)
+# A device state is under 1 KB; a hostile one must not flood the terminal or the log.
+# The --events file keeps each event whole (payloads over 64 KB never get that far).
+STATE_CHARS = 500
+LINE_CHARS = 300
 
 
-def _compact(value: object, limit: int = MAX_FIELDS_CHARS) -> str:
-    text = json.dumps(value, separators=(",", ":"), default=str)
-    return text if len(text) <= limit else f"{text[:limit]}... ({len(text)} chars)"
+def _compact(value: object) -> str:
+    return json.dumps(value, separators=(",", ":"), default=str)
 
 
 def _clock(at: float) -> str:
@@ -87,7 +92,7 @@ def describe(event: Event) -> str | None:
     if isinstance(event, CommandRefused):
         return f"[turn {event.turn}]   !! {event.device}: {event.reason}"
     if isinstance(event, DeviceStateChanged):
-        return f"  device {event.device}: {json.dumps(event.state, separators=(',', ':'))}"
+        return f"  device {event.device}: {excerpt(_compact(event.state), STATE_CHARS)}"
     if isinstance(event, DeviceAvailability):
         return f"  device {event.device} is {'online' if event.online else 'offline'}"
     if isinstance(event, VibeStarted | VibeComplete | VibeError | VibeCancelled):
@@ -106,19 +111,29 @@ async def print_events(
     try:
         while True:
             event = await queue.get()
-            if log is not None:
-                log.write(json.dumps(event.to_dict(), default=str) + "\n")
-                log.flush()
-            line = describe(event)
-            if verbose:
-                fields = {k: v for k, v in event.to_dict().items() if k not in ("kind", "t", "at")}
-                line = thought(event) or f"{_clock(event.at)} {event.kind:<16} {_compact(fields)}"
-            if line is not None:
-                print(line, file=out, flush=True)
+            try:
+                _show(event, verbose, out, log)
+            except (ValueError, TypeError, RecursionError) as exc:
+                # One odd event must not silence the printer for the rest of the run.
+                _LOGGER.warning("event %s not shown: %s", event.kind, excerpt(str(exc)))
     finally:
         bus.unsubscribe(queue)
         if log is not None:
             log.close()
+
+
+def _show(event: Event, verbose: bool, out: TextIO, log: TextIO | None) -> None:
+    if log is not None:
+        log.write(json.dumps(event.to_dict(), default=str) + "\n")
+        log.flush()
+    line = describe(event)
+    if verbose:
+        fields = {k: v for k, v in event.to_dict().items() if k not in ("kind", "t", "at")}
+        line = (
+            thought(event) or f"{_clock(event.at)} {event.kind:<16} {excerpt(_compact(fields), LINE_CHARS)}"
+        )
+    if line is not None:
+        print(line, file=out, flush=True)
 
 
 async def drain_printer(task: asyncio.Task[None]) -> None:

@@ -238,6 +238,16 @@ class BrokerStatus(Event):
     detail: str = ""
 
 
+@dataclass(frozen=True)
+class PayloadRejected(Event):
+    """An MQTT payload refused at the edge; `excerpt` is bounded and escaped, never the payload."""
+
+    kind: ClassVar[str] = "payload_rejected"
+    topic: str
+    reason: str
+    excerpt: str = ""
+
+
 AssistantMode = Literal["idle", "listening", "thinking", "speaking", "muted"]
 
 

@@ -29,6 +29,7 @@ class ActionResult:
     message: str  # for a model: what was sent, or why nothing was
     broker_down: bool = False
     sent: Sent | None = None  # what the broker took, to confirm against the device's report
+    unacked: bool = False  # handed over, but no PUBACK in time: it may not have arrived
 
 
 class DeviceActions:
@@ -86,9 +87,20 @@ class DeviceActions:
             CommandRefused(turn=turn, device=sent.command.device, reason=reason, task_id=task_id)
         )
 
+    async def _unresponsive(self, turn: int, command: DeviceCommand, task_id: str, timeout: float) -> bool:
+        """A frozen broker would deliver the command whenever it wakes: send nothing to it."""
+        if not self._gateway.connected or await self._gateway.responsive(timeout):
+            return False  # not connected: _send says so
+        why = f"the MQTT broker did not answer within {timeout:g} s; nothing sent"
+        _LOGGER.warning("turn %d: %s", turn, why)
+        self._bus.publish(CommandRefused(turn=turn, device=command.device, reason=why, task_id=task_id))
+        return True
+
     async def execute_acked(self, turn: int, command: DeviceCommand) -> ActionResult:
         """Publish and wait for the broker's answer (about a millisecond on a home network), so a
         refusal (an ACL's "not authorized") is told to the user instead of a cheerful "okay"."""
+        if await self._unresponsive(turn, command, "", self._ack_timeout_s):
+            return ActionResult(False, "not sent: the broker is not answering", broker_down=True)
         sent = self._send(turn, command, "")
         if isinstance(sent, ActionResult):
             return sent
@@ -98,7 +110,10 @@ class DeviceActions:
         except TimeoutError:
             _LOGGER.warning("turn %d: no PUBACK for %s within %.1f s", turn, sent.topic, self._ack_timeout_s)
             return ActionResult(
-                True, f"sent {sent.payload} to {command.device} (the broker has not confirmed yet)", sent=sent
+                True,
+                f"sent {sent.payload} to {command.device} (the broker has not confirmed yet)",
+                sent=sent,
+                unacked=True,
             )
         except PublishRejected as exc:
             return self._refused(turn, sent, "", f"the broker refused it: {exc}")
@@ -129,6 +144,8 @@ class DeviceActions:
         self, turn: int, command: DeviceCommand, *, task_id: str, ack_timeout: float, confirm_timeout: float
     ) -> ActionResult:
         """Publish, wait for the broker's PUBACK, then for the device to report the new state."""
+        if await self._unresponsive(turn, command, task_id, ack_timeout):
+            return ActionResult(False, "the MQTT broker is not answering; nothing sent", broker_down=True)
         sent = self._send(turn, command, task_id)
         if isinstance(sent, ActionResult):
             return sent

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import threading
 import time
@@ -16,26 +15,21 @@ from voiced.config import MqttConfig, SafetyConfig
 from voiced.devices.confirm import expected_state, mismatches
 from voiced.devices.model import DeviceCommand, encode
 from voiced.devices.mqtt import MqttLink
+from voiced.devices.payloads import PayloadError, Rejections, escape, read_availability, read_state
 from voiced.devices.registry import DeviceRegistry
 from voiced.devices.safety import SafetyGate
-from voiced.errors import DeviceError
-from voiced.events import BrokerStatus, DeviceAvailability, DeviceStateChanged
+from voiced.errors import BrokerUnavailable, DeviceError
+from voiced.events import BrokerStatus, DeviceAvailability, DeviceStateChanged, PayloadRejected
 
 _LOGGER = logging.getLogger(__name__)
 
 
 def parse_availability(payload: bytes) -> bool | None:
     """Zigbee2MQTT's `{"state":"online"}` (or the legacy plain `online`); None if neither."""
-    text = payload.decode("utf-8", errors="replace").strip()
     try:
-        body = json.loads(text)
-    except json.JSONDecodeError:
-        body = text
-    if isinstance(body, dict):
-        body = body.get("state")
-    if isinstance(body, str) and body.lower() in ("online", "offline"):
-        return body.lower() == "online"
-    return None
+        return read_availability(payload)
+    except PayloadError:
+        return None
 
 
 class Sent:
@@ -64,12 +58,20 @@ class DeviceGateway:
         self._bus = bus
         self._safety = SafetyGate(safety or SafetyConfig())
         self._clock = clock
+        self._expiry_s = mqtt_config.command_expiry_s
         self._states: dict[str, dict[str, Any]] = {}
         self._online: dict[str, bool] = {}
         self._reports: dict[str, int] = {}  # state messages received per device
         self._lock = threading.Lock()
         self._watchers: dict[str, list[asyncio.Event]] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
+        self.rejections = Rejections(
+            "devices",
+            clock=clock,
+            on_reject=lambda topic, why, sample: bus.publish_threadsafe(
+                PayloadRejected(topic=topic, reason=why, excerpt=sample)
+            ),
+        )
         subscriptions = [device.state_topic for device in registry]
         subscriptions += [d.availability_topic for d in registry if d.availability_topic]
         self._link = MqttLink(
@@ -98,6 +100,15 @@ class DeviceGateway:
     def stop(self) -> None:
         self._link.stop()
 
+    async def responsive(self, timeout: float) -> bool:
+        """True when the broker answers a round trip within `timeout` (see MqttLink.probe)."""
+        try:
+            async with asyncio.timeout(timeout):
+                await asyncio.wrap_future(self._link.probe())
+        except (TimeoutError, BrokerUnavailable):
+            return False
+        return True
+
     def state_of(self, name: str) -> dict[str, Any] | None:
         with self._lock:
             state = self._states.get(name)
@@ -119,7 +130,7 @@ class DeviceGateway:
         payload = encode(prepared)
         with self._lock:
             reports = self._reports.get(prepared.device, 0)
-        delivered = self._link.publish(topic, payload)
+        delivered = self._link.publish(topic, payload, expiry_s=self._expiry_s)
         return Sent(prepared, topic, payload.decode(), delivered, reports)
 
     def _report(self, name: str) -> tuple[int, dict[str, Any] | None]:
@@ -166,27 +177,25 @@ class DeviceGateway:
     def _handle_message(self, topic: str, payload: bytes) -> None:
         device = self._registry.by_state_topic(topic)
         if device is not None:
-            self._handle_state(device.name, topic, payload)
+            self._handle_state(device.name, device.kind, topic, payload)
             return
         device = self._registry.by_availability_topic(topic)
         if device is None:
             return
-        online = parse_availability(payload)
-        if online is None:
-            _LOGGER.warning("%s: ignoring malformed availability %r on %s", device.name, payload[:200], topic)
+        try:
+            online = read_availability(payload)
+        except PayloadError as exc:
+            self.rejections.reject(topic, f"{escape(device.name)}: malformed availability: {exc}", payload)
             return
         with self._lock:
             self._online[device.name] = online
         self._bus.publish_threadsafe(DeviceAvailability(device=device.name, online=online))
 
-    def _handle_state(self, name: str, topic: str, payload: bytes) -> None:
+    def _handle_state(self, name: str, kind: str, topic: str, payload: bytes) -> None:
         try:
-            state = json.loads(payload)
-        except (UnicodeDecodeError, json.JSONDecodeError):
-            _LOGGER.warning("%s: ignoring malformed state on %s: %r", name, topic, payload[:200])
-            return
-        if not isinstance(state, dict):
-            _LOGGER.warning("%s: ignoring state that is not a JSON object: %r", name, payload[:200])
+            state = read_state(kind, payload)
+        except PayloadError as exc:
+            self.rejections.reject(topic, f"{name}: malformed state: {exc}", payload)
             return
         with self._lock:
             self._states[name] = state

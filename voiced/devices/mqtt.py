@@ -20,6 +20,8 @@ from typing import Any, TypeVar
 
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
+from paho.mqtt.packettypes import PacketTypes
+from paho.mqtt.properties import Properties
 
 from voiced.config import MqttConfig
 from voiced.errors import BrokerUnavailable
@@ -33,6 +35,8 @@ StatusHandler = Callable[[bool, str], None]
 ONLINE = b'{"state":"online"}'
 OFFLINE = b'{"state":"offline"}'
 _MAX_EARLY = 64
+# Unsubscribing from a topic we never subscribed to publishes nothing, yet the broker must answer.
+_PROBE_TOPIC = "voiced/probe/unused"
 
 
 class PublishRejected(Exception):
@@ -100,6 +104,7 @@ class MqttLink:
         self._client.on_message = self._handle_message
         self._client.on_connect_fail = self._handle_connect_fail
         self._client.on_publish = self._handle_publish
+        self._client.on_unsubscribe = self._handle_unsubscribe
         self._client.on_socket_open = self._handle_socket_open
 
     @property
@@ -128,22 +133,48 @@ class MqttLink:
         self._client.loop_stop()
         self._fail_pending("the MQTT link was stopped before the broker confirmed")
 
-    def publish(self, topic: str, payload: bytes, *, retain: bool = False, qos: int = 1) -> Future[None]:
-        """Hand a message to the broker; the future settles on its PUBACK (PublishRejected on refusal)."""
+    def publish(
+        self, topic: str, payload: bytes, *, retain: bool = False, qos: int = 1, expiry_s: int | None = None
+    ) -> Future[None]:
+        """Hand a message to the broker; the future settles on its PUBACK (PublishRejected on refusal).
+
+        `expiry_s`: MQTT v5 message expiry; a broker holding the message longer drops it.
+        """
         check_topic(topic)
         if not self.connected:
             raise BrokerUnavailable(f"MQTT broker {self._config.host}:{self._config.port} is not reachable")
-        delivered: Future[None] = Future()
-        info = self._client.publish(topic, payload, qos=qos, retain=retain)
+        properties = None
+        if expiry_s is not None:
+            properties = Properties(PacketTypes.PUBLISH)
+            properties.MessageExpiryInterval = expiry_s
+        info = self._client.publish(topic, payload, qos=qos, retain=retain, properties=properties)
         if info.rc != mqtt.MQTT_ERR_SUCCESS:
             # paho keeps it queued even so; the next connect drops it (see _handle_connect).
             raise BrokerUnavailable(f"publish to {topic} failed: {mqtt.error_string(info.rc)}")
+        return self._awaiting(info.mid)
+
+    def probe(self) -> Future[None]:
+        """A round trip that publishes nothing; it settles when the broker answers.
+
+        A frozen broker (SIGSTOP) still accepts bytes into its socket and, once resumed, delivers
+        a command however old; the expiry interval counts from when it reads it. So a command is
+        sent only after the broker has just shown it is alive.
+        """
+        if not self.connected:
+            raise BrokerUnavailable(f"MQTT broker {self._config.host}:{self._config.port} is not reachable")
+        rc, mid = self._client.unsubscribe(_PROBE_TOPIC)
+        if rc != mqtt.MQTT_ERR_SUCCESS or mid is None:
+            raise BrokerUnavailable(f"probe failed: {mqtt.error_string(rc)}")
+        return self._awaiting(mid)
+
+    def _awaiting(self, mid: int) -> Future[None]:
+        answered: Future[None] = Future()
         with self._pending_lock:
-            if info.mid in self._early:
-                self._settle(delivered, self._early.pop(info.mid))
+            if mid in self._early:
+                self._settle(answered, self._early.pop(mid))
             else:
-                self._pending[info.mid] = delivered
-        return delivered
+                self._pending[mid] = answered
+        return answered
 
     @staticmethod
     def _settle(future: Future[None], error: Exception | None) -> None:
@@ -173,6 +204,13 @@ class MqttLink:
                     del self._early[next(iter(self._early))]
                 return
         self._settle(future, error)
+
+    @_guarded
+    def _handle_unsubscribe(
+        self, _client: mqtt.Client, _userdata: Any, mid: int, _reasons: Any, _props: Any
+    ) -> None:
+        # Any answer will do: "no subscription existed" is the expected one.
+        self._handle_publish(_client, _userdata, mid, None, None)
 
     @_guarded
     def _handle_socket_open(self, _client: mqtt.Client, _userdata: Any, sock: Any) -> None:

@@ -27,6 +27,7 @@ from voiced.devices.model import (
     MusicSet,
 )
 from voiced.devices.mqtt import MqttLink
+from voiced.devices.payloads import Rejections, excerpt, problems, read_object
 from voiced.devices.registry import DeviceRegistry
 from voiced.errors import BrokerUnavailable, DeviceError
 
@@ -43,13 +44,7 @@ def initial_state(device: Device) -> dict[str, Any]:
 
 def parse_command(device: Device, raw: bytes) -> LightSet | DiffuserSet | MusicSet:
     """Parse a wire payload into the device's typed command; raises ValueError naming the problem."""
-    try:
-        body = json.loads(raw)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ValueError(f"not JSON: {exc}") from None
-    if not isinstance(body, dict):
-        raise ValueError(f"expected a JSON object, got {type(body).__name__}")
-    body = dict(body, device=device.name)
+    body = dict(read_object(raw), device=device.name)  # PayloadError is a ValueError
     try:
         if isinstance(device, LightDevice):
             color = body.pop("color", None)
@@ -62,8 +57,7 @@ def parse_command(device: Device, raw: bytes) -> LightSet | DiffuserSet | MusicS
             return DiffuserSet.model_validate(body)
         return MusicSet.model_validate(body)
     except ValidationError as exc:
-        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
-        raise ValueError(problems) from None
+        raise ValueError(problems(exc)) from None
 
 
 def apply(state: dict[str, Any], command: LightSet | DiffuserSet | MusicSet) -> dict[str, Any]:
@@ -108,7 +102,7 @@ class DeviceSimulator:
         self._states = {d.name: initial_state(d) for d in registry}
         self._lock = threading.Lock()
         self.applied = 0
-        self.rejected = 0
+        self._rejections = Rejections("simulator")
         self._link = MqttLink(
             mqtt_config,
             client_id=f"{mqtt_config.client_id}-simulator",
@@ -139,6 +133,10 @@ class DeviceSimulator:
             state = "offline" if device.name in self._offline else "online"
             self._link.publish(device.availability_topic, json.dumps({"state": state}).encode(), retain=True)
 
+    @property
+    def rejected(self) -> int:
+        return self._rejections.total
+
     def state_of(self, name: str) -> dict[str, Any]:
         with self._lock:
             return dict(self._states[name])
@@ -161,13 +159,12 @@ class DeviceSimulator:
             command = parse_command(device, payload)
             _, command = self._registry.prepare(command)
         except (ValueError, DeviceError) as exc:
-            self.rejected += 1
-            _LOGGER.warning("%s: ignoring malformed command %r: %s", device.name, payload[:200], exc)
+            self._rejections.reject(topic, f"{device.name}: malformed command: {exc}", payload)
             return
         with self._lock:
             self._states[device.name] = apply(self._states[device.name], command)
         self.applied += 1
-        _LOGGER.info("%s <- %s", device.name, payload.decode(errors="replace"))
+        _LOGGER.info("%s <- %s", device.name, excerpt(payload))
         if device.name in self._silent:
             return
         if self._delay_s <= 0:

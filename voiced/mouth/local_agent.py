@@ -38,6 +38,7 @@ async def carry_out(
         return CarriedOut(NO_BROKER_REPLY)  # a scene that cannot reach a single device is not "coming up"
     failed: list[str] = []
     offline: list[str] = []
+    unacked: list[str] = []
     sent: list[Sent] = []
     for command in reply.commands:
         result = await actions.execute_acked(turn, command)
@@ -45,6 +46,8 @@ async def carry_out(
             return CarriedOut(NO_BROKER_REPLY)
         if result.sent is not None:
             sent.append(result.sent)
+        if result.unacked:
+            unacked.append(command.device.replace("_", " "))
         if not result.ok:
             name = command.device.replace("_", " ")
             (failed if actions.is_online(command.device) else offline).append(name)
@@ -54,6 +57,10 @@ async def carry_out(
         said.append(f"The {', '.join(offline)} {verb} offline, so I couldn't set {them}.")
     if failed:
         said.append(f"But I couldn't set the {', '.join(failed)}.")
+    if unacked:
+        said.append(
+            f"But the broker hasn't confirmed the command for the {', '.join(unacked)}, so it may not change."
+        )
     if reply.reset_scene:
         stopped = vibe is not None and vibe.running is not None
         if vibe is not None:
