@@ -10,7 +10,7 @@ from collections.abc import Callable
 from concurrent.futures import Future
 from typing import Any
 
-from voiced.bus import EventBus
+from voiced.bus import EventBus, Subscription
 from voiced.config import MqttConfig, SafetyConfig
 from voiced.devices.confirm import expected_state, mismatches
 from voiced.devices.model import DeviceCommand, encode
@@ -63,8 +63,6 @@ class DeviceGateway:
         self._online: dict[str, bool] = {}
         self._reports: dict[str, int] = {}  # state messages received per device
         self._lock = threading.Lock()
-        self._watchers: dict[str, list[asyncio.Event]] = {}
-        self._loop: asyncio.AbstractEventLoop | None = None
         self.rejections = Rejections(
             "devices",
             clock=clock,
@@ -88,10 +86,6 @@ class DeviceGateway:
         return self._link.connected
 
     def start(self) -> None:
-        try:
-            self._loop = asyncio.get_running_loop()
-        except RuntimeError:
-            self._loop = None
         self._link.start()
 
     async def wait_connected(self, timeout: float) -> bool:
@@ -151,28 +145,22 @@ class DeviceGateway:
     async def wait_for_state(self, sent: Sent, timeout: float) -> list[str]:
         """Wait for a report after `sent` that shows what it asked for; returns what is still missing."""
         name, expected = sent.command.device, expected_state(sent.command)
-        changed = asyncio.Event()
-        self._watchers.setdefault(name, []).append(changed)
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + timeout
+        # Its reports come as DeviceStateChanged on the bus, published after the state is stored.
+        reports = self._bus.subscribe(f"confirm-{name}")
         try:
-            while missing := self._missing(sent, expected):
-                changed.clear()
-                remaining = deadline - loop.time()
-                if remaining <= 0:
-                    return missing
-                try:
-                    async with asyncio.timeout(remaining):
-                        await changed.wait()
-                except TimeoutError:
-                    return self._missing(sent, expected)
+            async with asyncio.timeout(timeout):
+                while self._missing(sent, expected):
+                    await self._next_report(reports, name)
             return []
+        except TimeoutError:
+            return self._missing(sent, expected)
         finally:
-            self._watchers[name].remove(changed)
+            self._bus.unsubscribe(reports)
 
-    def _wake(self, name: str) -> None:
-        for event in self._watchers.get(name, ()):
-            event.set()
+    @staticmethod
+    async def _next_report(reports: Subscription, name: str) -> None:
+        while not (isinstance(event := await reports.get(), DeviceStateChanged) and event.device == name):
+            pass
 
     def _handle_message(self, topic: str, payload: bytes) -> None:
         device = self._registry.by_state_topic(topic)
@@ -201,5 +189,3 @@ class DeviceGateway:
             self._states[name] = state
             self._reports[name] = self._reports.get(name, 0) + 1
         self._bus.publish_threadsafe(DeviceStateChanged(device=name, state=state))
-        if self._loop is not None and not self._loop.is_closed():
-            self._loop.call_soon_threadsafe(self._wake, name)
