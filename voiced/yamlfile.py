@@ -42,7 +42,7 @@ class _StrictLoader(yaml.SafeLoader):
             raise _Refused(f"nested deeper than {MAX_DEPTH} levels", self.get_mark())
         super().fetch_flow_collection_start(token_class)
 
-    def compose_node(self, parent: yaml.Node | None, index: object) -> yaml.Node | None:
+    def compose_node(self, parent: yaml.Node | None, index: int) -> yaml.Node | None:
         # The composer recurses once per level: bound it before Python's own limit is hit.
         self._depth += 1
         try:
@@ -127,7 +127,8 @@ def _read_text(path: Path) -> str:
     except FileNotFoundError:
         raise ConfigError(f"{path}: file not found") from None
     except (OSError, ValueError) as exc:  # ValueError: a path the OS cannot encode (a lone surrogate)
-        raise ConfigError(f"{short_repr(str(path))}: cannot open: {getattr(exc, 'strerror', None) or exc}") from None
+        reason = getattr(exc, "strerror", None) or exc
+        raise ConfigError(f"{short_repr(str(path))}: cannot open: {reason}") from None
     try:
         mode = os.fstat(fd).st_mode
         if stat.S_ISDIR(mode):
