@@ -41,11 +41,13 @@ def check_all(
     path: Path | None, environ: Mapping[str, str], *, models: bool
 ) -> tuple[Config, DeviceRegistry]:
     """Everything check-config checks (and `run` before it starts); ConfigError names file and field."""
-    from voiced.vibe.setup import load_presets
+    # the presets alone, not voiced.vibe.setup: importing the openai client would double check-config's time
+    from voiced.vibe.presets import PresetPlanner
 
     config, registry = load_all(path, environ)
     try:
-        load_presets(config, registry)  # scene presets name devices: checked before anything starts
+        # scene presets name devices: checked before anything starts
+        PresetPlanner(config.vibe.presets_file, registry, config.vibe.default_preset)
         if models:
             _check_models(config)
     except ConfigError as exc:
