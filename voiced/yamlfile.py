@@ -114,7 +114,20 @@ def _int(loader: _StrictLoader, node: yaml.ScalarNode) -> int:
     return loader.construct_yaml_int(node)
 
 
+def _str(loader: _StrictLoader, node: yaml.ScalarNode) -> str:
+    value = loader.construct_scalar(node)
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        # "\ud800" escapes make strings no file, topic or JSON body can carry: refuse them here, once
+        bad = short_repr(value[exc.start])
+        message = f"a string holds a lone surrogate ({bad}), which is not text"
+        raise _Refused(message, node.start_mark) from None
+    return value
+
+
 _StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _mapping)
+_StrictLoader.add_constructor("tag:yaml.org,2002:str", _str)
 _StrictLoader.add_constructor("tag:yaml.org,2002:int", _int)
 
 
