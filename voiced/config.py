@@ -30,6 +30,7 @@ Int = StrictInt
 Float = Annotated[float, BeforeValidator(not_a_bool)]
 # A NUL or an unencodable character in a path would only fail when the file is opened, much later.
 SafePath = Annotated[Path, BeforeValidator(check_path_text)]
+PathText = Annotated[str, BeforeValidator(check_path_text)]  # a name or a path
 
 
 class _Section(BaseModel):
@@ -72,7 +73,7 @@ class VadConfig(_Section):
 
 
 class AsrConfig(_Section):
-    model: str = Field("tiny.en", description="'tiny.en' (pip package) or a CTranslate2 model dir")
+    model: PathText = Field("tiny.en", description="'tiny.en' (pip package) or a CTranslate2 model dir")
     compute_type: Literal["int8", "int8_float32", "int16", "float32", "default"] = "int8"
     beam_size: Int = Field(1, ge=1, le=10)
     short_beam_size: Int = Field(
@@ -88,7 +89,7 @@ class AsrConfig(_Section):
 
 
 class TtsConfig(_Section):
-    voice: str = Field("en_US-joe-medium", description="bundled voice name or path to a .onnx")
+    voice: PathText = Field("en_US-joe-medium", description="bundled voice name or path to a .onnx")
     length_scale: Float = Field(1.0, gt=0.3, le=3.0)
     noise_scale: Float | None = Field(None, ge=0, le=2, description="None = the voice's own; 0 = repeatable")
     noise_w_scale: Float | None = Field(

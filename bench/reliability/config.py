@@ -21,7 +21,15 @@ from typing import Any
 
 import yaml
 
-from bench.reliability._mutations import Mutation, billion_laughs, raw, set_field, special, structural
+from bench.reliability._mutations import (
+    HOSTILE_STRINGS,
+    Mutation,
+    billion_laughs,
+    raw,
+    set_field,
+    special,
+    structural,
+)
 from voiced.cli import check_all
 from voiced.errors import ConfigError
 
@@ -61,6 +69,8 @@ FIELD_CASES: list[tuple[str, Any]] = [
     ("llm.max_tool_rounds", 2.0),
     ("audio.input_device", True),
     ("asr.model", "no-such-model"),
+    ("asr.model", "x" * 300),
+    ("tts.voice", "x" * 70_000),
     ("tts.voice", "no-such-voice"),
     ("vibe.default_preset", "no-such-preset"),
     ("mqtt.tls", {"enabled": True, "ca_file": "missing.pem"}),
@@ -81,6 +91,7 @@ class Home:
         self.files = [self.config, self.presets, *sorted((root / "devices").glob("*.yaml"))]
         self.originals = {path: path.read_bytes() for path in self.files}
         self.keys = {path: _keys(yaml.safe_load(data)) for path, data in self.originals.items()}
+        self.leaves = _leaves(yaml.safe_load(self.originals[self.config]), "")
 
     def write(self, path: Path, mutation: Mutation) -> None:
         path.unlink()
@@ -114,6 +125,13 @@ def _keys(data: object) -> set[str]:
     return set()
 
 
+def _leaves(data: object, prefix: str) -> list[str]:
+    """The dotted names of a config's fields."""
+    if not isinstance(data, dict):
+        return [prefix[:-1]]
+    return [leaf for key, value in data.items() for leaf in _leaves(value, f"{prefix}{key}.")]
+
+
 def _names_a_field(message: str, keys: set[str]) -> bool:
     return "line " in message or any(f"{key}{end}" in message for key in keys for end in (":", ".", "["))
 
@@ -122,9 +140,13 @@ def make_case(rng: random.Random, home: Home) -> tuple[Path, Mutation]:
     path = rng.choice(home.files)
     text = home.originals[path].decode("utf-8")
     pick = rng.random()
-    if path == home.config and pick < 0.25:
+    if path == home.config and pick < 0.2:
         field, value = rng.choice(FIELD_CASES)
         return path, Mutation(f"field-{field}", set_field(text, field, value), field)
+    if path == home.config and pick < 0.4:  # any field, a hostile value
+        field = rng.choice(home.leaves)
+        value = rng.choice([*HOSTILE_STRINGS, True, -1, 10**40, 1e308, [], {}, None])
+        return path, Mutation(f"field-any-{field}", set_field(text, field, value), field)
     if pick < 0.65:
         return path, structural(text, rng)
     if pick < 0.95:
