@@ -175,3 +175,10 @@ def test_check_config_refuses_an_empty_host_with_exit_2(tmp_path: Path) -> None:
     assert f"{config}: invalid configuration" in result.stderr
     assert "mqtt.host" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_a_config_of_0_is_a_mistake_not_the_defaults(tmp_path: Path) -> None:
+    config = home(tmp_path)
+    config.write_text("0\n")
+    with pytest.raises(ConfigError, match="expected a mapping at the top level, got int"):
+        check_all(config, {}, models=False)

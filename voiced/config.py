@@ -257,7 +257,8 @@ def load_config(path: Path | None, environ: Mapping[str, str]) -> Config:
     data: dict[str, object] = {}
     base = Path.cwd()
     if path is not None:
-        raw = load_yaml(path) or {}
+        raw = load_yaml(path)
+        raw = {} if raw is None else raw  # an empty file is the defaults; `0` or `false` is a mistake
         base = path.resolve().parent
         if not isinstance(raw, dict):
             raise ConfigError(f"{path}: expected a mapping at the top level, got {type(raw).__name__}")
