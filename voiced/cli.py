@@ -18,16 +18,42 @@ EXIT_CONFIG = 2
 EXIT_AUDIO = 3
 
 
+# Errors raised below the config name only the field ("asr.model: ..."); these say which file holds it.
+_CONFIG_FIELDS = ("devices_dir:", "models_dir:", *(f"{name}." for name in Config.model_fields))
+
+
+def _naming_the_file(path: Path | None, exc: ConfigError) -> ConfigError:
+    if str(exc).startswith(_CONFIG_FIELDS):
+        origin = path or "defaults (no config file given and no ./config.yaml)"
+        return ConfigError(f"{origin}: {exc}")
+    return exc
+
+
 def load_all(path: Path | None, environ: Mapping[str, str]) -> tuple[Config, DeviceRegistry]:
     """The config and the declared devices, read once here at the edge."""
     config = load_config(path, environ)
     try:
         return config, DeviceRegistry.load(config.devices_dir)
     except ConfigError as exc:
-        if str(exc).startswith("devices_dir:"):
-            origin = path or "defaults (no config file given and no ./config.yaml)"
-            raise ConfigError(f"{origin}: {exc}") from None
-        raise
+        raise _naming_the_file(path, exc) from None
+
+
+def check_all(
+    path: Path | None, environ: Mapping[str, str], *, models: bool
+) -> tuple[Config, DeviceRegistry]:
+    """Everything check-config checks (and `run` before it starts); ConfigError names file and field."""
+    # the presets alone, not voiced.vibe.setup: importing the openai client would double check-config's time
+    from voiced.vibe.presets import PresetPlanner
+
+    config, registry = load_all(path, environ)
+    try:
+        # scene presets name devices: checked before anything starts
+        PresetPlanner(config.vibe.presets_file, registry, config.vibe.default_preset)
+        if models:
+            _check_models(config)
+    except ConfigError as exc:
+        raise _naming_the_file(path, exc) from None
+    return config, registry
 
 
 def _default_config() -> Path | None:
@@ -133,12 +159,8 @@ def main(argv: list[str] | None = None) -> int:
     args.notify = notify_settings(dict(os.environ))
     config_path = getattr(args, "file", None) or args.config or _default_config()
     try:
-        config, registry = load_all(config_path, os.environ)
-        from voiced.vibe.setup import load_presets
-
-        load_presets(config, registry)  # scene presets name devices: checked before anything starts
+        config, registry = check_all(config_path, os.environ, models=args.command == "check-config")
         if args.command == "check-config":
-            _check_models(config)
             print(f"{config_path or 'defaults'}: OK ({len(registry)} devices from {config.devices_dir})")
             return 0
         from voiced import commands
@@ -151,7 +173,10 @@ def main(argv: list[str] | None = None) -> int:
             "check-audio": commands.check_audio,
             "state": commands.state,
         }[args.command]
-        return handler(args, config, registry)
+        try:
+            return handler(args, config, registry)
+        except ConfigError as exc:
+            raise _naming_the_file(config_path, exc) from None
     except ConfigError as exc:
         print(f"voiced: {exc}", file=sys.stderr)
         return EXIT_CONFIG

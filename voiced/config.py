@@ -7,13 +7,30 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    StrictInt,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
+from voiced.config_checks import check_host, check_mqtt_text, check_path_text, check_state_file, not_a_bool
 from voiced.errors import ConfigError, describe_validation_error
 from voiced.topics import check_topic
 from voiced.yamlfile import load_yaml
+
+# `true` is not 1, and "5" is not 5: numbers in the config are written as numbers.
+Int = StrictInt
+Float = Annotated[float, BeforeValidator(not_a_bool)]
+# A NUL or an unencodable character in a path would only fail when the file is opened, much later.
+SafePath = Annotated[Path, BeforeValidator(check_path_text)]
+PathText = Annotated[str, BeforeValidator(check_path_text)]  # a name or a path
 
 
 class _Section(BaseModel):
@@ -24,33 +41,33 @@ class AudioConfig(_Section):
     room: str | None = Field(
         None, min_length=1, max_length=60, description='the room the daemon is in ("in here"); None = unknown'
     )
-    input_device: str | int | None = Field(None, description="sounddevice name or index; None = default")
-    output_device: str | int | None = None
+    input_device: str | Int | None = Field(None, description="sounddevice name or index; None = default")
+    output_device: str | Int | None = None
     echo: Literal["cancel", "half_duplex", "off"] = Field(
         "cancel",
         description="cancel: echo cancellation + barge-in; half_duplex: deaf while speaking; off: neither",
     )
-    echo_tail_ms: int = Field(
+    echo_tail_ms: Int = Field(
         200, ge=50, le=2000, description="echo length the canceller models, after delay alignment"
     )
-    echo_margin_db: float = Field(10.0, ge=0, le=40, description="how far above our echo user speech must be")
-    echo_unexplained_db: float = Field(
+    echo_margin_db: Float = Field(10.0, ge=0, le=40, description="how far above our echo user speech must be")
+    echo_unexplained_db: Float = Field(
         -10.0, ge=-40, le=0, description="speech our echo explains to this level is our echo"
     )
-    barge_in_confirm_ms: int = Field(
+    barge_in_confirm_ms: Int = Field(
         700, ge=150, le=5000, description="speech over a reply this long is judged; shorter is a backchannel"
     )
 
 
 class VadConfig(_Section):
-    aggressiveness: int = Field(2, ge=0, le=3)
+    aggressiveness: Int = Field(2, ge=0, le=3)
     frame_ms: Literal[10, 20, 30] = 30
-    pre_roll_ms: int = Field(300, ge=0, le=2000)
-    onset_ms: int = Field(90, ge=10, le=1000, description="speech needed to open an utterance")
-    hangover_ms: int = Field(600, ge=90, le=5000, description="silence needed to close it")
-    min_speech_ms: int = Field(250, ge=0, le=5000)
-    max_utterance_s: float = Field(15.0, gt=1, le=120)
-    early_asr_ms: int = Field(
+    pre_roll_ms: Int = Field(300, ge=0, le=2000)
+    onset_ms: Int = Field(90, ge=10, le=1000, description="speech needed to open an utterance")
+    hangover_ms: Int = Field(600, ge=90, le=5000, description="silence needed to close it")
+    min_speech_ms: Int = Field(250, ge=0, le=5000)
+    max_utterance_s: Float = Field(15.0, gt=1, le=120)
+    early_asr_ms: Int = Field(
         150, ge=0, le=5000, description="start ASR after this much silence (0 = at the end)"
     )
     complete_hangover_ms: int = Field(
@@ -59,15 +76,15 @@ class VadConfig(_Section):
 
 
 class AsrConfig(_Section):
-    model: str = Field("tiny.en", description="'tiny.en' (pip package) or a CTranslate2 model dir")
+    model: PathText = Field("tiny.en", description="'tiny.en' (pip package) or a CTranslate2 model dir")
     compute_type: Literal["int8", "int8_float32", "int16", "float32", "default"] = "int8"
-    beam_size: int = Field(1, ge=1, le=10)
-    short_beam_size: int = Field(
+    beam_size: Int = Field(1, ge=1, le=10)
+    short_beam_size: Int = Field(
         5, ge=1, le=10, description="beam for utterances up to short_utterance_s (commands are short)"
     )
-    short_utterance_s: float = Field(4.0, ge=0, le=30)
+    short_utterance_s: Float = Field(4.0, ge=0, le=30)
     language: str = Field("en", pattern=r"^[a-z]{2,3}$")
-    threads: int = Field(2, ge=1, le=64)
+    threads: Int = Field(2, ge=1, le=64)
     initial_prompt: str | None = Field(None, description="None = built from the declared devices")
     hotwords: str | None = Field(
         None, max_length=400, description="names Whisper should favour; None = the home's; '' = none"
@@ -75,20 +92,20 @@ class AsrConfig(_Section):
 
 
 class TtsConfig(_Section):
-    voice: str = Field("en_US-joe-medium", description="bundled voice name or path to a .onnx")
-    length_scale: float = Field(1.0, gt=0.3, le=3.0)
-    noise_scale: float | None = Field(None, ge=0, le=2, description="None = the voice's own; 0 = repeatable")
-    noise_w_scale: float | None = Field(
+    voice: PathText = Field("en_US-joe-medium", description="bundled voice name or path to a .onnx")
+    length_scale: Float = Field(1.0, gt=0.3, le=3.0)
+    noise_scale: Float | None = Field(None, ge=0, le=2, description="None = the voice's own; 0 = repeatable")
+    noise_w_scale: Float | None = Field(
         None, ge=0, le=2, description="None = the voice's own; 0 = repeatable"
     )
-    sentence_silence_s: float = Field(0.15, ge=0, le=2)
+    sentence_silence_s: Float = Field(0.15, ge=0, le=2)
 
 
 class MqttTlsConfig(_Section):
     enabled: bool = False
-    ca_file: Path | None = Field(None, description="CA certificate(s); None = the system's")
-    cert_file: Path | None = Field(None, description="client certificate, for brokers that ask for one")
-    key_file: Path | None = None
+    ca_file: SafePath | None = Field(None, description="CA certificate(s); None = the system's")
+    cert_file: SafePath | None = Field(None, description="client certificate, for brokers that ask for one")
+    key_file: SafePath | None = None
     insecure: bool = Field(False, description="skip the host name check (self-signed test brokers only)")
 
     @model_validator(mode="after")
@@ -100,22 +117,32 @@ class MqttTlsConfig(_Section):
 
 class MqttConfig(_Section):
     host: str = "127.0.0.1"
-    port: int = Field(1883, ge=1, le=65535)
+    port: Int = Field(1883, ge=1, le=65535)
     client_id: str = "voiced"
     username: str | None = None
     password: str | None = Field(None, exclude=True, description="from VOICED_MQTT_PASSWORD only")
-    keepalive_s: int = Field(30, ge=5, le=3600)
-    connect_timeout_s: float = Field(5.0, gt=0, le=120)
+    keepalive_s: Int = Field(30, ge=5, le=3600)
+    connect_timeout_s: Float = Field(5.0, gt=0, le=120)
     availability_topic: str = Field(
         "voiced/availability", description="retained online on connect; offline as the last will"
     )
+
+    @field_validator("host")
+    @classmethod
+    def _host(cls, value: str) -> str:
+        return check_host(value)
+
+    @field_validator("client_id", "username", "password", "availability_topic")
+    @classmethod
+    def _mqtt_text(cls, value: str | None) -> str | None:
+        return None if value is None else check_mqtt_text(value)
 
     @field_validator("availability_topic")
     @classmethod
     def _plain_topic(cls, value: str) -> str:
         return check_topic(value)
 
-    ack_timeout_s: float = Field(5.0, gt=0, le=60, description="how long to wait for the broker's PUBACK")
+    ack_timeout_s: Float = Field(5.0, gt=0, le=60, description="how long to wait for the broker's PUBACK")
     tls: MqttTlsConfig = MqttTlsConfig()
     command_expiry_s: int = Field(
         5, ge=1, le=3600, description="MQTT v5 message expiry on commands: never delivered later than this"
@@ -123,28 +150,28 @@ class MqttConfig(_Section):
 
 
 class SafetyConfig(_Section):
-    scent_max_intensity: int = Field(80, ge=1, le=100, description="cap on any diffuser intensity")
-    scent_max_minutes: int = Field(120, ge=1, le=1440, description="cap on any diffuser duration")
-    max_commands: int = Field(30, ge=1, le=1000, description="device commands allowed per window")
-    per_seconds: float = Field(10.0, gt=0, le=3600, description="the rate limit's window")
+    scent_max_intensity: Int = Field(80, ge=1, le=100, description="cap on any diffuser intensity")
+    scent_max_minutes: Int = Field(120, ge=1, le=1440, description="cap on any diffuser duration")
+    max_commands: Int = Field(30, ge=1, le=1000, description="device commands allowed per window")
+    per_seconds: Float = Field(10.0, gt=0, le=3600, description="the rate limit's window")
 
 
 class VibeConfig(_Section):
-    confirm_timeout_s: float = Field(
+    confirm_timeout_s: Float = Field(
         5.0,
         gt=0,
         le=120,
         description="how long a device has to show a command in its state (a scene's step, or a command "
         "the brain asked the reply to confirm)",
     )
-    plan_timeout_s: float = Field(20.0, gt=0, le=300, description="the LLM planner's time budget")
+    plan_timeout_s: Float = Field(20.0, gt=0, le=300, description="the LLM planner's time budget")
     planner_model: str | None = Field(None, description="the model that plans scenes; None = llm.model")
-    max_steps: int = Field(16, ge=1, le=64)
-    narrate_wait_s: float = Field(
+    max_steps: Int = Field(16, ge=1, le=64)
+    narrate_wait_s: Float = Field(
         20.0, ge=0, le=300, description="how long a narration waits for the conversation to pause"
     )
     default_preset: str = Field("relax", description="used when no preset matches the request")
-    presets_file: Path | None = Field(None, description="scene presets (YAML); None = the built-in ones")
+    presets_file: SafePath | None = Field(None, description="scene presets (YAML); None = the built-in ones")
 
 
 DEFAULT_SYSTEM_PROMPT = (
@@ -160,12 +187,12 @@ class LlmConfig(_Section):
     )
     model: str = "gpt-4o-mini"
     api_key: str | None = Field(None, exclude=True, description="from VOICED_LLM_API_KEY only")
-    connect_timeout_s: float = Field(3.0, gt=0, le=60)
-    first_token_timeout_s: float = Field(4.0, gt=0, le=120)
-    total_timeout_s: float = Field(30.0, gt=0, le=600)
-    max_history_turns: int = Field(8, ge=0, le=200)
-    max_tool_rounds: int = Field(4, ge=1, le=20)
-    temperature: float = Field(0.4, ge=0, le=2)
+    connect_timeout_s: Float = Field(3.0, gt=0, le=60)
+    first_token_timeout_s: Float = Field(4.0, gt=0, le=120)
+    total_timeout_s: Float = Field(30.0, gt=0, le=600)
+    max_history_turns: Int = Field(8, ge=0, le=200)
+    max_tool_rounds: Int = Field(4, ge=1, le=20)
+    temperature: Float = Field(0.4, ge=0, le=2)
     system_prompt: str = Field(DEFAULT_SYSTEM_PROMPT, min_length=1)
 
 
@@ -173,30 +200,32 @@ class AgentConfig(_Section):
     kind: Literal["auto", "local", "llm", "hybrid"] = Field(
         "auto", description="auto = hybrid when llm.base_url is set, else local"
     )
-    brightness_step_pct: int = Field(25, ge=1, le=100)
+    brightness_step_pct: Int = Field(25, ge=1, le=100)
 
 
 class BrainConfig(_Section):
     enabled: bool = Field(True, description="analyst, judge and summary in the background")
-    state_file: Path = Field(Path("voiced-state.sqlite"), description="SQLite; relative to the config file")
+    state_file: SafePath = Field(
+        Path("voiced-state.sqlite"), description="SQLite; relative to the config file"
+    )
     new_session: bool = Field(False, description="start a new session instead of resuming the last")
-    barrier_timeout_s: float = Field(
+    barrier_timeout_s: Float = Field(
         30.0, gt=0, le=600, description="the longest a turn waits for the last turn's analysis"
     )
     filler: str = Field("One moment.", min_length=1, description="said when a turn has to wait")
-    summary_every: int = Field(5, ge=1, le=100, description="compress older turns every N turns")
-    keep_turns: int = Field(4, ge=1, le=50, description="turns kept word for word in the context")
-    memory_lines: int = Field(30, ge=1, le=500, description="fact lines kept in compressed_memory")
+    summary_every: Int = Field(5, ge=1, le=100, description="compress older turns every N turns")
+    keep_turns: Int = Field(4, ge=1, le=50, description="turns kept word for word in the context")
+    memory_lines: Int = Field(30, ge=1, le=500, description="fact lines kept in compressed_memory")
     use_llm: bool = Field(True, description="think with the LLM when llm.base_url is set")
     model: str | None = Field(None, description="the model the brain uses; None = llm.model")
-    timeout_s: float = Field(
+    timeout_s: Float = Field(
         8.0, gt=0, le=600, description="one brain request's budget; three fit in the barrier's"
     )
 
 
 class Config(_Section):
-    devices_dir: Path = Path("devices")
-    models_dir: Path = Path("models")
+    devices_dir: SafePath = Path("devices")
+    models_dir: SafePath = Path("models")
     audio: AudioConfig = AudioConfig()
     vad: VadConfig = VadConfig()
     asr: AsrConfig = AsrConfig()
@@ -234,7 +263,8 @@ def load_config(path: Path | None, environ: Mapping[str, str]) -> Config:
     data: dict[str, object] = {}
     base = Path.cwd()
     if path is not None:
-        raw = load_yaml(path) or {}
+        raw = load_yaml(path)
+        raw = {} if raw is None else raw  # an empty file is the defaults; `0` or `false` is a mistake
         base = path.resolve().parent
         if not isinstance(raw, dict):
             raise ConfigError(f"{path}: expected a mapping at the top level, got {type(raw).__name__}")
@@ -251,17 +281,19 @@ def load_config(path: Path | None, environ: Mapping[str, str]) -> Config:
         raise ConfigError(describe_validation_error(path or "defaults", exc)) from None
     origin = path or "defaults"
     state_file = base / config.brain.state_file
-    if config.brain.enabled and not state_file.parent.is_dir():
-        raise ConfigError(f"{origin}: brain.state_file: folder {state_file.parent} does not exist")
+    if config.brain.enabled:
+        check_state_file(state_file, origin)
+    presets_file = base / config.vibe.presets_file if config.vibe.presets_file else None
+    if presets_file is not None and not presets_file.is_file():
+        what = "not a regular file" if presets_file.exists() else "not found"
+        raise ConfigError(f"{origin}: vibe.presets_file: {presets_file} {what}")
     return config.model_copy(
         update={
             "devices_dir": base / config.devices_dir,
             "models_dir": base / config.models_dir,
             "mqtt": config.mqtt.model_copy(update={"tls": _resolve_tls(config.mqtt.tls, base, origin)}),
             "brain": config.brain.model_copy(update={"state_file": state_file}),
-            "vibe": config.vibe.model_copy(
-                update={"presets_file": base / config.vibe.presets_file if config.vibe.presets_file else None}
-            ),
+            "vibe": config.vibe.model_copy(update={"presets_file": presets_file}),
         }
     )
 

@@ -22,6 +22,7 @@ from voiced.topics import check_topic
 from voiced.yamlfile import load_yaml
 
 _DEVICE_ADAPTER: TypeAdapter[Device] = TypeAdapter(Device)
+_MQTT_MAX_BYTES = 65_535  # a topic carries a 16-bit length
 
 
 def _clamp(value: int | None, low: int, high: int) -> int | None:
@@ -60,9 +61,14 @@ class DeviceRegistry:
         devices = []
         for path in files:
             try:
-                devices.append(_DEVICE_ADAPTER.validate_python(load_yaml(path)))
+                device = _DEVICE_ADAPTER.validate_python(load_yaml(path))
             except ValidationError as exc:
                 raise ConfigError(describe_validation_error(path, exc, tagged=True)) from None
+            for field in ("command_topic", "state_topic", "availability_topic"):
+                topic = getattr(device, field)
+                if topic is not None and len(topic.encode("utf-8")) > _MQTT_MAX_BYTES:
+                    raise ConfigError(f"{path}: {field}: longer than MQTT's {_MQTT_MAX_BYTES} bytes")
+            devices.append(device)
         return cls(devices, [str(path) for path in files])
 
     def __iter__(self) -> Iterator[Device]:

@@ -61,6 +61,22 @@ def _expand(tools: DeviceTools, step: dict[str, Any], where: str, *, strict: boo
     return [VibeStep(tool=tool, input={"device": name, **fields}) for name in chosen]
 
 
+def _checked(tools: DeviceTools, raw: dict[str, Any], where: str, *, strict: bool) -> list[VibeStep]:
+    """The step's calls, each checked as the vibe agent would make it; ConfigError names the step."""
+    try:
+        steps = _expand(tools, raw, where, strict=strict)
+        for step in steps:
+            check_step(tools, step)
+    except ToolError as exc:
+        raise ConfigError(f"{where}: {exc}") from None
+    except ValidationError as exc:
+        raise ConfigError(describe_validation_error(where, exc)) from None
+    except (ValueError, TypeError, OverflowError, RecursionError) as exc:
+        # a value the tools' own checks let through ("²" for a number): still the file's mistake
+        raise ConfigError(f"{where}: invalid value: {type(exc).__name__}: {str(exc)[:200]}") from None
+    return steps
+
+
 class PresetPlanner:
     def __init__(self, path: Path | None, registry: DeviceRegistry, default: str) -> None:
         """Load and check every preset against the declared devices; ConfigError names the step."""
@@ -75,12 +91,7 @@ class PresetPlanner:
             steps: list[VibeStep] = []
             for index, raw in enumerate(preset.steps):
                 where = f"{path}: {name}.steps[{index}]"
-                for step in _expand(tools, raw, where, strict=path != BUILT_IN):
-                    try:
-                        check_step(tools, step)
-                    except ToolError as exc:
-                        raise ConfigError(f"{where}: {exc}") from None
-                    steps.append(step)
+                steps.extend(_checked(tools, raw, where, strict=path != BUILT_IN))
             self.plans[name] = (preset, tuple(steps))
         if default not in self.plans:
             raise ConfigError(f"vibe.default_preset: {default!r} is not a preset in {path}")
