@@ -38,6 +38,7 @@ class Text:
 class Call:
     name: str
     arguments: str  # raw, so tests can send malformed JSON
+    piece: int = ARGUMENT_PIECE  # streamed in pieces this long (megabytes go in larger ones)
 
 
 def call(name: str, **arguments: Any) -> Call:
@@ -300,8 +301,8 @@ class _Handler(BaseHTTPRequestHandler):
                     "function": head,
                 }
                 self._event({"tool_calls": [start]})
-                for at in range(0, len(item.arguments), ARGUMENT_PIECE):
-                    piece = item.arguments[at : at + ARGUMENT_PIECE]
+                for at in range(0, len(item.arguments), item.piece):
+                    piece = item.arguments[at : at + item.piece]
                     self._event({"tool_calls": [{"index": index, "function": {"arguments": piece}}]})
             self._event({}, "tool_calls")
         self._write(b"data: [DONE]\n\n")
