@@ -55,9 +55,9 @@ class StateStore:
     def _prepare(self) -> None:
         try:
             with closing(self._connect()) as db, db:
+                self._check(db)  # before anything is written: a damaged file is kept as it was
                 db.execute("pragma journal_mode=wal")
                 db.execute(_SCHEMA)
-                self._check(db)
         except sqlite3.DatabaseError as exc:
             if getattr(exc, "sqlite_errorcode", 0) & 0xFF in _DAMAGED:  # extended codes too
                 raise _Damaged(str(exc)) from None
@@ -72,6 +72,8 @@ class StateStore:
         if problems != ["ok"]:
             raise _Damaged(" ".join(" ".join(str(problem) for problem in problems).split()))  # one line
         kinds = [row[0] for row in db.execute("select type from sqlite_master where tbl_name = 'states'")]
+        if not kinds:
+            return  # a new file, or someone else's database: our table is added
         columns = [row[1] for row in db.execute("pragma table_info(states)")]
         if "table" not in kinds or columns != _COLUMNS or "trigger" in kinds or "view" in kinds:
             raise _Damaged(f"its states table has another shape (columns {', '.join(columns) or 'none'})")
