@@ -229,6 +229,7 @@ async def _hostile(
                     counts["unbounded_errors"] += not _bounded(result.content)
             except Exception as exc:
                 _failed(counts, f"hostile {tool} ({len(arguments)} chars)", exc)
+            server.requests.clear()  # the scripted server's record is not the daemon's memory
         if baseline:
             counts["rss_growth_kb"] = max(0, _rss_kb() - baseline)
         await agent.aclose()
