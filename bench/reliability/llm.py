@@ -28,6 +28,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+import openai
+
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
@@ -49,6 +51,8 @@ from voiced.events import EventBus  # noqa: E402
 from voiced.mouth.hybrid import LOST_THREAD_APOLOGY, UNAVAILABLE_APOLOGY, ApologizingAgent  # noqa: E402
 from voiced.mouth.llm import LlmAgent  # noqa: E402
 from voiced.mouth.tools import ToolBox  # noqa: E402
+from voiced.vibe.llm_planner import LlmPlanner  # noqa: E402
+from voiced.vibe.presets import PresetPlanner  # noqa: E402
 
 ANSWER_WITHIN_MS = 5000
 PLAN_TIMEOUT_S = 3.0
@@ -168,17 +172,8 @@ def _answered(counts: dict[str, int], elapsed_ms: float, limit_ms: float = ANSWE
 async def _stalled_plan(
     registry: DeviceRegistry, url: str, model: str, name: str, counts: dict[str, int]
 ) -> None:
-    import openai
-
-    from voiced.vibe.llm_planner import LlmPlanner
-    from voiced.vibe.presets import PresetPlanner
-
     counts["tries"] += 1
-    client = openai.AsyncOpenAI(base_url=url, api_key="not-needed", max_retries=0)
-    vibe = VibeConfig(plan_timeout_s=PLAN_TIMEOUT_S, planner_model=model)
-    planner = LlmPlanner(
-        LlmConfig(base_url=url), vibe, registry, PresetPlanner(None, registry, "relax"), client
-    )
+    planner = _planner(registry, url, VibeConfig(plan_timeout_s=PLAN_TIMEOUT_S, planner_model=model))
     try:
         started = time.monotonic()
         plan = await asyncio.wait_for(planner.plan("help me relax"), 60)
@@ -212,6 +207,7 @@ async def _hostile(
         actions = DeviceActions(gateway, bus)
         tools = ToolBox(registry, actions)
         agent = LlmAgent(LlmConfig(base_url=server.base_url, model="hostile"), registry, actions)
+        planner = _planner(registry, server.base_url, VibeConfig(planner_model="hostile-plan"))
         baseline = 0
         for number in range(total):
             if number == min(20, total // 2):
@@ -223,7 +219,7 @@ async def _hostile(
                 if route == 0:
                     await _through_agent(agent, server, number, tool, arguments, counts)
                 elif route == 5:
-                    await _through_planner(registry, server, tool, arguments, counts)
+                    await _through_planner(planner, server, tool, arguments, counts)
                 else:
                     result = await tools.run(number, tool, arguments)
                     counts["unbounded_errors"] += not _bounded(result.content)
@@ -233,6 +229,7 @@ async def _hostile(
         if baseline:
             counts["rss_growth_kb"] = max(0, _rss_kb() - baseline)
         await agent.aclose()
+        await planner.aclose()
     finally:
         gateway.stop()
         await asyncio.sleep(0.3)  # the watcher sees the last publishes
@@ -254,24 +251,18 @@ async def _through_agent(
         counts["unbounded_errors"] += 1
 
 
+def _planner(registry: DeviceRegistry, url: str, vibe: VibeConfig) -> LlmPlanner:
+    """One client per planner, as the daemon has: a client each time would measure httpx, not us."""
+    client = openai.AsyncOpenAI(base_url=url, api_key="not-needed", max_retries=0)
+    presets = PresetPlanner(None, registry, "relax")
+    return LlmPlanner(LlmConfig(base_url=url), vibe, registry, presets, client)
+
+
 async def _through_planner(
-    registry: DeviceRegistry, server: ScriptedServer, tool: str, arguments: str, counts: dict[str, int]
+    planner: LlmPlanner, server: ScriptedServer, tool: str, arguments: str, counts: dict[str, int]
 ) -> None:
-    import openai
-
-    from voiced.vibe.llm_planner import LlmPlanner
-    from voiced.vibe.presets import PresetPlanner
-
     server.push(Tools((Call(tool, arguments),)), Tools(()), model="hostile-plan")
-    client = openai.AsyncOpenAI(base_url=server.base_url, api_key="not-needed", max_retries=0)
-    vibe = VibeConfig(planner_model="hostile-plan")
-    planner = LlmPlanner(
-        LlmConfig(base_url=server.base_url), vibe, registry, PresetPlanner(None, registry, "relax"), client
-    )
-    try:
-        plan = await asyncio.wait_for(planner.plan("make it cosy"), 30)
-    finally:
-        await planner.aclose()
+    plan = await asyncio.wait_for(planner.plan("make it cosy"), 30)
     if not plan.steps:
         counts["crashes"] += 1
     if len(json.dumps(server.requests[-1])) > LONGEST_REQUEST:
