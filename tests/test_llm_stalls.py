@@ -168,3 +168,22 @@ def test_the_planner_drops_a_response_cut_mid_body_and_uses_a_preset(
 
     plan = asyncio.run(scenario())
     assert plan.source == "preset" and "the planner was unavailable" in plan.note
+
+
+def test_a_longer_first_token_timeout_lends_the_first_sentence_as_long(
+    registry: DeviceRegistry, llm: ScriptedServer
+) -> None:
+    """Who gave a slow model 7 s to start gave it 7 s for a sentence too, not the default 4.5 s."""
+    text = "One two three four five six."
+    llm.push(Text(text, token_delay_s=0.9))
+    config = LlmConfig(base_url=llm.base_url, model="scripted", first_token_timeout_s=7.0)
+
+    async def scenario() -> list[str]:
+        agent = LlmAgent(config, registry, offline_actions(registry))
+        try:
+            async with asyncio.timeout(WAIT_S):
+                return [piece async for piece in agent.reply(1, "count")]
+        finally:
+            await agent.aclose()
+
+    assert asyncio.run(scenario()) == [text]

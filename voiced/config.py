@@ -165,7 +165,11 @@ class LlmConfig(_Section):
         3.0, gt=0, le=120, description="the longest pause between two pieces of a reply once it has begun"
     )
     first_sentence_timeout_s: float = Field(
-        4.5, gt=0, le=600, description="the longest the user waits for a first sentence before an apology"
+        4.5,
+        gt=0,
+        le=600,
+        description="the longest the user waits for a first sentence before an apology "
+        "(never less than first_token_timeout_s)",
     )
 
 

@@ -236,7 +236,9 @@ class LlmAgent:
         loop = asyncio.get_running_loop()
         started = loop.time()
         first_by = min(deadline, started + self._config.first_token_timeout_s)
-        sentence_by = min(deadline, started + self._config.first_sentence_timeout_s)
+        # A user who gave a slow model more time to start gave it that long for a sentence too.
+        first_sentence_s = max(self._config.first_sentence_timeout_s, self._config.first_token_timeout_s)
+        sentence_by = min(deadline, started + first_sentence_s)
         request = self._client.chat.completions.create(
             model=self._config.model,
             messages=self._messages(exchange),
