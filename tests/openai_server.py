@@ -1,8 +1,10 @@
 """A scripted OpenAI-compatible chat server over real HTTP (stdlib only), for tests.
 
 Each POST /v1/chat/completions consumes the next step of the script: streamed text (token by token,
-optionally slow or cut off), streamed tool calls (arguments split across chunks, exactly as OpenAI
-sends them), an HTTP error, or raw bytes (garbage SSE). Every request body is recorded.
+optionally slow, cut off, or stalled), streamed tool calls (arguments split across chunks, exactly as
+OpenAI sends them), an HTTP error, raw bytes (garbage SSE), a hang (no answer at all), or another
+step paced byte by byte (a trickle) and maybe dropped or stalled part way. Every request body is
+recorded.
 """
 
 from __future__ import annotations
@@ -10,13 +12,14 @@ from __future__ import annotations
 import json
 import logging
 import re
+import select
 import socket
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, Literal
 
 _LOGGER = logging.getLogger(__name__)
 ARGUMENT_PIECE = 7  # tool-call arguments are streamed in pieces this long
@@ -28,12 +31,14 @@ class Text:
     token_delay_s: float = 0.0
     first_delay_s: float = 0.0  # after the headers, before the first chunk
     cut_after: int | None = None  # drop the connection after this many tokens
+    stall_after: int | None = None  # after this many tokens, go silent (the connection stays open)
 
 
 @dataclass(frozen=True)
 class Call:
     name: str
     arguments: str  # raw, so tests can send malformed JSON
+    piece: int = ARGUMENT_PIECE  # streamed in pieces this long (megabytes go in larger ones)
 
 
 def call(name: str, **arguments: Any) -> Call:
@@ -59,7 +64,30 @@ class Raw:
     body: bytes
 
 
-Step = Text | Tools | HttpError | Raw
+@dataclass(frozen=True)
+class Hang:
+    """The request is read and never answered: no headers, the connection held open."""
+
+    seconds: float = 60.0
+
+
+@dataclass(frozen=True)
+class Paced:
+    """`step`'s whole response (headers too) sent one byte every `byte_delay_s`; after `limit_bytes`
+    the connection is dropped or goes silent."""
+
+    step: Text | Tools
+    byte_delay_s: float = 0.0
+    limit_bytes: int | None = None
+    then: Literal["drop", "stall"] = "drop"
+
+
+Step = Text | Tools | HttpError | Raw | Hang | Paced
+SILENT_S = 60.0  # how long a stalled response stays silent (the client gives up long before)
+
+
+class _Cut(Exception):
+    """The script ended this response early."""
 
 
 def tokens(text: str) -> list[str]:
@@ -136,6 +164,8 @@ class _Handler(BaseHTTPRequestHandler):
         _LOGGER.debug(format, *args)
 
     def do_POST(self) -> None:
+        self._pace: Paced | None = None
+        self._sent = 0
         body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", "0"))) or b"{}")
         if self.path.rstrip("/") != "/v1/chat/completions":
             self._send(404, '{"error": {"message": "not found"}}')
@@ -144,8 +174,13 @@ class _Handler(BaseHTTPRequestHandler):
         step = owner._next(body)
         self._id = f"chatcmpl-{len(owner.requests)}"
         self._model = str(body.get("model", "scripted"))
+        if isinstance(step, Paced):
+            self._pace, step = step, step.step
         try:
-            if step is None:
+            if isinstance(step, Hang):
+                self._silent(step.seconds)
+                self.close_connection = True
+            elif step is None:
                 self._send(500, '{"error": {"message": "script exhausted"}}')
             elif isinstance(step, HttpError):
                 self._send(step.status, step.body)
@@ -158,6 +193,52 @@ class _Handler(BaseHTTPRequestHandler):
         except (BrokenPipeError, ConnectionResetError):
             self.close_connection = True
             owner._note_aborted()
+        except _Cut:
+            self.close_connection = True
+
+    def _silent(self, seconds: float) -> None:
+        """Send nothing until the client gives up (closes), the server stops, or `seconds` pass."""
+        self.wfile.flush()
+        owner = self.server.owner
+        until = time.monotonic() + seconds
+        while time.monotonic() < until and not owner._stop.is_set():
+            readable, _w, _x = select.select([self.connection], [], [], 0.05)
+            if readable and not self.connection.recv(1, socket.MSG_PEEK):
+                owner._note_aborted()
+                return
+
+    def _out(self, data: bytes) -> None:
+        """Every byte of the response goes through here, so a Paced step can trickle or cut it."""
+        pace = self._pace
+        if pace is None:
+            self.wfile.write(data)
+            return
+        for byte in data:
+            if pace.limit_bytes is not None and self._sent >= pace.limit_bytes:
+                if pace.then == "stall":
+                    self._silent(SILENT_S)
+                self.connection.shutdown(socket.SHUT_RDWR)
+                raise _Cut
+            self.server.owner.sleep(pace.byte_delay_s)
+            self.wfile.write(bytes((byte,)))
+            self.wfile.flush()
+            self._sent += 1
+
+    def send_response(self, code: int, message: str | None = None) -> None:
+        if self._pace is None:
+            super().send_response(code, message)
+            return
+        self.log_request(code)
+        self.send_response_only(code, message)
+        self.send_header("Server", self.version_string())
+
+    def end_headers(self) -> None:
+        if self._pace is None:
+            super().end_headers()
+            return
+        self._headers_buffer.append(b"\r\n")
+        head, self._headers_buffer = b"".join(self._headers_buffer), []
+        self._out(head)
 
     def _send(self, status: int, text: str) -> None:
         data = text.encode()
@@ -165,11 +246,11 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(data)))
         self.end_headers()
-        self.wfile.write(data)
+        self._out(data)
 
     def _write(self, data: bytes) -> None:
         if data:  # an empty chunk would end the body
-            self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+            self._out(b"%x\r\n%s\r\n" % (len(data), data))
 
     def _event(self, delta: dict[str, Any], finish: str | None = None) -> None:
         chunk = {
@@ -191,7 +272,7 @@ class _Handler(BaseHTTPRequestHandler):
         owner = self.server.owner
         if isinstance(step, Raw):
             self._write(step.body)
-            self.wfile.write(b"0\r\n\r\n")
+            self._out(b"0\r\n\r\n")
             return
         if isinstance(step, Text):
             owner.sleep(step.first_delay_s)
@@ -201,6 +282,9 @@ class _Handler(BaseHTTPRequestHandler):
                     self.connection.shutdown(socket.SHUT_RDWR)
                     self.close_connection = True
                     return
+                if step.stall_after is not None and number >= step.stall_after:
+                    self._silent(SILENT_S)
+                    raise _Cut
                 owner.sleep(step.token_delay_s)
                 self._event({"content": token})
             self._event({}, "stop")
@@ -217,12 +301,12 @@ class _Handler(BaseHTTPRequestHandler):
                     "function": head,
                 }
                 self._event({"tool_calls": [start]})
-                for at in range(0, len(item.arguments), ARGUMENT_PIECE):
-                    piece = item.arguments[at : at + ARGUMENT_PIECE]
+                for at in range(0, len(item.arguments), item.piece):
+                    piece = item.arguments[at : at + item.piece]
                     self._event({"tool_calls": [{"index": index, "function": {"arguments": piece}}]})
             self._event({}, "tool_calls")
         self._write(b"data: [DONE]\n\n")
-        self.wfile.write(b"0\r\n\r\n")
+        self._out(b"0\r\n\r\n")
 
     def _completion(self, step: Text | Tools | Raw) -> dict[str, Any]:
         message: dict[str, Any] = {

@@ -162,7 +162,7 @@ def test_tool_call_publishes_the_exact_payload_and_the_result_reaches_the_model(
 ) -> None:
     server.push(
         Tools((call("set_light", device="bedroom_light", state="on", brightness_pct=50),)),
-        Text("The bedroom light is on at half brightness."),
+        Text("The bedroom light is on. It is at half brightness."),
     )
 
     async def scenario() -> list[str]:
@@ -175,8 +175,9 @@ def test_tool_call_publishes_the_exact_payload_and_the_result_reaches_the_model(
             return pieces
 
     pieces = asyncio.run(scenario())
-    assert "".join(pieces) == "The bedroom light is on at half brightness."
-    assert len(pieces) > 1  # streamed token by token, not in one piece
+    assert "".join(pieces) == "The bedroom light is on. It is at half brightness."
+    # streamed as it comes, a whole sentence at a time
+    assert pieces == ["The bedroom light is on.", " It is at half brightness."]
     assert watcher.wait_for(1) == [("zigbee2mqtt/bedroom_light/set", '{"state":"ON","brightness":127}')]
     first, second = server.requests
     assert first["stream"] is True
@@ -406,7 +407,7 @@ def test_endpoint_failures_raise_before_anything_is_yielded(
 
 
 def test_failure_mid_stream_stops_and_raises(registry: DeviceRegistry, server: ScriptedServer) -> None:
-    server.push(Text("One two three four five.", cut_after=2))
+    server.push(Text("One, two. Three four five.", cut_after=3))
 
     async def scenario() -> list[str]:
         pieces: list[str] = []
@@ -417,7 +418,8 @@ def test_failure_mid_stream_stops_and_raises(registry: DeviceRegistry, server: S
                     pieces.append(piece)
         return pieces
 
-    assert asyncio.run(asyncio.wait_for(scenario(), WAIT_S)) == ["One", " two"]
+    # The whole sentence was passed on; half of the next one never is.
+    assert asyncio.run(asyncio.wait_for(scenario(), WAIT_S)) == ["One, two."]
 
 
 def test_tool_rounds_are_bounded(registry: DeviceRegistry, broker: Broker, server: ScriptedServer) -> None:
@@ -457,9 +459,11 @@ def test_hybrid_local_first_llm_for_the_rest_and_apologies(
 
             server.push(HttpError(500))
             assert await collect(agent, 3, "what is the meaning of life") == [UNAVAILABLE_APOLOGY]
-            server.push(Text("Well, it all started long ago.", cut_after=3))
+            server.push(Text("Well, it all started long ago. It was a dark night.", cut_after=8))
             pieces = await collect(agent, 4, "tell me a story")
-            assert pieces == ["Well,", " it", " all", LOST_THREAD_APOLOGY]
+            assert pieces == ["Well, it all started long ago.", LOST_THREAD_APOLOGY]
+            server.push(Text("The light is a funny story.", cut_after=1))
+            assert await collect(agent, 5, "another one") == [UNAVAILABLE_APOLOGY]  # not "The Sorry, …"
 
     asyncio.run(scenario())
     assert watcher.wait_for(1) == [("zigbee2mqtt/bedroom_light/set", '{"state":"ON"}')]
@@ -531,7 +535,7 @@ def test_interrupted_reply_is_truncated_in_the_next_requests_history(
 def test_cancelling_the_consumer_closes_the_stream_promptly(
     registry: DeviceRegistry, server: ScriptedServer
 ) -> None:
-    server.push(Text("word " * 200, token_delay_s=0.05), Text("Okay."))
+    server.push(Text("Word. " * 200, token_delay_s=0.05), Text("Okay."))
 
     async def scenario() -> float:
         async with home(registry) as house:
@@ -553,19 +557,22 @@ def test_cancelling_the_consumer_closes_the_stream_promptly(
             elapsed = time.monotonic() - started
             assert task in done and task.cancelled()
             assert await asyncio.to_thread(server.wait_aborted, 1, 3.0), "server never saw the close"
-            agent.spoken(1, "word word", interrupted=True)
+            agent.spoken(1, "Word. Word.", interrupted=True)
             assert "".join(await collect(agent, 2, "never mind")) == "Okay."
             return elapsed
 
     assert asyncio.run(scenario()) < 1.0
-    assert server.requests[1]["messages"][2] == {"role": "assistant", "content": "word word [interrupted]"}
+    assert server.requests[1]["messages"][2] == {
+        "role": "assistant",
+        "content": "Word. Word. [interrupted]",
+    }
 
 
 def test_closing_a_paused_reply_closes_the_stream_through_the_hybrid_wrappers(
     registry: DeviceRegistry, server: ScriptedServer
 ) -> None:
     """Barge-in may land while the consumer is busy (speaking), not inside the agent: aclosing still works."""
-    server.push(Text("word " * 200, token_delay_s=0.05))
+    server.push(Text("Word. " * 200, token_delay_s=0.05))
 
     async def scenario() -> None:
         async with home(registry) as house:

@@ -196,7 +196,7 @@ def state(args: argparse.Namespace, config: Config, registry: DeviceRegistry) ->
     from voiced.brain.store import StateStore
 
     path = config.brain.state_file
-    if not path.is_file():
+    if not path.exists():  # a directory in its place is StateStore's ConfigError (exit 2)
         return _fail(f"no conversation state yet: {path} does not exist (voiced run creates it)", 1)
     current = StateStore(path).load()
     if current is None:

@@ -194,6 +194,16 @@ class LlmConfig(_Section):
     max_tool_rounds: Int = Field(4, ge=1, le=20)
     temperature: Float = Field(0.4, ge=0, le=2)
     system_prompt: str = Field(DEFAULT_SYSTEM_PROMPT, min_length=1)
+    stall_timeout_s: float = Field(
+        3.0, gt=0, le=120, description="the longest pause between two pieces of a reply once it has begun"
+    )
+    first_sentence_timeout_s: float = Field(
+        4.5,
+        gt=0,
+        le=600,
+        description="the longest the user waits for a first sentence before an apology "
+        "(never less than first_token_timeout_s)",
+    )
 
 
 class AgentConfig(_Section):

@@ -3,7 +3,9 @@
 Arguments are parsed from the model's JSON into typed models and turned into a DeviceCommand for
 a declared device. A bad call (unknown device, malformed JSON, a wrong type, an undeclared scent)
 raises ToolError naming the problem, so the model can correct itself; out-of-range numbers are
-clamped and the clamp reported in `notes`.
+clamped and the clamp reported in `notes`. A hostile call (megabytes of arguments, nesting deeper
+than JSON allows, numbers of thousands of digits) is a ToolError too, and every error quotes only
+a short excerpt, control characters escaped: it goes back to the model and into the log.
 """
 
 from __future__ import annotations
@@ -31,6 +33,28 @@ _PCT: dict[str, Any] = {"minimum": 0, "maximum": 100}
 _D = TypeVar("_D", LightDevice, DiffuserDevice, MusicDevice)
 _HEX = re.compile(r"^#?([0-9a-f]{6})$", re.IGNORECASE)
 DEVICE_TOOLS = {"set_light": "light", "set_scent": "diffuser", "play_music": "music"}
+MAX_ARGUMENT_CHARS = 8192  # a full batch of tracks fits with room to spare
+EXCERPT_CHARS = 60
+_HUGE = 1e12  # past this a number is nonsense, and formatting it may overflow a float
+# C0/C1 controls, zero-width and bidi marks, lone surrogates: nothing a log line should carry raw.
+_UNSAFE = re.compile(r"[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2066-\u2069\ufeff\ud800-\udfff]")
+
+
+def excerpt(text: str, limit: int = EXCERPT_CHARS) -> str:
+    """`text` cut to `limit` characters, control and bidi characters escaped: safe for logs and errors."""
+    cut = text if len(text) <= limit else f"{text[:limit]}… ({len(text)} chars)"
+    return _UNSAFE.sub(lambda match: f"\\u{ord(match.group()):04x}", cut)
+
+
+def shown(value: Any, limit: int = EXCERPT_CHARS) -> str:
+    """A value as the model and the log see it: its repr, bounded and escaped."""
+    if isinstance(value, (dict, list)) and len(value) > limit:
+        return f"a {type(value).__name__} of {len(value)} items"
+    try:
+        text = repr(value)
+    except (ValueError, RecursionError):  # an int past Python's digit limit, or nesting too deep
+        return f"a {type(value).__name__} too large to show"
+    return excerpt(text, limit)
 
 
 class ToolError(Exception):
@@ -87,8 +111,9 @@ ARGS: dict[str, type[ToolArgs]] = {
 def _clamp(name: str, value: float, low: float, high: float, notes: list[str]) -> float:
     clamped = max(low, min(high, value))
     if clamped != value:
-        notes.append(f"{name} {value:g} clamped to {clamped:g}")
-    return clamped
+        was = f"{value:g}" if abs(value) < _HUGE else "(a huge number)"
+        notes.append(f"{name} {was} clamped to {clamped:g}")
+    return float(clamped)
 
 
 def _on_off(state: str | None) -> Literal["ON", "OFF"] | None:
@@ -99,22 +124,32 @@ def describe(error: ValidationError) -> str:
     problems: dict[str, str] = {}
     for item in error.errors():
         where = str(item["loc"][0]) if item["loc"] else "arguments"
-        got = "" if item["type"] == "missing" else f" (got {item.get('input')!r})"
+        got = "" if item["type"] == "missing" else f" (got {shown(item.get('input'))})"
         message = item["msg"].removeprefix("Value error, ")
         problems.setdefault(where, f"{where}: {message}{got}")
     return "; ".join(problems.values())
 
 
-def parse_arguments(name: str, args: type[BaseModel], arguments: str | dict[str, Any]) -> Any:
-    """The model's JSON arguments as `args`; ToolError naming what is wrong."""
-    raw: Any = arguments
-    if isinstance(arguments, str):
-        try:
-            raw = json.loads(arguments or "{}")
-        except json.JSONDecodeError as exc:
-            raise ToolError(f"the arguments are not valid JSON ({exc.msg} at char {exc.pos})") from None
+def load_arguments(arguments: str) -> dict[str, Any]:
+    """The model's JSON arguments as a dict; ToolError (bounded, no echo) for anything else."""
+    if len(arguments) > MAX_ARGUMENT_CHARS:
+        raise ToolError(f"the arguments are over {MAX_ARGUMENT_CHARS} characters long")
+    try:
+        raw = json.loads(arguments or "{}")
+    except json.JSONDecodeError as exc:
+        raise ToolError(f"the arguments are not valid JSON ({exc.msg} at char {exc.pos})") from None
+    except RecursionError:
+        raise ToolError("the arguments are nested too deeply") from None
+    except ValueError:  # an integer past Python's digit limit
+        raise ToolError("the arguments hold a number with too many digits") from None
     if not isinstance(raw, dict):
         raise ToolError(f"the arguments must be a JSON object, got {type(raw).__name__}")
+    return raw
+
+
+def parse_arguments(name: str, args: type[BaseModel], arguments: str | dict[str, Any]) -> Any:
+    """The model's JSON arguments as `args`; ToolError naming what is wrong."""
+    raw = load_arguments(arguments) if isinstance(arguments, str) else arguments
     try:
         return args.model_validate(raw)
     except ValidationError as exc:
@@ -164,10 +199,10 @@ class DeviceTools:
     def command(self, tool: str, arguments: str | dict[str, Any], notes: list[str]) -> DeviceCommand:
         """Parse and check one call; raises ToolError. Clamps are appended to `notes`."""
         if tool not in ARGS:
-            raise ToolError(f"unknown tool {tool!r} (device tools: {', '.join(ARGS)})")
+            raise ToolError(f"unknown tool {shown(tool)} (device tools: {', '.join(ARGS)})")
         args: DeviceArgs = parse_arguments(tool, ARGS[tool], arguments)
         if not args.model_dump(exclude={"device"}, exclude_none=True):
-            raise ToolError(f"nothing to change on {args.device!r}: give at least one setting")
+            raise ToolError(f"nothing to change on {shown(args.device)}: give at least one setting")
         try:
             if isinstance(args, SetLightArgs):
                 return self._light(args, notes)
@@ -184,13 +219,13 @@ class DeviceTools:
                 return device
         kind = cls.__name__.removesuffix("Device").lower()
         known = ", ".join(d.name for d in self._registry if isinstance(d, cls)) or "none"
-        raise ToolError(f"unknown {kind} device {name!r} (declared: {known})")
+        raise ToolError(f"unknown {kind} device {shown(name)} (declared: {known})")
 
     def _scent(self, args: SetScentArgs, notes: list[str]) -> DiffuserSet:
         diffuser = self._device(args.device, DiffuserDevice)
         if args.scent is not None and args.scent not in diffuser.scents:
             scents = ", ".join(diffuser.scents)
-            raise ToolError(f"unknown scent {args.scent!r} for {diffuser.name} (has: {scents})")
+            raise ToolError(f"unknown scent {shown(args.scent)} for {diffuser.name} (has: {scents})")
         top = diffuser.intensity_max
         intensity = None if args.intensity is None else _clamp("intensity", args.intensity, 0, top, notes)
         return DiffuserSet(
@@ -205,7 +240,7 @@ class DeviceTools:
         player = self._device(args.device, MusicDevice)
         if args.genre is not None and player.genres and args.genre not in player.genres:
             genres = ", ".join(player.genres)
-            raise ToolError(f"unknown genre {args.genre!r} for {player.name} (has: {genres})")
+            raise ToolError(f"unknown genre {shown(args.genre)} for {player.name} (has: {genres})")
         volume = None if args.volume is None else _clamp("volume", args.volume, 0, player.volume_max, notes)
         return MusicSet(
             device=player.name,
@@ -225,14 +260,15 @@ class DeviceTools:
         if args.color is not None:
             match = _HEX.match(COLORS.get(args.color, args.color))
             if match is None:
-                raise ToolError(f"unknown color {args.color!r} (use {', '.join(COLORS)} or #RRGGBB)")
+                raise ToolError(f"unknown color {shown(args.color)} (use {', '.join(COLORS)} or #RRGGBB)")
             color_hex = f"#{match.group(1).upper()}"
         mireds = None
         if args.color_temp is not None:
             temp = args.color_temp
             if isinstance(temp, str):
-                if temp not in COLOR_TEMPS and not temp.isdigit():
-                    raise ToolError(f"unknown color_temp {temp!r} (use warm, neutral, cool or mireds)")
+                # isdigit() alone takes '²' and other digits int() refuses; 12 digits is plenty
+                if temp not in COLOR_TEMPS and not (temp.isascii() and temp.isdigit() and len(temp) < 13):
+                    raise ToolError(f"unknown color_temp {shown(temp)} (use warm, neutral, cool or mireds)")
                 temp = COLOR_TEMPS[temp] if temp in COLOR_TEMPS else int(temp)
             low, high = light.color_temp_min, light.color_temp_max
             mireds = round(_clamp("color_temp", temp, low, high, notes))

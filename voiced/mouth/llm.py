@@ -2,9 +2,11 @@
 
 Content deltas are yielded as they arrive; tool calls are accumulated from the stream, run through
 the ToolBox (and so through DeviceActions), their results appended, and the model asked again, at
-most `max_tool_rounds` times. Any failure of the endpoint (unreachable, no first token in time, an
-HTTP error, a garbled stream) raises LlmUnavailable; cancellation is never swallowed and closes the
-HTTP stream. History keeps the last `max_history_turns` turns, trimmed to what was actually spoken.
+most `max_tool_rounds` times. Any failure of the endpoint (unreachable, no first token in time, a
+stall between tokens, no first sentence in time, an HTTP error, a garbled stream) raises
+LlmUnavailable; cancellation is never swallowed and closes the HTTP stream. Text is passed on a
+sentence at a time, so a reply cut short never leaves half a sentence for the apology to glue onto.
+History keeps the last `max_history_turns` turns, trimmed to what was actually spoken.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import re
 from collections import deque
 from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
 from contextlib import aclosing
@@ -26,6 +29,7 @@ from voiced.bus import EventBus
 from voiced.config import LlmConfig
 from voiced.devices.actions import DeviceActions
 from voiced.devices.registry import DeviceRegistry
+from voiced.devices.tools import MAX_ARGUMENT_CHARS, excerpt
 from voiced.llm_client import borrow, open_client
 from voiced.mouth.tools import ToolBox, VibeControl
 
@@ -34,6 +38,10 @@ _T = TypeVar("_T")
 
 INTERRUPTED = "[interrupted]"
 Message = dict[str, Any]
+_NAME_CHARS = 64  # tool names and call ids: OpenAI's own limit is 64
+_MAX_CALLS = 1024  # calls kept from one response; the rate limit refuses most of them anyway
+# Where the text so far may be cut: after a sentence's end (and its closing quotes) or a newline.
+_SENTENCE_END = re.compile(r"(?:[.!?…][\"')\]\u201d\u2019]*|\n)")
 
 
 class LlmUnavailable(Exception):
@@ -50,6 +58,14 @@ class _Call:
     name: str = ""
     arguments: str = ""
 
+    def add(self, part_id: str | None, name: str | None, arguments: str | None) -> None:
+        """One streamed delta; all three are bounded, so a hostile model can't fill our memory."""
+        self.id = self.id or (part_id or "")[:_NAME_CHARS]
+        self.name = self.name or (name or "")[: _NAME_CHARS + 1]
+        room = MAX_ARGUMENT_CHARS + 1 - len(self.arguments)  # one over: parsing refuses it, naming why
+        if arguments and room > 0:
+            self.arguments += arguments[:room]
+
 
 @dataclass
 class _Round:
@@ -58,6 +74,17 @@ class _Round:
     text: list[str] = field(default_factory=list)
     calls: dict[int, _Call] = field(default_factory=dict)
     chunks: int = 0
+    held: str = ""  # text after the last sentence end: passed on only once it is whole
+    said: list[str] = field(default_factory=list)  # what was passed on
+
+    def whole(self, text: str, *, end: bool = False) -> str:
+        """Add `text`; return what is now whole (everything, at the end of the stream)."""
+        self.held += text
+        cut = len(self.held) if end else max((m.end() for m in _SENTENCE_END.finditer(self.held)), default=0)
+        whole, self.held = self.held[:cut], self.held[cut:]
+        if whole:
+            self.said.append(whole)
+        return whole
 
 
 @dataclass
@@ -88,10 +115,13 @@ class _Exchange:
 
 
 def _json_object_or_empty(arguments: str) -> str:
-    """What to echo back in history: servers may re-parse it, so never replay malformed JSON."""
+    """What to echo back in history: servers may re-parse it, so never replay malformed JSON, nor
+    megabytes that every later request would carry."""
+    if len(arguments) > MAX_ARGUMENT_CHARS:
+        return "{}"
     try:
         return arguments if isinstance(json.loads(arguments), dict) else "{}"
-    except json.JSONDecodeError:
+    except (ValueError, RecursionError):  # not JSON, too many digits, nested too deep
         return "{}"
 
 
@@ -174,7 +204,7 @@ class LlmAgent:
                 exchange.finish("".join(current.text))
                 return
         except LlmUnavailable as exc:
-            _LOGGER.warning("turn %d: LLM unavailable: %s", turn, exc.reason)
+            _LOGGER.warning("turn %d: LLM unavailable: %s", turn, excerpt(exc.reason, 300))
             raise
         except asyncio.CancelledError:
             _LOGGER.info("turn %d: reply cancelled", turn)
@@ -183,7 +213,7 @@ class LlmAgent:
             # Keep what happened (tool calls, news the model was given) even when the reply failed.
             happened = any(message["role"] != "user" for message in exchange.messages)
             if not exchange.finished and (exchange.said or happened):
-                exchange.finish("".join(current.text))
+                exchange.finish("".join(current.said))  # not the unfinished sentence nobody heard
             if exchange.finished:
                 self._keep(exchange)
 
@@ -203,7 +233,11 @@ class LlmAgent:
         self, exchange: _Exchange, current: _Round, deadline: float, *, last: bool
     ) -> AsyncGenerator[str, None]:
         loop = asyncio.get_running_loop()
-        first_by = min(deadline, loop.time() + self._config.first_token_timeout_s)
+        started = loop.time()
+        first_by = min(deadline, started + self._config.first_token_timeout_s)
+        # A user who gave a slow model more time to start gave it that long for a sentence too.
+        first_sentence_s = max(self._config.first_sentence_timeout_s, self._config.first_token_timeout_s)
+        sentence_by = min(deadline, started + first_sentence_s)
         request = self._client.chat.completions.create(
             model=self._config.model,
             messages=self._messages(exchange),
@@ -215,17 +249,25 @@ class LlmAgent:
         stream = await self._within(request, first_by, "response")
         async with stream:
             while True:
+                by, what = first_by, "token"
+                if current.chunks:  # a trickle or a stall: the user must not wait on it in silence
+                    by, what = min(deadline, loop.time() + self._config.stall_timeout_s), "next token"
+                if not exchange.said and not current.calls and sentence_by < by:
+                    by, what = sentence_by, "first sentence"
                 try:
-                    chunk = await self._within(anext(stream), first_by if not current.chunks else deadline)
+                    chunk = await self._within(anext(stream), by, what)
                 except StopAsyncIteration:
-                    return
+                    break
                 current.chunks += 1
                 try:
-                    piece = self._absorb(chunk, current)
+                    piece = current.whole(self._absorb(chunk, current))
                 except (AttributeError, TypeError, ValueError) as exc:
-                    raise LlmUnavailable(f"malformed stream chunk: {exc}") from exc
+                    raise LlmUnavailable(f"malformed stream chunk: {excerpt(str(exc))}") from exc
                 if piece:
                     yield piece
+        rest = current.whole("", end=True)
+        if rest:
+            yield rest
 
     async def _within(self, awaitable: Awaitable[_T], deadline: float, what: str = "token") -> _T:
         """Await one step of the request by `deadline`; every endpoint failure becomes LlmUnavailable.
@@ -257,11 +299,14 @@ class LlmAgent:
                 continue
             delta = choice.delta
             for part in delta.tool_calls or ():
+                if part.index not in current.calls and len(current.calls) >= _MAX_CALLS:
+                    continue
                 call = current.calls.setdefault(part.index, _Call())
-                call.id = call.id or part.id or ""
-                if part.function is not None:
-                    call.name = call.name or part.function.name or ""
-                    call.arguments += part.function.arguments or ""
+                function = part.function
+                if function is None:
+                    call.add(part.id, None, None)
+                else:
+                    call.add(part.id, function.name, function.arguments)
             if delta.content:
                 pieces.append(delta.content)
         text = "".join(pieces)

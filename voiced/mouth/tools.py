@@ -24,7 +24,9 @@ from voiced.devices.tools import (
     DeviceTools,
     ToolArgs,
     ToolError,
+    excerpt,
     parse_arguments,
+    shown,
     tidy_schema,
 )
 from voiced.events import AgentToolCall
@@ -32,6 +34,7 @@ from voiced.events import AgentToolCall
 _LOGGER = logging.getLogger(__name__)
 
 NOT_SENT = "nothing was sent"
+EVENT_INPUT_CHARS = 500  # events carry an excerpt of the model's arguments, never megabytes
 _PARTS_OF_DAY = ((22, "night"), (17, "evening"), (12, "afternoon"), (5, "morning"), (0, "night"))
 SCENES_UNAVAILABLE = (
     "scenes are not available here; set the devices one by one with set_light, set_scent and play_music"
@@ -124,12 +127,17 @@ class ToolBox:
         try:
             content = await self._run(turn, name, arguments)
         except ToolError as exc:
-            _LOGGER.info("turn %d: tool %s refused: %s", turn, name, exc)
             content = f"error: {exc}; {NOT_SENT}"
-        else:
-            _LOGGER.info("turn %d: tool %s: %s", turn, name, content)
+        # The name and the arguments are the model's: escaped, so they can't forge a log line.
+        _LOGGER.info("turn %d: tool %s: %s", turn, shown(name), excerpt(content, 300))
         if self._bus is not None:
-            self._bus.publish(AgentToolCall(turn=turn, tool=name, input=arguments, result=content))
+            event = AgentToolCall(
+                turn=turn,
+                tool=excerpt(name),
+                input=excerpt(arguments, EVENT_INPUT_CHARS),
+                result=content,
+            )
+            self._bus.publish(event)
         return ToolResult(not content.startswith("error:"), content)
 
     async def _run(self, turn: int, name: str, arguments: str) -> str:
@@ -141,7 +149,7 @@ class ToolBox:
             return "; ".join([f"ok: {result.message}", *notes])
         tool = _TOOLS.get(name)
         if tool is None:
-            raise ToolError(f"unknown tool {name!r} (available: {', '.join([*DEVICE_TOOLS, *_TOOLS])})")
+            raise ToolError(f"unknown tool {shown(name)} (available: {', '.join([*DEVICE_TOOLS, *_TOOLS])})")
         args = parse_arguments(name, tool.args, arguments)
         if name == "get_environment":
             return self._environment()

@@ -2,12 +2,15 @@
 
 The model answers with tool calls (set_light, set_scent, play_music, narrate) for the declared
 devices. Calls that fail the same checks as the main agent's are sent back once with the errors so
-the model can correct them. If the endpoint fails, or no valid step comes back, the presets plan
-the scene instead and the plan's note says why.
+the model can correct them; a valid call it sends again is kept once. `plan_timeout_s` bounds the
+whole exchange, not each read, so a model trickling a byte at a time can't hold the scene back.
+If the endpoint fails, or no valid step comes back, the presets plan the scene instead and the
+plan's note says why.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 from typing import Any
@@ -17,7 +20,16 @@ from openai.types.chat import ChatCompletionFunctionToolParam
 
 from voiced.config import LlmConfig, VibeConfig
 from voiced.devices.registry import DeviceRegistry
-from voiced.devices.tools import DEVICE_TOOLS, DeviceTools, ToolError, tidy_schema
+from voiced.devices.tools import (
+    DEVICE_TOOLS,
+    MAX_ARGUMENT_CHARS,
+    DeviceTools,
+    ToolError,
+    excerpt,
+    load_arguments,
+    shown,
+    tidy_schema,
+)
 from voiced.vibe.plan import VIBE_TOOLS, NarrateArgs, VibePlan, VibeStep, check_step
 from voiced.vibe.presets import PresetPlanner
 
@@ -71,9 +83,15 @@ class LlmPlanner:
 
     async def plan(self, request: str) -> VibePlan:
         try:
-            steps = await self._ask(request)
-        except (openai.OpenAIError, TimeoutError, ValueError) as exc:
-            why = f"the planner was unavailable ({type(exc).__name__}: {exc})"
+            async with asyncio.timeout(self._config.plan_timeout_s):
+                steps = await self._ask(request)
+        except TimeoutError:
+            why = f"the planner did not answer within {self._config.plan_timeout_s:g} s"
+            _LOGGER.warning("vibe planner: %s; using a preset", why)
+            return self._fallback(request, why)
+        except (openai.OpenAIError, ValueError, AttributeError, TypeError) as exc:
+            # AttributeError, TypeError: a response that parsed but is not a chat completion
+            why = f"the planner was unavailable ({type(exc).__name__}: {excerpt(str(exc), 200)})"
             _LOGGER.warning("vibe planner: %s; using a preset", why)
             return self._fallback(request, why)
         if not steps:
@@ -100,21 +118,23 @@ class LlmPlanner:
                 temperature=self._llm.temperature,
                 timeout=self._config.plan_timeout_s,
             )
+            if not response.choices:
+                raise ValueError("the response has no choices")
             message = response.choices[0].message
             calls = [c for c in message.tool_calls or [] if c.type == "function"]
             errors: list[tuple[str, str]] = []
             for call in calls:
                 step, error = self._check(call.function.name, call.function.arguments)
-                if step is not None:
-                    good.append(step)
-                else:
+                if step is None:
                     errors.append((call.id, error))
+                elif step not in good:  # the correction round re-sends valid calls: run them once
+                    good.append(step)
             if not errors:
                 return good
             _LOGGER.info(
                 "vibe planner: %d call(s) refused: %s", len(errors), "; ".join(e for _i, e in errors)
             )
-            messages.append(message.model_dump(exclude_none=True))
+            messages.append(_bounded(message.model_dump(exclude_none=True)))
             for call in calls:
                 problem = next((e for i, e in errors if i == call.id), None)
                 content = f"error: {problem}; correct this call" if problem else "ok"
@@ -123,15 +143,34 @@ class LlmPlanner:
 
     def _check(self, name: str, arguments: str) -> tuple[VibeStep | None, str]:
         if name not in VIBE_TOOLS:
-            return None, f"unknown tool {name!r} (available: {', '.join(VIBE_TOOLS)})"
+            return None, f"unknown tool {shown(name)} (available: {', '.join(VIBE_TOOLS)})"
         try:
-            raw = json.loads(arguments or "{}")
-            if not isinstance(raw, dict):
-                raise ToolError(f"the arguments must be a JSON object, got {type(raw).__name__}")
-            step = VibeStep(tool=name, input=raw)  # type: ignore[arg-type]
+            step = VibeStep(tool=name, input=load_arguments(arguments))  # type: ignore[arg-type]
             check_step(self._tools, step)
-        except json.JSONDecodeError as exc:
-            return None, f"the arguments are not valid JSON ({exc.msg} at char {exc.pos})"
         except ToolError as exc:
             return None, str(exc)
         return step, ""
+
+
+def _bounded(message: dict[str, Any]) -> dict[str, Any]:
+    """The model's message as the correction round replays it: no megabytes, no malformed JSON."""
+    for call in message.get("tool_calls") or ():
+        function = call.get("function") or {}
+        arguments = function.get("arguments")
+        if isinstance(arguments, str) and not _replayable(arguments):
+            function["arguments"] = "{}"
+        if isinstance(function.get("name"), str):
+            function["name"] = function["name"][:64]
+    content = message.get("content")
+    if isinstance(content, str):
+        message["content"] = content[:MAX_ARGUMENT_CHARS]
+    return message
+
+
+def _replayable(arguments: str) -> bool:
+    if len(arguments) > MAX_ARGUMENT_CHARS:
+        return False
+    try:
+        return isinstance(json.loads(arguments), dict)
+    except (ValueError, RecursionError):
+        return False
