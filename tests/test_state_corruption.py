@@ -142,4 +142,4 @@ def test_voiced_state_on_damaged_and_misplaced_files(tmp_path: Path) -> None:
     (tmp_path / "folder.sqlite").mkdir()
     folder = run_state(tmp_path, "folder.sqlite")
     assert folder.returncode == 2 and "Traceback" not in folder.stderr
-    assert "brain.state_file" in folder.stderr and "is not a file" in folder.stderr
+    assert "brain.state_file" in folder.stderr and "is not a regular file" in folder.stderr
