@@ -125,3 +125,30 @@ def test_with_nothing_playing_an_interrupt_does_nothing() -> None:
     events = asyncio.run(scenario())
     assert not [e for e in events if isinstance(e, BargeIn)]
     assert [e.turn for e in events if isinstance(e, TtsStopped)] == [5]
+
+
+class CountingSynthesizer:
+    """The real piper voice, counting what it is asked to say."""
+
+    def __init__(self) -> None:
+        self._voice = synthesizer()
+        self.sample_rate = self._voice.sample_rate
+        self.asked: list[str] = []
+
+    def synthesize(self, text: str) -> Any:
+        self.asked.append(text)
+        return self._voice.synthesize(text)
+
+
+def test_a_familiar_reply_is_not_synthesized_again() -> None:
+    async def scenario() -> CountingSynthesizer:
+        bus = EventBus()
+        voice = CountingSynthesizer()
+        speech = SpeechOutput(voice, RealTimeSink(), bus, sentence_silence_s=0.1)
+        await asyncio.to_thread(speech.warm, ["Turning on the kitchen light."])
+        for turn in (1, 2):
+            await asyncio.wait_for(speech.speak(turn, "Turning on the kitchen light. It is on."), timeout=30)
+        return voice
+
+    voice = asyncio.run(scenario())
+    assert voice.asked == ["Turning on the kitchen light.", "It is on."]

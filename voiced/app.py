@@ -35,7 +35,7 @@ from voiced.ear.typed import TypedEar, TypedTurns
 from voiced.ear.whisper import WhisperTranscriber, vocabulary_hotwords, vocabulary_prompt
 from voiced.llm_client import open_client
 from voiced.mouth.hybrid import build_agent
-from voiced.mouth.intents import LocalIntentAgent
+from voiced.mouth.intents import NOT_UNDERSTOOD, LocalIntentAgent
 from voiced.mouth.piper_tts import PiperSynthesizer
 from voiced.mouth.speech import SpeechOutput
 from voiced.systemd import NotifySettings, notify_systemd
@@ -121,6 +121,12 @@ def build_ear(
         echo_db=audio.echo_unexplained_db,
         complete=complete,
     )
+
+
+def familiar_replies(registry: DeviceRegistry) -> list[str]:
+    """The replies said most, synthesized before the first turn."""
+    names = [device.name.replace("_", " ") for device in registry]
+    return [f"Turning {verb} the {name}." for name in names for verb in ("on", "off")] + [NOT_UNDERSTOOD]
 
 
 def ends_request(config: Config, intents: LocalIntentAgent) -> Callable[[Heard], bool] | None:
@@ -209,6 +215,7 @@ async def run_daemon(
             echo_db=config.audio.echo_unexplained_db,
             thinking=thinking,
         )
+        await asyncio.to_thread(speech.warm, familiar_replies(registry))
         main = asyncio.create_task(daemon.run(), name="daemon")
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, main.cancel)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 from collections import deque
 from collections.abc import AsyncGenerator, Callable
@@ -24,6 +25,7 @@ from voiced.mouth.synthesizer import Synthesizer
 from voiced.tasks import cancel_and_wait
 
 _LOGGER = logging.getLogger(__name__)
+VOICE_CACHE = 128  # sentences; a few seconds of 16-bit audio each, a few MB in all
 SLICE_S = 0.04  # one audio block: the longest a stop can lag
 DUCK_GAIN = 0.3
 
@@ -70,6 +72,9 @@ class SpeechOutput:
         self._asides: dict[asyncio.Task[SpeechProgress], int] = {}  # speech outside a turn -> its turn
         self.speaking = False
         self.started_turn = 0  # the last turn whose reply became audible
+        # Replies repeat ("Turning on the kitchen light."): their audio is kept, so the first
+        # sentence of a familiar reply plays without waiting for piper. Thread-safe, bounded.
+        self._voice = functools.lru_cache(maxsize=VOICE_CACHE)(self._synthesized)
 
     @property
     def recently_spoken(self) -> str:
@@ -217,6 +222,11 @@ class SpeechOutput:
         samples = await asyncio.to_thread(self._voice, sentence)
         await ready.put((sentence, samples))
 
-    def _voice(self, sentence: str) -> np.ndarray:
+    def _synthesized(self, sentence: str) -> np.ndarray:
         samples = self._synthesizer.synthesize(sentence)
         return resample_band_limited(samples, self._synthesizer.sample_rate, self._rate)
+
+    def warm(self, sentences: list[str]) -> None:
+        """Synthesize replies said again and again ahead of time (blocking: call it off the loop)."""
+        for sentence in sentences:
+            self._voice(sentence)
