@@ -232,29 +232,40 @@ def program_cases(home: Home) -> list[tuple[Path, Mutation, str]]:
     ]
 
 
+def check_config(home: Home) -> tuple[subprocess.CompletedProcess[str] | None, resource.struct_rusage | None]:
+    """`voiced check-config` on the home's config, and that one program's own resource use (from
+    wait4: RUSAGE_CHILDREN would report the largest child this process ever had, a daemon too)."""
+    command = [sys.executable, "-m", "voiced", "check-config", str(home.config)]
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        proc = subprocess.Popen(command, stdout=out, stderr=err, cwd=home.root)
+        deadline = time.monotonic() + 30
+        while True:
+            pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+            if pid:
+                break
+            if time.monotonic() > deadline:
+                proc.kill()
+                proc.wait()
+                return None, None
+            time.sleep(0.01)
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        err.seek(0)
+        stderr = err.read().decode(errors="replace")
+    return subprocess.CompletedProcess(command, proc.returncode, "", stderr), usage
+
+
 def run_programs(home: Home, count: int) -> dict[str, int]:
     counts = dict.fromkeys(("tries", "tracebacks", "crashes", "refused", "unnamed", "over_limits"), 0)
     slowest = slowest_cpu = 0.0
+    max_rss = 0
     for path, mutation, expected in program_cases(home)[:count]:
         home.write(path, mutation)
-        children = resource.getrusage(resource.RUSAGE_CHILDREN)
-        cpu_before = children.ru_utime + children.ru_stime
         started = time.perf_counter()
-        try:
-            result = subprocess.run(
-                [sys.executable, "-m", "voiced", "check-config", str(home.config)],
-                capture_output=True,
-                text=True,
-                errors="replace",
-                timeout=30,
-                cwd=home.root,
-            )
-        except subprocess.TimeoutExpired:
-            result = None
+        result, usage = check_config(home)
         seconds = time.perf_counter() - started
-        children = resource.getrusage(resource.RUSAGE_CHILDREN)
         # CPU time as well as wall time: on a shared machine the wall clock measures the neighbours too
-        cpu = children.ru_utime + children.ru_stime - cpu_before
+        cpu = usage.ru_utime + usage.ru_stime if usage is not None else seconds
+        max_rss = max(max_rss, usage.ru_maxrss if usage is not None else 0)
         home.restore(path)
         slowest, slowest_cpu = max(slowest, seconds), max(slowest_cpu, cpu)
         counts["tries"] += 1
@@ -274,7 +285,6 @@ def run_programs(home: Home, count: int) -> dict[str, int]:
         elif seconds > MAX_SECONDS:
             shown = f"{seconds:.1f} s wall, {cpu:.1f} s CPU"
             print(f"config program {mutation.kind}: {shown}", flush=True)
-    max_rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss  # the largest child so far, in KB
     if max_rss > MAX_RSS_KB:
         counts["over_limits"] += 1
     return {
