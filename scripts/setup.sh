@@ -4,9 +4,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# openssl: the TLS test makes its own certificate authority. wamerican: English words, so a real
+# openssl: the TLS test makes its own certificate authority. chromium + chromium-driver: the
+# dashboard's browser tests (Selenium drives Debian's browser; no browser is ever downloaded). wamerican: English words, so a real
 # word Whisper heard is not "corrected" into a device name that merely looks like it.
-APT_PACKAGES=(wamerican libportaudio2 libspeexdsp1 mosquitto mosquitto-clients pulseaudio pulseaudio-utils libasound2-plugins openssl)
+APT_PACKAGES=(wamerican libportaudio2 libspeexdsp1 mosquitto mosquitto-clients pulseaudio pulseaudio-utils libasound2-plugins openssl chromium chromium-driver)
 VENV=${VOICED_VENV:-.venv}
 
 missing=()
