@@ -29,7 +29,7 @@ async def json_object(request: Request) -> dict[str, Any]:
     if not body.strip():
         raise BadRequest("request body is empty; expected a JSON object")
     try:
-        data = json.loads(body)
+        data = json.loads(body.decode("utf-8"))  # json.loads(bytes) would guess UTF-16 from a BOM
     except UnicodeDecodeError:
         raise BadRequest("request body is not UTF-8 text") from None
     except json.JSONDecodeError as exc:

@@ -47,6 +47,15 @@ class EventHub:
         self.boot = uuid.uuid4().hex[:8]
 
     @property
+    def seen(self) -> int:
+        """Events taken from the bus so far."""
+        return self._seq
+
+    @property
+    def kept(self) -> int:
+        return len(self._ring)
+
+    @property
     def clients(self) -> int:
         return self._clients.subscribers
 
