@@ -93,7 +93,7 @@ function refreshTurns() {
 }
 
 const handlers = {
-  transcript(e) { turnRow(e.turn).user.textContent = "🗣 " + e.text; },
+  transcript(e) { turnRow(e.turn).user.textContent = "you: " + e.text; },
   agent_text(e) {
     const row = turnRow(e.turn);
     if (!row.reply) {
