@@ -8,9 +8,11 @@
 #                                                           sentences -> exact MQTT effects (HA's and ours)
 #   scripts/bench.sh understanding-spoken [--conditions piper*,espeak-us] [--sentences N] [--beam 1,5] [--json FILE]
 #                                                           the same sentences spoken by several voices into the daemon
+#   scripts/bench.sh web [--rates 50,100,...] [--stall-s S] [--idle-s S]
+#                                                           SSE events/s to 5 clients, idle CPU web on/off, memory, first paint
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh >/dev/null
 which="latency"
-case "${1:-}" in latency|bargein|vibe|brain|understanding|understanding-spoken) which=${1//-/_}; shift ;; esac
+case "${1:-}" in latency|bargein|vibe|brain|understanding|understanding-spoken|web) which=${1//-/_}; shift ;; esac
 exec .venv/bin/python "bench/$which.py" "$@"
