@@ -29,3 +29,17 @@ def test_a_taken_web_port_exits_2_naming_it_before_the_models_load(tmp_path: Pat
     assert result.returncode == 2, result.stderr
     assert f"web: cannot listen on 127.0.0.1:{port}" in result.stderr
     assert "loading models" not in result.stderr
+
+
+def test_loopback_needs_no_token_anything_else_does() -> None:
+    import pytest
+    from pydantic import ValidationError
+
+    from voiced.config import WebConfig
+
+    for host in ("127.0.0.1", "::1", "localhost", "127.0.0.2"):
+        assert WebConfig(host=host).loopback, host
+    assert WebConfig(host="0.0.0.0", port=0).loopback is False  # off: no token needed
+    assert WebConfig(host="192.168.1.20", token="t").token == "t"
+    with pytest.raises(ValidationError, match="'192.168.1.20', not loopback"):
+        WebConfig(host="192.168.1.20")

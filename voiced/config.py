@@ -5,6 +5,7 @@ This is the only module that reads the environment (for secrets).
 
 from __future__ import annotations
 
+import contextlib
 import ipaddress
 from collections.abc import Mapping
 from pathlib import Path
@@ -196,22 +197,18 @@ class WebConfig(_Section):
 
     @property
     def loopback(self) -> bool:
-        if self.host == "localhost":
-            return True
-        try:
+        with contextlib.suppress(ValueError):
             return ipaddress.ip_address(self.host).is_loopback
-        except ValueError:
-            return False
+        return self.host == "localhost"
 
     @model_validator(mode="after")
     def _token_off_loopback(self) -> WebConfig:
-        # Anyone on the network could drive the house: refuse rather than serve it open.
-        # (Checked here, not on Config, so the error never echoes the other sections' secrets.)
+        # Anyone on the network could drive the house. (Checked here, not on Config: the error
+        # then never echoes the other sections' secrets.)
         if self.port and not self.loopback and not self.token:
             raise ValueError(
-                f"web.host is {self.host!r}, not loopback: set VOICED_WEB_TOKEN in the environment"
-                " (clients send it as 'Authorization: Bearer <token>'), or use host 127.0.0.1,"
-                " or port 0 to turn the web server off"
+                f"web.host is {self.host!r}, not loopback: set VOICED_WEB_TOKEN (clients send"
+                " 'Authorization: Bearer <token>'), or use host 127.0.0.1, or port 0 for no web server"
             )
         return self
 
