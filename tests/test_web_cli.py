@@ -41,5 +41,5 @@ def test_loopback_needs_no_token_anything_else_does() -> None:
         assert WebConfig(host=host).loopback, host
     assert WebConfig(host="0.0.0.0", port=0).loopback is False  # off: no token needed
     assert WebConfig(host="192.168.1.20", token="t").token == "t"
-    with pytest.raises(ValidationError, match="'192.168.1.20', not loopback"):
+    with pytest.raises(ValidationError, match=r"'192\.168\.1\.20', not loopback"):
         WebConfig(host="192.168.1.20")
