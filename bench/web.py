@@ -144,10 +144,16 @@ def throughput(daemon: Daemon, broker_port: int, rate: int, seconds: float) -> t
     return sent, min(counts), cpu
 
 
+def sse_clients(port: int) -> int:
+    with httpx.Client(timeout=5) as client:
+        return int(client.get(f"http://127.0.0.1:{port}/healthz").json()["sse_clients"])
+
+
 def never_reading(daemon: Daemon, broker_port: int, seconds: float, rate: int) -> list[tuple[float, float]]:
     """RSS (MB) over time while one SSE client never reads and events flow at `rate`."""
-    sock = socket.create_connection(("127.0.0.1", daemon.web_port))
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)  # before connecting: a small window
+    sock.connect(("127.0.0.1", daemon.web_port))
     sock.sendall(b"GET /api/events HTTP/1.1\r\nHost: bench\r\n\r\n")
     samples = [(0.0, rss_mb(daemon.proc.pid))]
     start = time.monotonic()
@@ -156,6 +162,7 @@ def never_reading(daemon: Daemon, broker_port: int, seconds: float, rate: int) -
     while publisher.is_alive():
         publisher.join(10)
         samples.append((time.monotonic() - start, rss_mb(daemon.proc.pid)))
+    print(f"  SSE clients after {seconds:.0f} s: {sse_clients(daemon.web_port)} (the one that never read)")
     sock.close()
     return samples
 

@@ -48,14 +48,24 @@ class Controls:
 
 
 class Api:
-    def __init__(self, controls: Controls, turns: TurnLog, metrics: Metrics) -> None:
+    def __init__(
+        self, controls: Controls, turns: TurnLog, metrics: Metrics, clients: Callable[[], int] = lambda: 0
+    ) -> None:
         self._c = controls
+        self._clients = clients
         self._turns = turns
         self._metrics = metrics
 
     async def healthz(self, request: Request) -> Response:
         broker = self._c.devices.connected
-        return JSONResponse({"ok": True, "broker_connected": broker, "muted": self._c.is_muted()})
+        return JSONResponse(
+            {
+                "ok": True,
+                "broker_connected": broker,
+                "muted": self._c.is_muted(),
+                "sse_clients": self._clients(),
+            }
+        )
 
     async def metrics(self, request: Request) -> Response:
         return Response(self._metrics.render(), media_type=CONTENT_TYPE)

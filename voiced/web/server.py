@@ -86,7 +86,7 @@ class BearerAuth:
 def build_app(
     controls: Controls, hub: EventHub, turns: TurnLog, metrics: Metrics, token: str | None
 ) -> ASGIApp:
-    api = Api(controls, turns, metrics)
+    api = Api(controls, turns, metrics, lambda: hub.clients)
     static = resources.files("voiced.web") / "static"
 
     async def events(request: Request) -> Response:
