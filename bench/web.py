@@ -106,14 +106,16 @@ def count_states(
                 return
 
 
-def publish(port: int, rate: int, seconds: float) -> int:
+def publish(port: int, rate: int, seconds: float, pad: int = 0) -> int:
+    """`pad`: extra characters in each state report (a big report fills socket buffers sooner)."""
     client = mqtt.Client(callback_api_version=CallbackAPIVersion.VERSION2)
     client.connect("127.0.0.1", port)
     client.loop_start()
     total = int(rate * seconds)
     start = time.monotonic()
     for n in range(total):
-        client.publish(STATE_TOPIC, json.dumps({"state": "ON", "brightness": n % 254, "color_temp": 300}))
+        state = {"state": "ON", "brightness": n % 254, "color_temp": 300}
+        client.publish(STATE_TOPIC, json.dumps({**state, "pad": "x" * pad} if pad else state))
         wait = start + (n + 1) / rate - time.monotonic()
         if wait > 0:
             time.sleep(wait)
@@ -157,7 +159,9 @@ def never_reading(daemon: Daemon, broker_port: int, seconds: float, rate: int) -
     sock.sendall(b"GET /api/events HTTP/1.1\r\nHost: bench\r\n\r\n")
     samples = [(0.0, rss_mb(daemon.proc.pid))]
     start = time.monotonic()
-    publisher = threading.Thread(target=publish, args=(broker_port, rate, seconds), daemon=True)
+    # 2 KB reports: 24 MB in 120 s, more than the kernel's socket buffers hold, so the stream
+    # really stalls (small events would all sit in the buffers and never reach our limit).
+    publisher = threading.Thread(target=publish, args=(broker_port, rate, seconds, 2000), daemon=True)
     publisher.start()
     while publisher.is_alive():
         publisher.join(10)
@@ -224,7 +228,8 @@ def main() -> int:
                 samples = never_reading(on, broker_port, args.stall_s, 100)
                 shown = ", ".join(f"{t:.0f}s {mb:.1f}" for t, mb in samples)
                 print(
-                    f"RSS (MB) with one client that never reads, 100 ev/s for {args.stall_s:.0f} s: {shown}"
+                    f"RSS (MB) with one client that never reads, 100 ev/s of 2 KB"
+                    f" for {args.stall_s:.0f} s: {shown}"
                 )
                 fp, fcp = first_paint(on.web_port)
                 print(
