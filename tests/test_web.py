@@ -252,7 +252,7 @@ def test_a_port_already_taken_is_a_config_error_naming_it() -> None:
         held.close()
 
 
-async def _sse_events(response: httpx.Response, count: int) -> list[tuple[str, str, dict[str, Any]]]:
+async def sse_events(response: httpx.Response, count: int) -> list[tuple[str, str, dict[str, Any]]]:
     """The next `count` events of an SSE stream: (id, event name, data)."""
     got: list[tuple[str, str, dict[str, Any]]] = []
     fields: dict[str, str] = {}
@@ -284,7 +284,7 @@ def test_sse_names_events_by_kind_and_replays_after_last_event_id(registry: Devi
         await asyncio.sleep(0.2)  # the hub and the assistant's state (thinking) have caught up
         total = server.hub.seen
         async with client.stream("GET", "/api/events?last_id=0") as first:
-            everything = await asyncio.wait_for(_sse_events(first, total), 5)
+            everything = await asyncio.wait_for(sse_events(first, total), 5)
         assert seqs(everything) == list(range(1, total + 1))
         assert texts(everything) == [("transcript", f"line {n}") for n in range(1, 6)]
         assert {"transcript", "assistant_state"} == {name for _, name, _ in everything}
@@ -292,13 +292,13 @@ def test_sse_names_events_by_kind_and_replays_after_last_event_id(registry: Devi
         async with client.stream("GET", "/api/events", headers={"Last-Event-ID": third[0]}) as resumed:
             bus.publish(AgentText(turn=6, text="after", understood=True))
             await asyncio.sleep(0.2)
-            rest = await asyncio.wait_for(_sse_events(resumed, server.hub.seen - seqs([third])[0]), 5)
+            rest = await asyncio.wait_for(sse_events(resumed, server.hub.seen - seqs([third])[0]), 5)
         assert seqs(rest) == list(range(seqs([third])[0] + 1, server.hub.seen + 1))
         assert texts(rest) == [("transcript", "line 4"), ("transcript", "line 5"), ("agent_text", "after")]
         assert rest[-1][2]["thought"] == "[MASTER] after"
         # An id from another boot of the daemon: everything kept is replayed.
         async with client.stream("GET", "/api/events", headers={"Last-Event-ID": "0ldb00t-4"}) as other:
-            again = await asyncio.wait_for(_sse_events(other, server.hub.seen), 5)
+            again = await asyncio.wait_for(sse_events(other, server.hub.seen), 5)
         assert seqs(again)[0] == 1 and texts(again)[-1] == ("agent_text", "after")
 
 
