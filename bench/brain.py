@@ -78,7 +78,7 @@ def main() -> int:
                 folder = work / name
                 folder.mkdir()
                 config = folder / "config.yaml"
-                text = f"devices_dir: {REPO / 'devices'}\nmqtt:\n  port: {port}\n"
+                text = f"devices_dir: {REPO / 'devices'}\nweb:\n  port: 0\nmqtt:\n  port: {port}\n"
                 if name == "llm":
                     delay = args.llm_delay_ms / 1000
                     llm.push(*[Text(ANALYSIS, first_delay_s=delay)] * (3 * args.turns), model="brain")

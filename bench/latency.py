@@ -123,7 +123,7 @@ def main() -> int:
         seconds = write_script_wav(PiperSynthesizer(TtsConfig(), REPO / "models"), lines, work / "in.wav")
         broker, port = start_broker(work)
         config = work / "config.yaml"
-        config.write_text(f"devices_dir: {REPO / 'devices'}\nmqtt:\n  port: {port}\n")
+        config.write_text(f"devices_dir: {REPO / 'devices'}\nweb:\n  port: 0\nmqtt:\n  port: {port}\n")
         llm = None
         if args.llm:
             from tests.openai_server import ScriptedServer, Text

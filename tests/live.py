@@ -53,6 +53,7 @@ class LiveDaemon:
             "devices_dir": str(REPO / "devices"),
             "models_dir": str(REPO / "models"),
             "audio": {"input_device": "pulse", "output_device": "pulse"},
+            "web": {"port": 0},  # tests run side by side: none takes the default port
         }
         for key, value in config.items():
             base[key] = {**base.get(key, {}), **value} if isinstance(value, dict) else value

@@ -13,7 +13,8 @@ from voiced.audio.pcm import read_wav, silence, write_wav
 
 def voiced(tmp_path: Path, config_text: str, *args: str) -> subprocess.CompletedProcess[str]:
     config = tmp_path / "config.yaml"
-    config.write_text(f"devices_dir: {REPO / 'devices'}\n{config_text}")
+    web_off = "" if "web:" in config_text else "web:\n  port: 0\n"  # tests run side by side
+    config.write_text(f"devices_dir: {REPO / 'devices'}\n{web_off}{config_text}")
     return subprocess.run(
         [sys.executable, "-m", "voiced", "-c", str(config), *args],
         capture_output=True,

@@ -22,7 +22,7 @@ ANALYSIS = json.dumps({"risk": None})
 
 def write_config(tmp_path: Path, port: int, extra: str = "") -> Path:
     config = tmp_path / "config.yaml"
-    config.write_text(f"devices_dir: {REPO / 'devices'}\nmqtt:\n  port: {port}\n{extra}")
+    config.write_text(f"devices_dir: {REPO / 'devices'}\nweb:\n  port: 0\nmqtt:\n  port: {port}\n{extra}")
     return config
 
 

@@ -22,7 +22,7 @@ def voiced(config: Path, *args: str) -> list[str]:
 
 def test_demo_drives_the_simulated_home_and_speaks(tmp_path: Path, broker: Broker) -> None:
     config = tmp_path / "config.yaml"
-    config.write_text(f"devices_dir: {REPO / 'devices'}\nmqtt:\n  port: {broker.port}\n")
+    config.write_text(f"devices_dir: {REPO / 'devices'}\nweb:\n  port: 0\nmqtt:\n  port: {broker.port}\n")
     simulator = subprocess.Popen(
         voiced(config, "simulate"), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
     )

@@ -22,7 +22,7 @@ pytestmark = pytest.mark.e2e
 def run(tmp_path: Path, broker: Broker, llm: ScriptedServer, lines: list[str]) -> tuple[str, list[dict]]:
     config = tmp_path / "config.yaml"
     config.write_text(
-        f"devices_dir: {REPO / 'devices'}\nmqtt:\n  port: {broker.port}\n"
+        f"devices_dir: {REPO / 'devices'}\nweb:\n  port: 0\nmqtt:\n  port: {broker.port}\n"
         f"llm:\n  base_url: {llm.base_url}\n  first_token_timeout_s: 1.5\n"
     )
     wav = spoken_wav(lines, tmp_path / "in.wav", gap_s=1.2)

@@ -72,6 +72,7 @@ def write_config(tmp_path: Path, broker: Broker) -> Path:
         "models_dir": str(REPO / "models"),
         "audio": {"input_device": "pulse", "output_device": "pulse"},
         "mqtt": {"port": broker.port, "client_id": "voiced-e2e"},
+        "web": {"port": 0},
     }
     path = tmp_path / "config.yaml"
     path.write_text(yaml.safe_dump(config))

@@ -29,7 +29,9 @@ def _home(tmp_path: Path, port: int) -> Path:
             f"command_topic: {topic}/set\nstate_topic: {topic}\navailability_topic: {topic}/availability\n"
         )
     config = tmp_path / "config.yaml"
-    config.write_text(f"devices_dir: {devices}\nmqtt:\n  port: {port}\n  connect_timeout_s: 3\n")
+    config.write_text(
+        f"devices_dir: {devices}\nweb:\n  port: 0\nmqtt:\n  port: {port}\n  connect_timeout_s: 3\n"
+    )
     return config
 
 

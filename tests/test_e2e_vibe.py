@@ -19,7 +19,7 @@ def test_a_spoken_scene_runs_in_the_background_and_the_next_turn_hears_of_it(
     tmp_path: Path, broker: Broker
 ) -> None:
     config = tmp_path / "config.yaml"
-    config.write_text(f"devices_dir: {REPO / 'devices'}\nmqtt:\n  port: {broker.port}\n")
+    config.write_text(f"devices_dir: {REPO / 'devices'}\nweb:\n  port: 0\nmqtt:\n  port: {broker.port}\n")
     wav = spoken_wav(["Something for a dinner party.", "Turn on the bedroom light."], tmp_path / "in.wav")
     events = tmp_path / "events.jsonl"
     with SimulatedHome(config, broker.port, "--delay-ms", "300") as home:

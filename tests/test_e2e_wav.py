@@ -48,7 +48,9 @@ class Recorder:
 
 def write_config(tmp_path: Path, port: int) -> Path:
     config = tmp_path / "config.yaml"
-    config.write_text(f"devices_dir: {REPO / 'devices'}\nmqtt:\n  port: {port}\n  connect_timeout_s: 3\n")
+    config.write_text(
+        f"devices_dir: {REPO / 'devices'}\nweb:\n  port: 0\nmqtt:\n  port: {port}\n  connect_timeout_s: 3\n"
+    )
     return config
 
 

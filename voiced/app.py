@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import logging
 import signal
+import socket
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,6 +32,7 @@ from voiced.devices.vocabulary import HomeVocabulary
 from voiced.ear.bargein import GuardSettings
 from voiced.ear.frontend import EchoCancellingVad
 from voiced.ear.listener import Ear, Heard, Listener
+from voiced.ear.mute import MuteSwitch
 from voiced.ear.typed import TypedEar, TypedTurns
 from voiced.ear.whisper import WhisperTranscriber, vocabulary_hotwords, vocabulary_prompt
 from voiced.llm_client import open_client
@@ -42,6 +44,8 @@ from voiced.systemd import NotifySettings, notify_systemd
 from voiced.tasks import cancel_and_wait
 from voiced.vibe.narrator import SpokenNarrator
 from voiced.vibe.setup import build_vibe
+from voiced.web.api import Controls
+from voiced.web.server import WebServer
 
 _LOGGER = logging.getLogger(__name__)
 COMPLETE_MIN_CONFIDENCE = 0.5  # Whisper's mean token probability; misheard words run lower
@@ -79,6 +83,7 @@ class RunOptions:
     # Shared with the SpeakerSink when our voice can reach our microphone; None for file output.
     reference: PlaybackReference | None = None
     notify: NotifySettings = field(default_factory=NotifySettings)  # systemd's socket and watchdog
+    web_socket: socket.socket | None = None  # bound before the models load (voiced/web/server.py bind)
 
 
 def build_ear(
@@ -90,6 +95,7 @@ def build_ear(
     options: RunOptions,
     stack: contextlib.AsyncExitStack,
     complete: Callable[[Heard], bool] | None = None,
+    muted: Callable[[], bool] = lambda: False,
 ) -> Ear:
     """The ear; what it opens that must be closed (the echo canceller) goes on `stack`."""
     transcriber = engines.transcriber
@@ -98,9 +104,10 @@ def build_ear(
     audio = config.audio
     guard = GuardSettings(frame_ms=config.vad.frame_ms, confirm_ms=audio.barge_in_confirm_ms)
     if options.reference is None or audio.echo == "off":
-        return Ear(source, config.vad, transcriber, bus, complete=complete)
+        return Ear(source, config.vad, transcriber, bus, is_deaf=muted, complete=complete)
     if audio.echo == "half_duplex":
-        return Ear(source, config.vad, transcriber, bus, is_deaf=HalfDuplexGuard(speech), complete=complete)
+        half = HalfDuplexGuard(speech)
+        return Ear(source, config.vad, transcriber, bus, is_deaf=lambda: muted() or half(), complete=complete)
     front = EchoCancellingVad(
         config.vad.aggressiveness,
         options.reference,
@@ -119,6 +126,7 @@ def build_ear(
         is_playing=lambda: speech.speaking or front.playing,
         guard=guard,
         echo_db=audio.echo_unexplained_db,
+        is_deaf=muted,
         complete=complete,
     )
 
@@ -200,11 +208,12 @@ async def run_daemon(
         if brain is not None:
             agent = InterviewAgent(agent, brain)
         brain_wait_s = config.brain.barrier_timeout_s if brain is not None else None
+        mute = MuteSwitch(bus)
         ear: Listener = (
             TypedEar(source, bus, brain_wait_s=brain_wait_s)
             if isinstance(source, TypedTurns)
             else build_ear(
-                config, engines, source, bus, speech, options, stack, ends_request(config, intents)
+                config, engines, source, bus, speech, options, stack, ends_request(config, intents), mute
             )
         )
         daemon = Daemon(
@@ -215,6 +224,20 @@ async def run_daemon(
             echo_db=config.audio.echo_unexplained_db,
             thinking=thinking,
         )
+        if options.web_socket is not None:
+            controls = Controls(
+                bus=bus,
+                registry=registry,
+                devices=gateway,
+                take_turn=daemon.take_turn,
+                mute=mute.set,
+                is_muted=mute,
+                conversation=lambda: brain.state.model_dump(mode="json") if brain is not None else None,
+                vibe=vibe,
+            )
+            web = WebServer(config.web, controls, options.web_socket)
+            await web.start()
+            stack.push_async_callback(web.stop)
         await asyncio.to_thread(speech.warm, familiar_replies(registry))
         main = asyncio.create_task(daemon.run(), name="daemon")
         for sig in (signal.SIGTERM, signal.SIGINT):

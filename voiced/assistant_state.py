@@ -1,4 +1,4 @@
-"""What the assistant is doing (idle / listening / thinking / speaking), derived from the bus.
+"""What the assistant is doing (idle / listening / thinking / speaking / muted), derived from the bus.
 
 The rules are pure and clock-free (`next_mode`); `publish_assistant_state` runs them over the
 bus and publishes an AssistantState event whenever the mode changes.
@@ -12,6 +12,7 @@ from voiced.events import (
     AssistantState,
     BargeIn,
     Event,
+    MuteChanged,
     SpeechEnded,
     SpeechStarted,
     Transcript,
@@ -23,6 +24,8 @@ from voiced.events import (
 
 def next_mode(mode: AssistantMode, event: Event) -> AssistantMode:
     """The mode after `event`; speech over a reply changes nothing until the reply yields."""
+    if isinstance(event, MuteChanged):
+        return "muted" if event.muted else "idle"
     if mode == "muted":
         return mode
     if isinstance(event, SpeechStarted):

@@ -88,6 +88,11 @@ def run(args: argparse.Namespace, config: Config, registry: DeviceRegistry) -> i
                 f"no usable speaker ({where}): {detail}; use --output FILE.wav to write replies to a file",
                 EXIT_AUDIO,
             )
+    web_socket = None
+    if config.web.port:
+        from voiced.web.server import bind
+
+        web_socket = bind(config.web)  # a taken port is a ConfigError (exit 2) before the models load
     print("loading models…", file=sys.stderr, flush=True)
     engines = load_engines(config, registry, whisper=not typed)  # typed turns need no Whisper
     try:
@@ -97,7 +102,11 @@ def run(args: argparse.Namespace, config: Config, registry: DeviceRegistry) -> i
             else SpeakerSink(config.audio.output_device, reference)
         )
         options = RunOptions(
-            verbose=args.verbose, events_file=args.events, reference=reference, notify=args.notify
+            verbose=args.verbose,
+            events_file=args.events,
+            reference=reference,
+            notify=args.notify,
+            web_socket=web_socket,
         )
         turns = asyncio.run(run_daemon(config, registry, engines, source, sink, options))
     except (AudioSourceError, AudioSinkError, TypedTurnsError) as exc:

@@ -5,6 +5,8 @@ This is the only module that reads the environment (for secrets).
 
 from __future__ import annotations
 
+import contextlib
+import ipaddress
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Literal
@@ -233,6 +235,29 @@ class BrainConfig(_Section):
     )
 
 
+class WebConfig(_Section):
+    host: str = Field("127.0.0.1", min_length=1, description="address the dashboard and API listen on")
+    port: int = Field(8765, ge=0, le=65535, description="0 = no web server")
+    token: str | None = Field(None, exclude=True, description="from VOICED_WEB_TOKEN only")
+
+    @property
+    def loopback(self) -> bool:
+        with contextlib.suppress(ValueError):
+            return ipaddress.ip_address(self.host).is_loopback
+        return self.host == "localhost"
+
+    @model_validator(mode="after")
+    def _token_off_loopback(self) -> WebConfig:
+        # Anyone on the network could drive the house. (Checked here, not on Config: the error
+        # then never echoes the other sections' secrets.)
+        if self.port and not self.loopback and not self.token:
+            raise ValueError(
+                f"web.host is {self.host!r}, not loopback: set VOICED_WEB_TOKEN (clients send"
+                " 'Authorization: Bearer <token>'), or use host 127.0.0.1, or port 0 for no web server"
+            )
+        return self
+
+
 class Config(_Section):
     devices_dir: SafePath = Path("devices")
     models_dir: SafePath = Path("models")
@@ -246,6 +271,7 @@ class Config(_Section):
     safety: SafetyConfig = SafetyConfig()
     vibe: VibeConfig = VibeConfig()
     brain: BrainConfig = BrainConfig()
+    web: WebConfig = WebConfig()
 
     @model_validator(mode="after")
     def _consistent(self) -> Config:
@@ -265,6 +291,7 @@ class Config(_Section):
 SECRET_ENV = {
     "VOICED_MQTT_PASSWORD": ("mqtt", "password"),
     "VOICED_LLM_API_KEY": ("llm", "api_key"),
+    "VOICED_WEB_TOKEN": ("web", "token"),
 }
 
 

@@ -13,10 +13,12 @@ import functools
 import logging
 import time
 
+import numpy as np
+
 from voiced.brain.turns import TurnThinking
 from voiced.bus import EventBus
 from voiced.ear.bargein import Evidence, Verdict, weigh
-from voiced.ear.listener import Listener, Utterance
+from voiced.ear.listener import Heard, Listener, Utterance
 from voiced.events import BargeIn, BargeInIgnored, Transcript, TurnFinished
 from voiced.mouth.agent import NO_CONTEXT, Agent
 from voiced.mouth.speech import SpeechOutput, SpeechProgress
@@ -27,6 +29,7 @@ _LOGGER = logging.getLogger(__name__)
 FAILURE_REPLY = "Sorry, something went wrong on my side."
 # The tail of our own voice still in the room after the last sample is handed over.
 ECHO_TAIL_S = 0.3
+OUTSIDE_TURN_BASE = 1_000_000  # typed turns from the web: far above any the ear will number
 VERDICTS_KEPT = 50  # turns: early verdicts older than this are never collected
 
 
@@ -55,11 +58,28 @@ class Daemon:
         self._checks: set[asyncio.Task[None]] = set()
         self._verdicts: dict[int, Verdict] = {}  # early verdicts on speech over a reply, by turn
         self.turns_done = 0
+        self._outside_turns = 0
 
     @property
     def busy(self) -> bool:
         """A turn is being handled or waits to be: background speech must hold back."""
         return self._turn_open or not self._utterances.empty()
+
+    def take_turn(self, text: str) -> int:
+        """Queue a typed turn from outside the ear (the web); returns its turn number.
+
+        Numbered from OUTSIDE_TURN_BASE so it never meets one of the ear's own numbers.
+        """
+        self._outside_turns += 1
+        turn = OUTSIDE_TURN_BASE + self._outside_turns
+
+        async def known() -> Heard:
+            return Heard(text, asr_s=0.0, early=False)
+
+        transcript = asyncio.create_task(known(), name=f"outside-turn-{turn}")
+        silence = np.zeros(0, dtype=np.int16)
+        self._utterances.put_nowait(Utterance(turn, silence, time.monotonic(), transcript))
+        return turn
 
     async def run(self) -> None:
         """Run until the input ends and every turn has finished (or until cancelled)."""

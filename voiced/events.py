@@ -258,3 +258,11 @@ class AssistantState(Event):
     kind: ClassVar[str] = "assistant_state"
     state: AssistantMode
     turn: int = 0
+
+
+@dataclass(frozen=True)
+class MuteChanged(Event):
+    """The microphone was muted or unmuted (from the web); while muted the ear drops what it hears."""
+
+    kind: ClassVar[str] = "mute_changed"
+    muted: bool

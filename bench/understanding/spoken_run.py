@@ -141,6 +141,7 @@ def write_config(
         "safety": {"max_commands": 1000, "per_seconds": 1},
         # The devices never report (see above): scene steps and spoken confirmations give up soon.
         "vibe": {"confirm_timeout_s": 0.5},
+        "web": {"port": 0},  # runs may be side by side: none takes the default port
     }
     if beam is not None:
         config["asr"] = {name: beam for name in BEAM_FIELDS if name in AsrConfig.model_fields}

@@ -1,0 +1,45 @@
+"""The web's config at the edge: refused before anything starts, with exit 2 and a clear message."""
+
+from __future__ import annotations
+
+import socket
+from pathlib import Path
+
+from tests.conftest import free_port
+from tests.test_cli_errors import voiced
+
+
+def test_off_loopback_without_a_token_check_config_and_run_exit_2(tmp_path: Path) -> None:
+    config = "web:\n  host: 0.0.0.0\n  port: 8765\n"
+    for args in (("check-config",), ("run", "--text", "-")):
+        result = voiced(tmp_path, config, *args)
+        assert result.returncode == 2, result.stderr
+        assert "web.host is '0.0.0.0', not loopback: set VOICED_WEB_TOKEN" in result.stderr
+        assert "loading models" not in result.stderr
+
+
+def test_a_taken_web_port_exits_2_naming_it_before_the_models_load(tmp_path: Path) -> None:
+    port = free_port()
+    with socket.socket() as held:
+        held.bind(("127.0.0.1", port))
+        held.listen()
+        turns = tmp_path / "turns.txt"
+        turns.write_text("turn on the kitchen light\n")
+        result = voiced(tmp_path, f"web:\n  port: {port}\n", "run", "--text", str(turns), "--output", "x.wav")
+    assert result.returncode == 2, result.stderr
+    assert f"web: cannot listen on 127.0.0.1:{port}" in result.stderr
+    assert "loading models" not in result.stderr
+
+
+def test_loopback_needs_no_token_anything_else_does() -> None:
+    import pytest
+    from pydantic import ValidationError
+
+    from voiced.config import WebConfig
+
+    for host in ("127.0.0.1", "::1", "localhost", "127.0.0.2"):
+        assert WebConfig(host=host).loopback, host
+    assert WebConfig(host="0.0.0.0", port=0).loopback is False  # off: no token needed
+    assert WebConfig(host="192.168.1.20", token="t").token == "t"
+    with pytest.raises(ValidationError, match=r"'192\.168\.1\.20', not loopback"):
+        WebConfig(host="192.168.1.20")

@@ -1,0 +1,155 @@
+"""The HTTP API's handlers; what they act on is injected as `Controls` (built in voiced/app.py)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+
+from voiced.bus import EventBus, Subscription
+from voiced.devices.registry import DeviceRegistry
+from voiced.events import AgentText, CommandRefused, CommandSent, TurnFinished
+from voiced.mouth.vibe_control import VibeControl
+from voiced.web.bodies import BadRequest, error, field, json_object
+from voiced.web.metrics import CONTENT_TYPE, Metrics
+from voiced.web.turns import TurnLog
+
+_LOGGER = logging.getLogger(__name__)
+
+SAY_TIMEOUT_S = 120.0  # a typed turn: the reply, spoken aloud, and any device confirmations
+MAX_TURNS = 100
+
+
+class DeviceView(Protocol):
+    @property
+    def connected(self) -> bool: ...
+
+    def state_of(self, name: str) -> dict[str, Any] | None: ...
+
+    def is_online(self, name: str) -> bool: ...
+
+
+@dataclass(frozen=True)
+class Controls:
+    bus: EventBus
+    registry: DeviceRegistry
+    devices: DeviceView
+    take_turn: Callable[[str], int]  # queues a typed turn, returns its number
+    mute: Callable[[bool], None]
+    is_muted: Callable[[], bool]
+    conversation: Callable[[], dict[str, Any] | None]  # None: no brain
+    vibe: VibeControl | None = None
+    say_timeout_s: float = SAY_TIMEOUT_S
+
+
+class Api:
+    def __init__(
+        self, controls: Controls, turns: TurnLog, metrics: Metrics, clients: Callable[[], int] = lambda: 0
+    ) -> None:
+        self._c = controls
+        self._clients = clients
+        self._turns = turns
+        self._metrics = metrics
+
+    async def healthz(self, request: Request) -> Response:
+        broker = self._c.devices.connected
+        return JSONResponse(
+            {
+                "ok": True,
+                "broker_connected": broker,
+                "muted": self._c.is_muted(),
+                "sse_clients": self._clients(),
+            }
+        )
+
+    async def metrics(self, request: Request) -> Response:
+        return Response(self._metrics.render(), media_type=CONTENT_TYPE)
+
+    async def state(self, request: Request) -> Response:
+        state = self._c.conversation()
+        if state is None:
+            return error("no conversation state: the brain is off (brain.enabled: false)", 404)
+        return JSONResponse(state)
+
+    async def devices(self, request: Request) -> Response:
+        rows = [
+            {
+                "name": device.name,
+                "kind": device.kind,
+                "room": device.room,
+                "online": self._c.devices.is_online(device.name),
+                "state": self._c.devices.state_of(device.name),
+            }
+            for device in self._c.registry
+        ]
+        return JSONResponse({"broker_connected": self._c.devices.connected, "devices": rows})
+
+    async def turns(self, request: Request) -> Response:
+        raw = request.query_params.get("limit", "20")
+        if not raw.isdigit() or not 1 <= int(raw) <= MAX_TURNS:
+            return error(
+                f"query parameter 'limit' must be a whole number from 1 to {MAX_TURNS}, got {raw!r}", 400
+            )
+        return JSONResponse({"turns": self._turns.recent(int(raw))})
+
+    async def say(self, request: Request) -> Response:
+        try:
+            text = field(await json_object(request), "text", str)
+        except BadRequest as exc:
+            return error(str(exc), exc.status)
+        events = self._c.bus.subscribe("web-say")  # before the turn starts: none of its events is missed
+        try:
+            turn = self._c.take_turn(text)
+            try:
+                reply = await asyncio.wait_for(_collect(events, turn), self._c.say_timeout_s)
+            except TimeoutError:
+                return error(f"turn {turn} did not finish within {self._c.say_timeout_s:.0f} s", 504)
+        finally:
+            self._c.bus.unsubscribe(events)
+        return JSONResponse({"turn": turn, "heard": text, **reply})
+
+    async def vibe_start(self, request: Request) -> Response:
+        if self._c.vibe is None:
+            return error("no scene agent in this daemon", 404)
+        try:
+            wanted = field(await json_object(request), "request", str)
+        except BadRequest as exc:
+            return error(str(exc), exc.status)
+        return JSONResponse({"result": await self._c.vibe.start(wanted, 0)}, status_code=202)
+
+    async def vibe_cancel(self, request: Request) -> Response:
+        if self._c.vibe is None:
+            return error("no scene agent in this daemon", 404)
+        return JSONResponse({"result": await self._c.vibe.cancel("cancelled from the web")})
+
+    async def mute(self, request: Request) -> Response:
+        try:
+            muted = field(await json_object(request), "muted", bool)
+        except BadRequest as exc:
+            return error(str(exc), exc.status)
+        self._c.mute(muted)
+        return JSONResponse({"muted": self._c.is_muted()})
+
+
+async def _collect(events: Subscription, turn: int) -> dict[str, Any]:
+    said: list[str] = []
+    commands: list[dict[str, Any]] = []
+    understood = True
+    while True:
+        event = await events.get()
+        if getattr(event, "turn", None) != turn:
+            continue
+        if isinstance(event, AgentText):
+            said.append(event.text)
+            understood = understood and event.understood
+        elif isinstance(event, CommandSent):
+            commands.append({"device": event.device, "payload": event.payload, "result": "sent"})
+        elif isinstance(event, CommandRefused):
+            commands.append({"device": event.device, "reason": event.reason, "result": "refused"})
+        elif isinstance(event, TurnFinished):
+            return {"reply": " ".join(said), "understood": understood, "commands": commands}

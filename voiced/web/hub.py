@@ -1,0 +1,108 @@
+"""One bus subscriber for the whole web side: numbers each event, keeps a bounded ring for
+`Last-Event-ID` replay, feeds the turn log and the metrics, and fans out to web clients.
+
+Each event is serialised once here, not once per client. Clients subscribe to the hub's own
+bus with `overflow="disconnect"`: one that stops reading is dropped, never grows memory.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import uuid
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import ClassVar
+
+from voiced.bus import EventBus, Subscription
+from voiced.console import thought
+from voiced.events import Event
+
+_LOGGER = logging.getLogger(__name__)
+
+RING_SIZE = 1000  # events kept for replay
+CLIENT_LIMIT = 256  # events a client may fall behind before it is let go
+
+
+@dataclass(frozen=True)
+class Stamped(Event):
+    """A bus event as the web sends it: its SSE id, its name (the event's kind) and JSON data."""
+
+    kind: ClassVar[str] = "stamped"
+    seq: int
+    name: str
+    data: str
+
+
+class EventHub:
+    def __init__(self, bus: EventBus, observers: list[Callable[[Event], None]], ring_size: int = RING_SIZE):
+        self._bus = bus
+        self._observers = observers
+        self._clients = EventBus()
+        self._ring: deque[Stamped] = deque(maxlen=ring_size)
+        self._seq = 0
+        self._live: set[Subscription] = set()
+        # Ids are "<boot>-<seq>": after a daemon restart an old Last-Event-ID means "replay all".
+        self.boot = uuid.uuid4().hex[:8]
+
+    @property
+    def seen(self) -> int:
+        """Events taken from the bus so far."""
+        return self._seq
+
+    @property
+    def kept(self) -> int:
+        return len(self._ring)
+
+    @property
+    def clients(self) -> int:
+        return self._clients.subscribers
+
+    def event_id(self, stamped: Stamped) -> str:
+        return f"{self.boot}-{stamped.seq}"
+
+    async def run(self) -> None:
+        """Runs until cancelled; owned by the web server."""
+        events = self._bus.subscribe("web-hub")
+        try:
+            while True:
+                self.take(await events.get())
+        finally:
+            self._bus.unsubscribe(events)
+
+    def take(self, event: Event) -> None:
+        for observe in self._observers:
+            try:
+                observe(event)
+            except Exception:  # one bad observer must not stop the stream
+                _LOGGER.exception("web observer failed on %s", event.kind)
+        self._seq += 1
+        data = event.to_dict()
+        if (line := thought(event)) is not None:
+            data["thought"] = line
+        stamped = Stamped(seq=self._seq, name=event.kind, data=json.dumps(data, default=str))
+        self._ring.append(stamped)
+        self._clients.publish(stamped)
+
+    def subscribe(self, last_id: str | None) -> tuple[Subscription, list[Stamped]]:
+        """A live subscription, and what it missed after `last_id` (None: nothing; "0": all kept)."""
+        live = self._clients.subscribe("web-client", limit=CLIENT_LIMIT, overflow="disconnect")
+        self._live.add(live)
+        return live, self._replay(last_id)
+
+    def unsubscribe(self, subscription: Subscription) -> None:
+        self._live.discard(subscription)
+        self._clients.unsubscribe(subscription)
+
+    def close_all(self) -> None:
+        """Shutting down: every stream ends once it has sent what it has."""
+        for subscription in list(self._live):
+            self.unsubscribe(subscription)
+
+    def _replay(self, last_id: str | None) -> list[Stamped]:
+        if last_id is None:
+            return []
+        boot, _, seq = last_id.partition("-")
+        after = int(seq) if boot == self.boot and seq.isdigit() else 0
+        return [stamped for stamped in self._ring if stamped.seq > after]

@@ -1,0 +1,79 @@
+"""Prometheus metrics, all fed from bus events (through the hub's one subscriber)."""
+
+from __future__ import annotations
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+
+from voiced.events import (
+    BargeIn,
+    BargeInIgnored,
+    BarrierWait,
+    BrokerStatus,
+    CommandRefused,
+    CommandSent,
+    Event,
+)
+from voiced.web.turns import TurnRecord
+
+# Seconds: a stage takes tens of milliseconds to a few seconds.
+STAGE_BUCKETS = (0.01, 0.025, 0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 5.0, 10.0)
+CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
+
+
+class Metrics:
+    """Its own registry, so several daemons (tests) in one process never share counters."""
+
+    def __init__(self, broker_connected: bool = False) -> None:
+        self.registry = CollectorRegistry()
+        r = self.registry
+        self.stage = Histogram(
+            "voiced_stage_seconds",
+            "Latency of each stage of a turn",
+            ["stage"],
+            buckets=STAGE_BUCKETS,
+            registry=r,
+        )
+        self.turns = Counter("voiced_turns", "Turns taken", registry=r)
+        self.not_understood = Counter(
+            "voiced_turns_not_understood", "Turns the agent did not understand", registry=r
+        )
+        self.barge_ins = Counter(
+            "voiced_barge_ins", "Replies stopped by the user talking over them", registry=r
+        )
+        self.barge_ins_ignored = Counter(
+            "voiced_barge_ins_ignored", "Speech over a reply judged echo or backchannel", registry=r
+        )
+        self.commands = Counter(
+            "voiced_device_commands", "Device commands by device and result", ["device", "result"], registry=r
+        )
+        self.broker = Gauge("voiced_broker_connected", "1 while the MQTT broker is connected", registry=r)
+        self.broker.set(1 if broker_connected else 0)
+        self.barrier = Histogram(
+            "voiced_brain_barrier_wait_seconds",
+            "How long a turn waited for the brain's last analysis",
+            buckets=STAGE_BUCKETS,
+            registry=r,
+        )
+
+    def observe(self, event: Event, finished: TurnRecord | None) -> None:
+        if finished is not None:
+            self.turns.inc()
+            if not finished.understood:
+                self.not_understood.inc()
+            for stage, seconds in finished.stages().items():
+                self.stage.labels(stage=stage).observe(max(0.0, seconds))
+        if isinstance(event, BargeIn):
+            self.barge_ins.inc()
+        elif isinstance(event, BargeInIgnored):
+            self.barge_ins_ignored.inc()
+        elif isinstance(event, CommandSent):
+            self.commands.labels(device=event.device, result="sent").inc()
+        elif isinstance(event, CommandRefused):
+            self.commands.labels(device=event.device, result="refused").inc()
+        elif isinstance(event, BrokerStatus):
+            self.broker.set(1 if event.connected else 0)
+        elif isinstance(event, BarrierWait):
+            self.barrier.observe(event.waited_s)
+
+    def render(self) -> bytes:
+        return generate_latest(self.registry)

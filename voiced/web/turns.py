@@ -1,0 +1,109 @@
+"""Recent turns from bus events: heard, said, interrupted or not, commands, per-stage latency.
+
+Stages as bench/latency.py measures them, from the events' monotonic `t`: hangover (end of voice
+to the segment closing), ASR (to the transcript), agent (to the first reply sentence), first TTS
+chunk (to the first audio), and end of speech to first audio. Typed turns have only the last two.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict, deque
+from dataclasses import dataclass, field
+from typing import Any
+
+from voiced.events import (
+    AgentText,
+    BargeIn,
+    CommandRefused,
+    CommandSent,
+    Event,
+    SpeechEnded,
+    Transcript,
+    TtsStarted,
+    TurnFinished,
+)
+
+TURNS_KEPT = 100
+OPEN_KEPT = 20  # turns begun but not finished (a burst too short, dropped as echo) are forgotten
+
+
+@dataclass
+class TurnRecord:
+    turn: int
+    at: float = 0.0  # wall clock of the first event seen
+    heard: str = ""
+    said: list[str] = field(default_factory=list)
+    understood: bool = True
+    interrupted: bool = False
+    commands: list[dict[str, Any]] = field(default_factory=list)
+    marks: dict[str, float] = field(default_factory=dict)
+
+    def stages(self) -> dict[str, float]:
+        m = self.marks
+        spans = {
+            "hangover": ("voice_end", "speech_ended"),
+            "asr": ("speech_ended", "transcript"),
+            "agent": ("transcript", "agent_text"),
+            "tts_first_chunk": ("agent_text", "tts_started"),
+            "speech_end_to_audio": ("voice_end", "tts_started"),
+        }
+        return {name: round(m[b] - m[a], 4) for name, (a, b) in spans.items() if a in m and b in m}
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "turn": self.turn,
+            "at": self.at,
+            "heard": self.heard,
+            "said": " ".join(self.said),
+            "understood": self.understood,
+            "interrupted": self.interrupted,
+            "commands": self.commands,
+            "stages": self.stages(),
+        }
+
+
+class TurnLog:
+    """Fed every bus event (`observe`); `finished` gets each turn as it ends."""
+
+    def __init__(self, kept: int = TURNS_KEPT) -> None:
+        self._open: OrderedDict[int, TurnRecord] = OrderedDict()
+        self._done: deque[TurnRecord] = deque(maxlen=kept)
+
+    def recent(self, limit: int) -> list[dict[str, Any]]:
+        """The last `limit` finished turns, newest last."""
+        return [record.to_dict() for record in list(self._done)[-limit:]] if limit > 0 else []
+
+    def observe(self, event: Event) -> TurnRecord | None:
+        """Returns the turn `event` finished, if it finished one."""
+        turn = getattr(event, "turn", None)
+        if not isinstance(turn, int) or not turn:
+            return None
+        record = self._open.get(turn)
+        if record is None:
+            record = self._open[turn] = TurnRecord(turn, at=event.at)
+            while len(self._open) > OPEN_KEPT:
+                self._open.popitem(last=False)
+        marks = record.marks
+        if isinstance(event, SpeechEnded):
+            marks.setdefault("voice_end", event.voice_end_t)
+            marks.setdefault("speech_ended", event.t)
+        elif isinstance(event, Transcript):
+            record.heard = event.text
+            marks.setdefault("transcript", event.t)
+        elif isinstance(event, AgentText):
+            record.said.append(event.text)
+            record.understood = record.understood and event.understood
+            marks.setdefault("agent_text", event.t)
+        elif isinstance(event, TtsStarted):
+            marks.setdefault("tts_started", event.t)
+        elif isinstance(event, BargeIn):
+            record.interrupted = True
+        elif isinstance(event, CommandSent):
+            record.commands.append({"device": event.device, "payload": event.payload, "result": "sent"})
+        elif isinstance(event, CommandRefused):
+            record.commands.append({"device": event.device, "reason": event.reason, "result": "refused"})
+        elif isinstance(event, TurnFinished):
+            del self._open[turn]
+            self._done.append(record)
+            return record
+        return None
