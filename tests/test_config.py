@@ -157,3 +157,13 @@ def _write(tmp_path: Path, text: str) -> Path:
     path = tmp_path / "config.yaml"
     path.write_text(text)
     return path
+
+
+def test_an_error_about_the_whole_config_never_shows_the_password_from_the_environment(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "config.yaml"
+    path.write_text("agent:\n  kind: llm\n")
+    with pytest.raises(ConfigError) as caught:
+        load_config(path, {"VOICED_MQTT_PASSWORD": "hunter2"})
+    assert "llm.base_url is not set" in str(caught.value) and "hunter2" not in str(caught.value)

@@ -43,7 +43,9 @@ def describe_validation_error(path: Path | str, error: ValidationError, *, tagge
         loc = list(item["loc"])[1:] if tagged and item["loc"] else list(item["loc"])
         where = ".".join(str(part)[:80] for part in loc) or "(top level)"
         got = item.get("input")
-        shown = "" if item["type"] == "missing" else f" (got {short_repr(got)})"
+        # A whole section or file as "what was given" says nothing new, and may hold a secret
+        # from the environment (mqtt.password): values are shown, mappings are not.
+        shown = "" if item["type"] == "missing" or isinstance(got, dict) else f" (got {short_repr(got)})"
         message = item["msg"][:300]
         if item["type"] in ("union_tag_invalid", "union_tag_not_found"):
             where = "kind"
