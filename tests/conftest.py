@@ -60,6 +60,13 @@ class Broker:
             self._proc.wait(timeout=10)
             self._proc = None
 
+    def kill(self) -> None:
+        """SIGKILL: no goodbye to its clients, nothing flushed."""
+        if self._proc is not None:
+            self._proc.kill()
+            self._proc.wait(timeout=10)
+            self._proc = None
+
     def mqtt_config(self, client_id: str = "voiced-test") -> MqttConfig:
         return MqttConfig(port=self.port, client_id=client_id, connect_timeout_s=5)
 

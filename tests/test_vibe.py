@@ -214,6 +214,8 @@ def test_never_mind_cancels_the_running_scene(broker: Broker, registry: DeviceRe
             agent = LocalAgent(LocalIntentAgent(registry, home.gateway.state_of), home.actions, home.vibe)
             await reply_of(agent, 1, "something for a dinner party")
             await home.until(lambda: home.of("vibe_tool_start", "vibe-1"), "the scene to start")
+            # A step checks the broker answers before it publishes: wait for its first command.
+            await home.until(lambda: home.watcher.commands(), "the scene's first command")
             assert await reply_of(agent, 2, "never mind") == "Okay, I stopped the scene."
             assert (await home.finished("vibe-1")).kind == "vibe_cancelled"
             assert await reply_of(agent, 3, "stop the scene") == "There's no scene being set up."

@@ -8,6 +8,7 @@ through the real `voiced check-config` program: exit 2, the file named, no trace
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import resource
@@ -232,26 +233,34 @@ def program_cases(home: Home) -> list[tuple[Path, Mutation, str]]:
     ]
 
 
-def check_config(home: Home) -> tuple[subprocess.CompletedProcess[str] | None, resource.struct_rusage | None]:
-    """`voiced check-config` on the home's config, and that one program's own resource use (from
-    wait4: RUSAGE_CHILDREN would report the largest child this process ever had, a daemon too)."""
-    command = [sys.executable, "-m", "voiced", "check-config", str(home.config)]
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        proc = subprocess.Popen(command, stdout=out, stderr=err, cwd=home.root)
-        deadline = time.monotonic() + 30
-        while True:
-            pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
-            if pid:
-                break
-            if time.monotonic() > deadline:
-                proc.kill()
-                proc.wait()
-                return None, None
-            time.sleep(0.01)
-        proc.returncode = os.waitstatus_to_exitcode(status)
-        err.seek(0)
-        stderr = err.read().decode(errors="replace")
-    return subprocess.CompletedProcess(command, proc.returncode, "", stderr), usage
+# The program is started by a small Python of its own, which reports the program's own resource
+# use from wait4. Forked straight from a large process (pytest that has loaded Whisper), a child's
+# ru_maxrss keeps the parent's size from before its exec.
+_MEASURE = """
+import json, os, subprocess, sys
+child = subprocess.Popen(sys.argv[1:], stdout=subprocess.DEVNULL)
+_pid, status, usage = os.wait4(child.pid, 0)
+print(json.dumps({"rc": os.waitstatus_to_exitcode(status), "rss_kb": usage.ru_maxrss,
+                  "cpu_s": usage.ru_utime + usage.ru_stime}))
+"""
+
+
+def check_config(home: Home) -> tuple[subprocess.CompletedProcess[str] | None, dict[str, float]]:
+    """`voiced check-config` on the home's config: its result, and its own CPU and peak memory."""
+    program = [sys.executable, "-m", "voiced", "check-config", str(home.config)]
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", _MEASURE, *program],
+            capture_output=True,
+            text=True,
+            errors="replace",
+            timeout=30,
+            cwd=home.root,
+        )
+    except subprocess.TimeoutExpired:
+        return None, {}
+    usage = json.loads(done.stdout.strip().splitlines()[-1])
+    return subprocess.CompletedProcess(program, int(usage["rc"]), "", done.stderr), usage
 
 
 def run_programs(home: Home, count: int) -> dict[str, int]:
@@ -264,8 +273,8 @@ def run_programs(home: Home, count: int) -> dict[str, int]:
         result, usage = check_config(home)
         seconds = time.perf_counter() - started
         # CPU time as well as wall time: on a shared machine the wall clock measures the neighbours too
-        cpu = usage.ru_utime + usage.ru_stime if usage is not None else seconds
-        max_rss = max(max_rss, usage.ru_maxrss if usage is not None else 0)
+        cpu = float(usage.get("cpu_s", seconds))
+        max_rss = max(max_rss, int(usage.get("rss_kb", 0)))
         home.restore(path)
         slowest, slowest_cpu = max(slowest, seconds), max(slowest_cpu, cpu)
         counts["tries"] += 1
