@@ -18,16 +18,21 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Protocol
 
+import numpy as np
+
+from voiced.audio.pcm import EAR_RATE
 from voiced.bus import EventBus
 from voiced.ear.segmenter import SegmenterEvent, UtteranceDiscarded, UtteranceEnded, UtteranceStarted
 from voiced.events import WakeWindowClosed, WakeWordDetected
 
 _LOGGER = logging.getLogger(__name__)
-# The detector fires this long after the wake word has ended (its 150 ms averaging window and
+# The detector fires up to ~200 ms after the wake word has ended (its 150 ms averaging window and
 # more). Speech that follows without a pause ("okay nabu turn on ...") begins in that gap, so the
-# new utterance keeps this much audio from before the detection. Measured on piper and espeak-ng
-# voices: 90 ms still cut "turn" to "on", 270 ms let "-bu" in ("be turned on the ...").
-LOOKBACK_MS = 210
+# new utterance starts at the quietest 10 ms of the last LOOKBACK_MS before the detection: the
+# pause between the words, or a stop consonant's closure. A fixed cut did not do on piper and
+# espeak-ng voices: 90 ms before still cut "turn" to "on", 270 ms let "-bu" in ("be turned on").
+LOOKBACK_MS = 240
+CUT_MS = 10
 REFRACTORY_MS = 1500  # detections this soon after one are the same wake word, still in the window
 
 
@@ -91,7 +96,8 @@ class WakeWindow:
     def open(self) -> bool:
         return self._left > 0
 
-    def frame(self, *, detected: bool, busy: bool) -> Step:
+    def frame(self, *, detected: bool, busy: bool, held: bool = False) -> Step:
+        """`held`: speech let in is still going on; the window does not run down under it."""
         self._since_wake += 1
         if detected and self._since_wake > self._refractory:
             self._since_wake = 0
@@ -100,7 +106,7 @@ class WakeWindow:
         if busy:
             self._left = max(self._left, self._follow_up)
             return Step.NONE
-        if self._left > 0:
+        if self._left > 0 and not held:
             self._left -= 1
             return Step.CLOSED if self._left == 0 else Step.NONE
         return Step.NONE
@@ -139,12 +145,13 @@ class WakeGate:
         utterance in progress and starts over from them, so what follows is a new utterance.
         """
         self._recent.append(frame)
-        step = self._window.frame(detected=self._detector.feed(frame), busy=self._busy())
+        detected = self._detector.feed(frame)
+        step = self._window.frame(detected=detected, busy=self._busy(), held=bool(self._admitted))
         if step is Step.WOKE:
             _LOGGER.info("wake word %r heard", self.word)
             self._bus.publish(WakeWordDetected(word=self.word))
             self._admitted = None
-            restart(list(self._recent))
+            restart(quiet_start(list(self._recent)))
             return []  # this frame's events belonged to the utterance just dropped
         if step is Step.CLOSED:
             _LOGGER.info("conversation over: waiting for the wake word %r", self.word)
@@ -160,3 +167,17 @@ class WakeGate:
             if isinstance(event, UtteranceEnded | UtteranceDiscarded):
                 self._admitted = None
         return passed
+
+
+def quiet_start(frames: list[bytes], cut_ms: int = CUT_MS) -> list[bytes]:
+    """`frames` (16 kHz int16) silenced up to their quietest `cut_ms`: what follows is kept."""
+    audio = np.frombuffer(b"".join(frames), dtype=np.int16).astype(np.float64)
+    block = EAR_RATE * cut_ms // 1000
+    if len(audio) < block:
+        return frames
+    energy = [float(np.mean(audio[i : i + block] ** 2)) for i in range(0, len(audio) - block + 1, block)]
+    start = block * int(np.argmin(energy))
+    audio[:start] = 0
+    data = audio.astype(np.int16).tobytes()
+    size = len(frames[0])
+    return [data[i : i + size] for i in range(0, len(data), size)]
