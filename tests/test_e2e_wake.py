@@ -1,17 +1,18 @@
 """End to end: the wake word through the real `voiced run`, spoken audio, simulated devices.
 
-Without the wake word, no turn; with it, the command acts (said in the same breath, or after
-a pause); inside the follow-up window no wake word is needed, and after it, it is again. The
-speech is synthesized at test time by the daemon's own voice, which the bundled model hears.
-SIGUSR1 mutes and unmutes the running daemon.
+Through a private PulseAudio server (a virtual microphone): without the wake word, no turn;
+with it, the command acts (said in the same breath, or after a pause); inside the follow-up
+window no wake word is needed, and after it, it is again. The speech is synthesized at test
+time by the daemon's own voice, which the bundled model hears. SIGUSR1 mutes and unmutes a
+running daemon (`voiced run --input`).
 """
 
 from __future__ import annotations
 
-import json
 import signal
 import subprocess
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -19,21 +20,12 @@ import pytest
 
 from tests.conftest import REPO, Broker
 from tests.home import SimulatedHome, voiced
-from tests.live import spawn_collecting
+from tests.live import LiveDaemon, spawn_collecting
+from tests.pulse import MIC_SINK, PulseServer
 from tests.speech_fixtures import synthesizer
 from voiced.audio.pcm import EAR_RATE, resample_band_limited, silence, write_wav
 
 pytestmark = pytest.mark.e2e
-
-# (words, then seconds of silence); None: the words are said without the wake word.
-SCRIPT: list[tuple[str, float]] = [
-    ("Turn on the kitchen light.", 2.0),  # overheard: no turn
-    ("Okay Nabu turn on the bedroom light.", 3.0),  # in one breath
-    ("Turn off the bedroom light.", 9.0),  # inside the follow-up window
-    ("Turn on the kitchen light.", 2.0),  # the window has shut: no turn
-    ("Okay Nabu.", 1.2),  # the wake word alone, then the request after a pause
-    ("Turn on the living room light.", 2.5),
-]
 
 
 def _config(tmp_path: Path, port: int, wake: str) -> Path:
@@ -45,41 +37,65 @@ def _config(tmp_path: Path, port: int, wake: str) -> Path:
     return config
 
 
-def _script_wav(path: Path) -> Path:
+@pytest.fixture
+def pulse(tmp_path: Path) -> Iterator[PulseServer]:
+    server = PulseServer(tmp_path)
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+def _say(pulse: PulseServer, path: Path, *lines: str, pause_s: float = 1.0) -> None:
+    """Speak `lines` into the virtual microphone (a pause between them), and wait until it is said."""
     voice = synthesizer()
-    parts = [silence(1.0, EAR_RATE)]
-    for words, gap_s in SCRIPT:
-        spoken = resample_band_limited(voice.synthesize(words), voice.sample_rate, EAR_RATE)
-        parts += [spoken, silence(gap_s, EAR_RATE)]
-    write_wav(path, np.concatenate(parts), EAR_RATE)
-    return path
+    rate = voice.sample_rate
+    parts = [silence(0.3, rate)]
+    for line in lines:
+        parts += [voice.synthesize(line), silence(pause_s, rate)]
+    write_wav(path, np.concatenate(parts), rate)
+    subprocess.run(["paplay", f"--device={MIC_SINK}", str(path)], env=pulse.env(), check=True, timeout=60)
 
 
-def _events(path: Path) -> list[dict[str, object]]:
-    return [json.loads(line) for line in path.read_text().splitlines()]
-
-
-def test_only_the_wake_word_and_its_follow_up_make_turns(tmp_path: Path, broker: Broker) -> None:
-    config = _config(tmp_path, broker.port, "  word: okay_nabu\n  follow_up_s: 4\n  listen_s: 5\n")
-    wav = _script_wav(tmp_path / "in.wav")
-    events_file = tmp_path / "events.jsonl"
-    with SimulatedHome(config, broker.port) as home:
-        done = home.run(wav, tmp_path / "out.wav", "--events", str(events_file), timeout=240)
-        assert done.returncode == 0, done.stderr[-3000:]
-        published = home.published()
+def test_through_pulseaudio_only_the_wake_word_and_its_follow_up_make_turns(
+    tmp_path: Path, pulse: PulseServer, broker: Broker
+) -> None:
+    wake = {"word": "okay_nabu", "follow_up_s": 3, "listen_s": 5}
+    live = LiveDaemon(tmp_path, pulse, {"mqtt": {"port": broker.port}, "wake": wake}, log_level="INFO")
+    with SimulatedHome(live.config_path, broker.port) as home:
+        live.start()
+        try:
+            # Overheard, without the wake word: no turn. Then the word and the request in one breath.
+            _say(pulse, tmp_path / "1.wav", "Turn on the kitchen light.")
+            _say(pulse, tmp_path / "2.wav", "Okay Nabu turn on the bedroom light.")
+            on = live.wait_for("command_sent", lambda e: e["device"] == "bedroom_light", timeout=60)
+            live.wait_for("turn_finished", lambda e: e["turn"] == on["turn"], timeout=30)
+            # Inside the follow-up window: no wake word needed.
+            _say(pulse, tmp_path / "3.wav", "Turn off the bedroom light.")
+            off = live.wait_for("command_sent", lambda e: e["turn"] > on["turn"], timeout=60)
+            live.wait_for("wake_window_closed", lambda e: e["t"] > off["t"], timeout=30)
+            # The window has shut: overheard again. Then the word alone, and the request after a pause.
+            _say(pulse, tmp_path / "4.wav", "Turn on the kitchen light.")
+            _say(pulse, tmp_path / "5.wav", "Okay Nabu.", "Turn on the living room light.")
+            live.wait_for("command_sent", lambda e: e["device"] == "living_room_light", timeout=60)
+            time.sleep(0.5)  # let the recorder receive the last command
+            published = home.published()
+            events = live.events()
+        finally:
+            code = live.stop()
+            (tmp_path / "daemon.log").write_text("".join(live.output))
+    assert code == 0
     assert published == [
         ("zigbee2mqtt/bedroom_light/set", {"state": "ON"}),
         ("zigbee2mqtt/bedroom_light/set", {"state": "OFF"}),
         ("zigbee2mqtt/living_room_light/set", {"state": "ON"}),
-    ], done.stdout
-    events = _events(events_file)
+    ], live.report()
     kinds = [event["kind"] for event in events]
-    assert kinds.count("wake_word") == 2, done.stdout
-    assert "wake_window_closed" in kinds
+    assert kinds.count("wake_word") == 2, live.report()
     heard = [str(event["text"]).lower() for event in events if event["kind"] == "transcript"]
-    assert len(heard) == 3, heard  # the overheard commands were never even transcribed
+    assert len(heard) == 3, heard  # the overheard requests were never even transcribed
     assert "nabu" not in heard[0] and "bedroom" in heard[0], heard  # the turn starts after the word
-    assert "wake_word" in done.stdout  # shown in `voiced run -v`
     states = [event["state"] for event in events if event["kind"] == "assistant_state"]
     assert "listening" in states and "speaking" in states
 
