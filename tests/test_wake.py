@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 from typing import get_args
 
@@ -222,3 +224,12 @@ def test_the_config_offers_exactly_the_bundled_models(tmp_path: Path) -> None:
     config = load_config(path, {})
     assert (config.wake.word, config.wake.follow_up_s, config.wake.muted) == ("okay_nabu", 5.0, True)
     assert load_config(None, {}).wake.word is None  # the default: always listening, as before
+
+
+def test_check_config_exits_2_naming_the_field_and_the_choices(tmp_path: Path) -> None:
+    path = tmp_path / "config.yaml"
+    path.write_text("wake:\n  word: hey_siri\n")
+    command = [sys.executable, "-m", "voiced", "check-config", str(path)]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2, done.stderr
+    assert "wake.word" in done.stderr and "'okay_nabu', 'hey_jarvis', 'hey_mycroft' or 'alexa'" in done.stderr
