@@ -18,7 +18,7 @@ from typing import Any
 
 from hassil import Intents
 
-from voiced.devices.model import DeviceCommand
+from voiced.devices.model import DeviceCommand, MusicSet
 from voiced.devices.registry import DeviceRegistry
 from voiced.devices.vocabulary import HomeVocabulary
 from voiced.errors import DeviceError
@@ -59,6 +59,10 @@ WARM_UP = (
     "turn up the volume by ten",
     "set the diffuser intensity to one hundred twenty percent",
 )
+
+
+def _plays_anything(command: DeviceCommand) -> bool:
+    return isinstance(command, MusicSet) and command.action == "play" and not (command.query or command.genre)
 
 
 @dataclass(frozen=True)
@@ -304,6 +308,8 @@ class LocalIntentAgent:
             log.info("not understood: %r", text)
             return AgentReply(text=NOT_UNDERSTOOD, understood=False)
         unsure = [m for m in missed if self._names_vocabulary(m)]
+        if missed and any(_plays_anything(c) for o in outcomes for c in o.commands):
+            unsure = missed  # "play the song, glad to loom": the rest was what to play
         if unsure and any(o.commands or o.scene for o in outcomes):
             log.info("part of %r names a device or room but was not understood: %s", text, unsure)
             said = f"Sorry, I didn't understand \"{unsure[0]}\", so I didn't change anything."
