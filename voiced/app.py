@@ -41,6 +41,7 @@ from voiced.mouth.hybrid import build_agent
 from voiced.mouth.intents import NOT_UNDERSTOOD, LocalIntentAgent
 from voiced.mouth.piper_tts import PiperSynthesizer
 from voiced.mouth.speech import SpeechOutput
+from voiced.mouth.understanding.titles import may_name_a_title
 from voiced.systemd import NotifySettings, notify_systemd
 from voiced.tasks import cancel_and_wait
 from voiced.vibe.narrator import SpokenNarrator
@@ -70,6 +71,7 @@ def load_engines(config: Config, registry: DeviceRegistry, *, whisper: bool = Tr
             config.models_dir,
             prompt=vocabulary_prompt(HomeVocabulary.of(registry)),
             hotwords=vocabulary_hotwords(HomeVocabulary.of(registry)),
+            weigh_words=may_name_a_title,
         )
         transcriber.transcribe(np.zeros(16000, dtype=np.int16))
     synthesizer = PiperSynthesizer(config.tts, config.models_dir)

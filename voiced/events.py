@@ -77,6 +77,7 @@ class Transcript(Event):
     asr_s: float = 0.0
     early: bool = False  # ASR started at a pause, while the hangover was still running
     confidence: float = 1.0  # how sure the ASR was, 0..1
+    doubtful: tuple[str, ...] = ()  # words the ASR was unsure of (weighed only in titles to search)
 
 
 @dataclass(frozen=True)

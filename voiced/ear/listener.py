@@ -48,6 +48,7 @@ class Heard:
     asr_s: float  # time Whisper took
     early: bool  # started at a pause, before the end of the utterance was certain
     confidence: float = 1.0  # how sure Whisper was, 0..1
+    doubtful: tuple[str, ...] = ()  # words Whisper was unsure of, where they were weighed
 
 
 OverReply = Literal["no", "check"]
@@ -298,8 +299,8 @@ class Ear:
         job = self._asr.submit(np.frombuffer(audio, dtype=np.int16), priority)
 
         async def heard() -> Heard:
-            text, confidence, took_s = await job
-            return Heard(text, took_s, early, confidence)
+            hearing, took_s = await job
+            return Heard(hearing.text, took_s, early, hearing.confidence, hearing.doubtful)
 
         return asyncio.create_task(heard(), name=f"asr-turn-{self._turn}")
 
