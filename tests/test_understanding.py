@@ -113,6 +113,8 @@ def test_what_time_is_it_is_no_device() -> None:
         ("Set the sand to lavender", DiffuserSet(device="diffuser", state="ON", scent="lavender")),
         ("play some jass", MusicSet(device="music", action="play", genre="jazz")),
         ("turn on the kitchin light", LightSet(device="kitchen_light", state="ON")),
+        ("The fuser on.", DiffuserSet(device="diffuser", state="ON")),  # "di-" heard as "the"
+        ("The fusar intensity 30%.", DiffuserSet(device="diffuser", state="ON", intensity=30)),
     ],
 )
 def test_misheard_names_are_resolved_against_the_home(text: str, command: Any) -> None:
