@@ -115,6 +115,10 @@ def test_what_time_is_it_is_no_device() -> None:
         ("turn on the kitchin light", LightSet(device="kitchen_light", state="ON")),
         ("The fuser on.", DiffuserSet(device="diffuser", state="ON")),  # "di-" heard as "the"
         ("The fusar intensity 30%.", DiffuserSet(device="diffuser", state="ON", intensity=30)),
+        (
+            "Set the color on the bedroom lamp to red.",  # "of" heard as "on"
+            LightSet(device="bedroom_light", state="ON", color_hex="#FF0000"),
+        ),
     ],
 )
 def test_misheard_names_are_resolved_against_the_home(text: str, command: Any) -> None:
