@@ -1,0 +1,280 @@
+"""PlanEngine: plans on the graph, checkpointed in SQLite, resumed after a restart.
+
+One asyncio task per plan that is running (named, kept, cancelled and awaited); one timer per plan
+waiting for its confirmation (`plans.confirm_timeout_s` cancels it and says so). The checkpoint is
+the task's record: every view the API gives is read from it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any, Protocol
+
+from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+from langgraph.types import Command
+
+from voiced.bus import EventBus
+from voiced.config import PlansConfig
+from voiced.events import PlanCancelled, PlanCompleted, PlanCreated, PlanDecision, PlanFailed
+from voiced.plans.graph import StepRunner, build_graph
+from voiced.plans.ledger import Ledger
+from voiced.plans.model import FINISHED, ExecutionPlan, TaskState, task_view
+from voiced.plans.words import read_back
+from voiced.tasks import cancel_and_wait
+
+_LOGGER = logging.getLogger(__name__)
+
+
+class Say(Protocol):
+    def __call__(self, text: str, turn: int, wanted: Callable[[], bool] | None = None) -> Awaitable[bool]: ...
+
+
+class NotWaiting(Exception):
+    """A confirmation for a plan that is not waiting for one (HTTP 409)."""
+
+
+class UnknownTask(KeyError):
+    pass
+
+
+class PlanEngine:
+    def __init__(
+        self,
+        config: PlansConfig,
+        path: Path,
+        bus: EventBus,
+        steps: Callable[[Ledger], StepRunner],
+        *,
+        say: Say | None = None,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self._config = config
+        self._path = path
+        self._bus = bus
+        self._say = say
+        self._clock = clock
+        self._stack = contextlib.AsyncExitStack()
+        self.ledger = Ledger(path)
+        self._graph_def = build_graph(bus, steps(self.ledger), grace_s=config.grace_s, clock=clock)
+        self._graph: Any = None
+        self._runs: dict[str, asyncio.Task[None]] = {}
+        self._timers: dict[str, asyncio.Task[None]] = {}
+        self._spoken: set[asyncio.Task[bool]] = set()
+
+    async def start(self) -> list[str]:
+        """Open the checkpoints and resume every unfinished plan; returns the resumed ids."""
+        saver = await self._stack.enter_async_context(AsyncSqliteSaver.from_conn_string(str(self._path)))
+        self._graph = self._graph_def.compile(checkpointer=saver)
+        return await self._resume_all()
+
+    async def aclose(self) -> None:
+        await cancel_and_wait([*self._runs.values(), *self._timers.values(), *self._spoken])
+        self._runs.clear()
+        self._timers.clear()
+        await self._stack.aclose()
+        self.ledger.close()
+
+    def _cfg(self, task_id: str) -> dict[str, Any]:
+        return {"configurable": {"thread_id": task_id}, "recursion_limit": 1000}
+
+    async def state(self, task_id: str) -> TaskState:
+        snapshot = await self._graph.aget_state(self._cfg(task_id))
+        if not snapshot.values:
+            raise UnknownTask(task_id)
+        return snapshot.values  # type: ignore[no-any-return]
+
+    async def view(self, task_id: str) -> dict[str, Any]:
+        return task_view(await self.state(task_id))
+
+    async def views(self) -> list[dict[str, Any]]:
+        found = []
+        for task_id in self.ledger.plans():
+            with contextlib.suppress(UnknownTask):
+                found.append(await self.view(task_id))
+        return found
+
+    async def create(
+        self, requirement: str, plan: ExecutionPlan, *, needs_confirmation: bool
+    ) -> dict[str, Any]:
+        """Start a plan: it waits for a confirmation (returned once it does) or runs at once."""
+        task_id = f"plan-{self.ledger.count() + 1}"
+        now = self._clock()
+        self.ledger.add_plan(task_id, requirement, now)
+        state: TaskState = {
+            "task_id": task_id,
+            "requirement": requirement,
+            "created_at": now,
+            "status": "planning",
+            "execution_plan": plan.model_dump(mode="json"),
+            "needs_confirmation": needs_confirmation,
+            "waiting_for": "",
+            "execution_history": [],
+            "attempts": {},
+            "pending": [step.index for step in plan.steps],
+            "current_step": 0,
+            "batch": [],
+            "user_notes": "",
+            "result": "",
+        }
+        self._bus.publish(
+            PlanCreated(
+                task_id=task_id,
+                detail=plan.name,
+                data={"requirement": requirement, "steps": len(plan.steps), "confirm": needs_confirmation},
+            )
+        )
+        run = self._drive(task_id, state)
+        if needs_confirmation:
+            await asyncio.wait([run])
+        return await self.view(task_id)
+
+    def _drive(self, task_id: str, given: Any) -> asyncio.Task[None]:
+        task = asyncio.create_task(self._run(task_id, given), name=f"plan-run-{task_id}")
+        self._runs[task_id] = task
+        task.add_done_callback(
+            lambda done: self._runs.pop(task_id, None) if self._runs.get(task_id) is done else None
+        )
+        return task
+
+    async def _run(self, task_id: str, given: Any) -> None:
+        try:
+            await self._graph.ainvoke(given, self._cfg(task_id), durability="sync")
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            _LOGGER.exception("%s failed", task_id)
+            await self._graph.aupdate_state(
+                self._cfg(task_id), {"status": "failed", "result": f"the plan broke: {exc}"}, as_node="finish"
+            )
+        state = await self.state(task_id)
+        status = state.get("status")
+        if status == "waiting_confirmation":
+            self._arm(task_id, state)
+        elif status in FINISHED:
+            self._finished(task_id, state)
+
+    def _arm(self, task_id: str, state: TaskState) -> None:
+        old = self._timers.pop(task_id, None)
+        if old is not None:
+            old.cancel()
+        left = self._config.confirm_timeout_s - (self._clock() - state.get("waiting_since", self._clock()))
+        self._timers[task_id] = asyncio.create_task(self._expire(task_id, left), name=f"plan-timer-{task_id}")
+
+    async def _expire(self, task_id: str, left: float) -> None:
+        await asyncio.sleep(max(0.0, left))
+        self._timers.pop(task_id, None)
+        state = await self.state(task_id)
+        if state.get("status") != "waiting_confirmation":
+            return
+        await self._answer(task_id, {"approved": False, "reason": "no answer in time"})
+        name = ExecutionPlan.model_validate(state["execution_plan"]).name
+        self._announce(f"I didn't hear back about the {name}, so I cancelled it.")
+
+    def _finished(self, task_id: str, state: TaskState) -> None:
+        status = state.get("status")
+        result = state.get("result", "")
+        name = ExecutionPlan.model_validate(state["execution_plan"]).name
+        if status == "completed":
+            self._bus.publish(PlanCompleted(task_id=task_id, detail=result))
+            self._announce(f"The {name} is done.")
+        elif status == "failed":
+            self._bus.publish(PlanFailed(task_id=task_id, detail=result))
+            skipped = [e for e in state.get("execution_history", []) if e.get("decision") == "skip"]
+            why = "; ".join(f"{e['action']}: {e['reason']}" for e in skipped[:3])
+            self._announce(f"The {name} is only partly done. {why}.")
+        else:
+            self._bus.publish(PlanCancelled(task_id=task_id, detail=result))
+
+    def _announce(self, text: str) -> None:
+        if self._say is None:
+            return
+        spoken = asyncio.create_task(self._say(text, 0), name="plan-news")
+        self._spoken.add(spoken)
+        spoken.add_done_callback(self._spoken.discard)
+
+    async def _answer(self, task_id: str, answer: dict[str, Any]) -> str:
+        timer = self._timers.pop(task_id, None)
+        if timer is not None and timer is not asyncio.current_task():
+            await cancel_and_wait([timer])
+        run = self._drive(task_id, Command(resume=answer))
+        if not answer.get("approved") or answer.get("plan") is not None:
+            await asyncio.wait([run])  # quick: back to the question, or cancelled
+            return str((await self.state(task_id)).get("status"))
+        return "executing"
+
+    async def confirm(
+        self, task_id: str, approved: bool, notes: str = "", plan: ExecutionPlan | None = None
+    ) -> str:
+        """Approve, refuse, or change (`plan`: read back and asked again); the new status."""
+        state = await self.state(task_id)
+        if state.get("status") != "waiting_confirmation":
+            raise NotWaiting(f"{task_id} is {state.get('status')}, not waiting for a confirmation")
+        answer: dict[str, Any] = {"approved": approved, "notes": notes}
+        if plan is not None:
+            answer["plan"] = plan.model_dump(mode="json")
+        elif not approved:
+            answer["reason"] = f"refused{': ' + notes if notes else ''}"
+        return await self._answer(task_id, answer)
+
+    async def cancel(self, task_id: str, reason: str) -> str:
+        """End a plan that has not finished; nothing of it is published after this returns."""
+        state = await self.state(task_id)
+        if state.get("status") in FINISHED:
+            raise NotWaiting(f"{task_id} has already {state.get('status')}")
+        live = [t for t in (self._runs.pop(task_id, None), self._timers.pop(task_id, None)) if t is not None]
+        await cancel_and_wait(live)
+        step = int(state.get("current_step", 0))
+        end = {
+            "step": step,
+            "attempt": 0,
+            "status": "cancelled",
+            "decision": "end",
+            "reason": reason,
+            "timestamp": self._clock(),
+            "action": "",
+            "device": "",
+            "result": reason,
+        }
+        await self._graph.aupdate_state(
+            self._cfg(task_id),
+            {"status": "cancelled", "waiting_for": "", "result": reason, "execution_history": [end]},
+            as_node="finish",
+        )
+        self._bus.publish(PlanDecision(task_id=task_id, step=step, detail=reason, data={"decision": "end"}))
+        self._bus.publish(PlanCancelled(task_id=task_id, detail=reason))
+        return "cancelled"
+
+    def read_back(self, state: TaskState) -> str:
+        return read_back(ExecutionPlan.model_validate(state["execution_plan"]), self._clock())
+
+    async def waiting(self) -> TaskState | None:
+        """The latest plan waiting for a confirmation."""
+        for view in reversed(await self.views()):
+            if view["status"] == "waiting_confirmation":
+                return await self.state(str(view["id"]))
+        return None
+
+    async def active(self) -> list[dict[str, Any]]:
+        return [v for v in await self.views() if v["status"] not in FINISHED]
+
+    async def _resume_all(self) -> list[str]:
+        resumed = []
+        for task_id in self.ledger.plans():
+            snapshot = await self._graph.aget_state(self._cfg(task_id))
+            state = snapshot.values
+            if not state or state.get("status") in FINISHED:
+                continue
+            if state.get("status") == "waiting_confirmation" and snapshot.next == ("review",):
+                self._arm(task_id, state)
+                resumed.append(task_id)
+                continue
+            if snapshot.next:
+                _LOGGER.info("%s: resuming at %s", task_id, ", ".join(snapshot.next))
+                self._drive(task_id, None)
+                resumed.append(task_id)
+        return resumed

@@ -1,0 +1,76 @@
+"""What was sent, kept apart from the checkpoints: no step of a plan is published twice.
+
+A step is marked `sending` before its command goes out and `done` (with its outcome) after; both are
+committed before the call returns. A step found `done` after a restart is not sent again; one found
+`sending` was cut off mid-way: if its device already shows the command it is taken as done, else it
+is sent (it never reached the device). The same SQLite file holds the index of plans.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS plan_index (task_id TEXT PRIMARY KEY, requirement TEXT, created_at REAL);
+CREATE TABLE IF NOT EXISTS plan_ledger (
+    task_id TEXT, step INTEGER, attempt INTEGER, state TEXT, outcome TEXT, at REAL,
+    PRIMARY KEY (task_id, step, attempt)
+);
+"""
+
+
+class Ledger:
+    def __init__(self, path: Path) -> None:
+        self._db = sqlite3.connect(path, timeout=10, check_same_thread=False, isolation_level=None)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.executescript(_SCHEMA)
+        self._lock = threading.Lock()
+
+    def close(self) -> None:
+        self._db.close()
+
+    def add_plan(self, task_id: str, requirement: str, created_at: float) -> None:
+        with self._lock:
+            self._db.execute(
+                "INSERT OR REPLACE INTO plan_index VALUES (?, ?, ?)", (task_id, requirement, created_at)
+            )
+
+    def plans(self) -> list[str]:
+        with self._lock:
+            rows = self._db.execute("SELECT task_id FROM plan_index ORDER BY created_at, task_id").fetchall()
+        return [row[0] for row in rows]
+
+    def count(self) -> int:
+        with self._lock:
+            return int(self._db.execute("SELECT COUNT(*) FROM plan_index").fetchone()[0])
+
+    def mark(
+        self, task_id: str, step: int, attempt: int, state: str, outcome: dict[str, Any] | None = None
+    ) -> None:
+        with self._lock:
+            self._db.execute(
+                "INSERT OR REPLACE INTO plan_ledger VALUES (?, ?, ?, ?, ?, ?)",
+                (task_id, step, attempt, state, json.dumps(outcome or {}), time.time()),
+            )
+
+    def seen(self, task_id: str, step: int) -> tuple[str, dict[str, Any]] | None:
+        """The furthest any attempt of this step got: ("done", outcome) or ("sending", {})."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT state, outcome FROM plan_ledger WHERE task_id = ? AND step = ? ORDER BY attempt DESC",
+                (task_id, step),
+            ).fetchall()
+        return (rows[0][0], json.loads(rows[0][1])) if rows else None
+
+    def attempt(self, task_id: str, step: int, attempt: int) -> tuple[str, dict[str, Any]] | None:
+        with self._lock:
+            row = self._db.execute(
+                "SELECT state, outcome FROM plan_ledger WHERE task_id = ? AND step = ? AND attempt = ?",
+                (task_id, step, attempt),
+            ).fetchone()
+        return (row[0], json.loads(row[1])) if row else None

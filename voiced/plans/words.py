@@ -1,0 +1,109 @@
+"""What a plan says: each command in words, the read-back, the list of plans, the outcome."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from voiced.devices.colours import COLORS
+from voiced.devices.model import DeviceCommand, DiffuserSet, LightSet, MusicSet
+from voiced.plans.model import ExecutionPlan, PlanStep
+
+_HEX_NAMES = {value.upper(): name for name, value in COLORS.items()}
+
+
+def _name(device: str) -> str:
+    return device.replace("_", " ")
+
+
+def _pct(brightness: int) -> int:
+    return round(brightness * 100 / 254)
+
+
+def describe(command: DeviceCommand) -> str:
+    """ "dim the living room light to 20 %", "turn off the kitchen light", "play jazz at volume 25"."""
+    name = _name(command.device)
+    if isinstance(command, LightSet):
+        if command.state == "OFF":
+            return f"turn off the {name}"
+        if command.brightness is not None:
+            return f"set the {name} to {_pct(command.brightness)} %"
+        if command.color_hex is not None:
+            return f"make the {name} {_HEX_NAMES.get(command.color_hex.upper(), command.color_hex)}"
+        if command.color_temp is not None:
+            return f"set the {name} to {command.color_temp} mireds"
+        return f"turn on the {name}"
+    if isinstance(command, DiffuserSet):
+        if command.state == "OFF":
+            return f"turn off the {name}"
+        scent = f" with {command.scent}" if command.scent else ""
+        strength = f" at {command.intensity} %" if command.intensity is not None else ""
+        return f"turn on the {name}{scent}{strength}"
+    return _music(command)
+
+
+def _music(command: MusicSet) -> str:
+    volume = f" at volume {command.volume}" if command.volume is not None else ""
+    if command.action == "play":
+        what = command.genre or command.query or ("a playlist" if command.tracks else "music")
+        return f"play {what}{volume}"
+    if command.action in ("pause", "stop"):
+        return f"{command.action} the music"
+    if command.action in ("next", "previous"):
+        return f"skip to the {command.action} track"
+    return f"set the volume to {command.volume}" if command.volume is not None else "leave the music as it is"
+
+
+def clock(at: float) -> str:
+    return time.strftime("%H:%M", time.localtime(at))
+
+
+def _when(at: float | None, now: float) -> str:
+    if at is None:
+        return ""
+    minutes = round((at - now) / 60)
+    if 0 < minutes < 60:
+        return f"in {minutes} minute{'s' if minutes != 1 else ''}"
+    return f"at {clock(at)}"
+
+
+def phrases(plan: ExecutionPlan, now: float) -> list[str]:
+    """One phrase per step, or per group of steps said as one, in order."""
+    said: list[str] = []
+    seen: set[str] = set()
+    for step in plan.steps:
+        if step.group:
+            if step.group in seen:
+                continue
+            seen.add(step.group)
+            when = _when(step.at, now)
+            said.append(f"{when}, {step.group}" if when else step.group)
+            continue
+        when = _when(step.at, now)
+        said.append(f"{when}, {step.action}" if when else step.action)
+    return said
+
+
+def join_then(parts: Sequence[str]) -> str:
+    if not parts:
+        return "nothing"
+    if len(parts) == 1:
+        return parts[0]
+    return f"{', '.join(parts[:-1])}, then {parts[-1]}"
+
+
+def read_back(plan: ExecutionPlan, now: float) -> str:
+    """ "I'll dim the living room to 20 %, turn off the kitchen light, then play jazz at volume 25.
+    Shall I go ahead?" """
+    return f"I'll {join_then(phrases(plan, now))}. Shall I go ahead?"
+
+
+def planned_line(view: dict[str, Any], now: float) -> str:
+    plan = ExecutionPlan.model_validate(view["execution_plan"])
+    status = str(view["status"]).replace("_", " ")
+    return f"{plan.name}: {join_then(phrases(plan, now))} ({status})"
+
+
+def step_phrase(step: PlanStep) -> str:
+    return step.group or step.action
