@@ -193,7 +193,12 @@ class PlanEngine:
     def _announce(self, text: str) -> None:
         if self._say is None:
             return
-        spoken = asyncio.create_task(self._say(text, 0), name="plan-news")
+        say = self._say
+
+        async def tell() -> bool:
+            return await say(text, 0)
+
+        spoken = asyncio.create_task(tell(), name="plan-news")
         self._spoken.add(spoken)
         spoken.add_done_callback(self._spoken.discard)
 

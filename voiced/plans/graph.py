@@ -49,8 +49,13 @@ def next_batch(state: TaskState, now: float) -> tuple[list[int], float | None]:
     heads = [indexes[0] for indexes in _lanes(state).values()]
     if not heads:
         return [], None
-    due = min(steps[i].at if steps[i].at is not None else now for i in heads)
-    batch = [i for i in heads if (steps[i].at if steps[i].at is not None else now) <= due + 1.0]
+
+    def due_at(index: int) -> float:
+        at = steps[index].at
+        return now if at is None else at
+
+    due = min(due_at(i) for i in heads)
+    batch = [i for i in heads if due_at(i) <= due + 1.0]
     return sorted(batch), (due if due > now else None)
 
 
@@ -232,7 +237,7 @@ def build_graph(
     graph.add_node("review", review)
     graph.add_node("schedule", schedule)
     graph.add_node("wait", wait)
-    graph.add_node("step", step)
+    graph.add_node("step", step)  # type: ignore[arg-type]  # a Send payload, not the state
     graph.add_node("supervise", supervise)
     graph.add_node("finish", finish)
     graph.add_edge(START, "begin")

@@ -34,14 +34,14 @@ class DeviceSteps:
                 "%s step %d attempt %d: done before the restart, not sent again", task_id, step.index, attempt
             )
             return StepOutcome(**seen[1])
-        if seen is not None and seen[0] == "sending":
-            # Cut off mid-way: sent or not? The device's own report tells.
-            if not mismatches(self._actions.state_of(step.device), expected_state(command)):
-                outcome = StepOutcome(
-                    True, f"{step.device.replace('_', ' ')} already shows it (sent before the restart)"
-                )
-                self._ledger.mark(task_id, step.index, attempt, "done", dataclasses.asdict(outcome))
-                return outcome
+        # Cut off mid-way: sent or not? The device's own report tells.
+        shown = not mismatches(self._actions.state_of(step.device), expected_state(command))
+        if seen is not None and seen[0] == "sending" and shown:
+            outcome = StepOutcome(
+                True, f"{step.device.replace('_', ' ')} already shows it (sent before the restart)"
+            )
+            self._ledger.mark(task_id, step.index, attempt, "done", dataclasses.asdict(outcome))
+            return outcome
         if not self._actions.is_online(step.device):
             outcome = StepOutcome(
                 False, f"the {step.device.replace('_', ' ')} is offline; nothing sent", offline=True
