@@ -261,7 +261,8 @@ class WebConfig(_Section):
 class PlansConfig(_Section):
     enabled: bool = Field(True, description="multi-step and timed requests become plans (voiced/plans)")
     checkpoint_file: SafePath | None = Field(
-        None, description="LangGraph's checkpoints (SQLite); None = voiced-plans.sqlite beside brain.state_file"
+        None,
+        description="LangGraph's checkpoints (SQLite); None = voiced-plans.sqlite beside brain.state_file",
     )
     confirm_over_steps: Int = Field(2, ge=0, le=64, description="plans with more steps are read back first")
     confirm_timeout_s: Float = Field(60.0, gt=0, le=3600, description="no answer by then cancels the plan")

@@ -56,7 +56,8 @@ def _music(command: MusicSet) -> str:
 
 
 def clock(at: float) -> str:
-    return time.strftime("%H:%M", time.localtime(at))
+    """ "7:00 AM": what piper reads as a time."""
+    return time.strftime("%I:%M %p", time.localtime(at)).lstrip("0")
 
 
 def _when(at: float | None, now: float) -> str:
@@ -78,10 +79,10 @@ def phrases(plan: ExecutionPlan, now: float) -> list[str]:
                 continue
             seen.add(step.group)
             when = _when(step.at, now)
-            said.append(f"{when}, {step.group}" if when else step.group)
+            said.append(f"{step.group} starting {when}" if when else step.group)
             continue
         when = _when(step.at, now)
-        said.append(f"{when}, {step.action}" if when else step.action)
+        said.append(f"{step.action} {when}" if when else step.action)
     return said
 
 
