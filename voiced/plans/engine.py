@@ -59,7 +59,8 @@ class PlanEngine:
         self._say = say
         self._clock = clock
         self._stack = contextlib.AsyncExitStack()
-        self.ledger = Ledger(path)
+        # Its own file: the checkpointer's connection holds write transactions across awaits.
+        self.ledger = Ledger(path.with_name(f"{path.stem}-ledger{path.suffix}"))
         self._graph_def = build_graph(bus, steps(self.ledger), grace_s=config.grace_s, clock=clock)
         self._graph: Any = None
         self._runs: dict[str, asyncio.Task[None]] = {}
@@ -185,8 +186,8 @@ class PlanEngine:
         elif status == "failed":
             self._bus.publish(PlanFailed(task_id=task_id, detail=result))
             skipped = [e for e in state.get("execution_history", []) if e.get("decision") == "skip"]
-            why = "; ".join(f"{e['action']}: {e['reason']}" for e in skipped[:3])
-            self._announce(f"The {name} is only partly done. {why}.")
+            why = "; ".join(f"{e['action']}: {e['reason']}" for e in skipped[:3]) or result
+            self._announce(f"The {name} is only partly done: {why}.")
         else:
             self._bus.publish(PlanCancelled(task_id=task_id, detail=result))
 

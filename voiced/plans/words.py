@@ -63,6 +63,9 @@ def clock(at: float) -> str:
 def _when(at: float | None, now: float) -> str:
     if at is None:
         return ""
+    seconds = round(at - now)
+    if 0 < seconds < 90:
+        return f"in {seconds} second{'s' if seconds != 1 else ''}"
     minutes = round((at - now) / 60)
     if 0 < minutes < 60:
         return f"in {minutes} minute{'s' if minutes != 1 else ''}"
