@@ -45,7 +45,8 @@ def test_a_plan_is_read_back_changed_confirmed_refused_and_followed_over_http(
             # A change is read back and asked again.
             said = daemon.reply_to("without the music")
             assert said == (
-                "Okay. I'll set the living room light to 20 %, then turn off the kitchen light. Shall I go ahead?"
+                "Okay. I'll set the living room light to 20 %, then turn off the kitchen light. "
+                "Shall I go ahead?"
             )
             assert daemon.reply_to("yes") == "Okay, going ahead."
             done = daemon.wait_for("plan_completed", timeout=30)
