@@ -135,3 +135,68 @@ def test_a_plan_is_read_back_changed_confirmed_refused_and_followed_over_http(
     lines = "".join(daemon.output)
     assert "[PLAN] plan-1 waiting_confirmation" in lines
     assert "[PLAN] plan-3 decision step 0: not confirmed after 2 tries, skipped" in lines, lines[-3000:]
+
+
+@pytest.mark.e2e
+def test_kill_9_mid_plan_and_while_waiting_then_restart_resumes_without_sending_twice(
+    tmp_path: Path, broker: Broker
+) -> None:
+    config = plan_config(tmp_path, broker.port)
+    with SimulatedHome(config, broker.port):
+        commands = Recorder(broker.port)
+        try:
+            first = TypedDaemon(config, tmp_path, "first")
+            try:
+                said = first.reply_to(
+                    "Bedtime: turn off the kitchen light, then in 5 seconds turn on the bedroom light"
+                )
+                assert said == (
+                    "I'll turn off the kitchen light, then turn on the bedroom light in 5 seconds. "
+                    "Shall I go ahead?"
+                )
+                assert first.reply_to("yes") == "Okay, going ahead."
+                first.wait_for("plan_decision", lambda e: e["task_id"] == "plan-1" and e["step"] == 0)
+                waiting = first.http(
+                    "POST",
+                    "/api/tasks",
+                    {
+                        "requirement": "Movie night: dim the living room to "
+                        "20 percent, turn off the kitchen light and play some jazz"
+                    },
+                )
+                assert waiting.json() == {"id": "plan-2", "status": "waiting_confirmation"}
+            finally:
+                first.kill9()  # mid-plan: the bedroom light is due in a few seconds
+            killed_at = time.monotonic()
+            assert _sent(commands) == [(SET.format("kitchen_light"), {"state": "OFF"})]
+
+            second = TypedDaemon(config, tmp_path, "second")
+            try:
+                # The timed step fell due while the daemon was down; late by less than plans.grace_s: it runs.
+                second.wait_for("plan_completed", lambda e: e["task_id"] == "plan-1", timeout=30)
+                assert time.monotonic() - killed_at > 5
+                # Still waiting, and confirmed over HTTP after the restart.
+                assert second.http("GET", "/api/tasks/plan-2").json()["status"] == "waiting_confirmation"
+                progress = second.http("GET", "/api/tasks/plan-1/progress").json()
+                assert [(e["step"], e["status"], e["decision"]) for e in progress["execution_history"]] == [
+                    (0, "completed", "continue"),
+                    (1, "completed", "continue"),
+                ]
+                confirmed = second.http("POST", "/api/tasks/plan-2/confirm", {"approved": True})
+                assert confirmed.json()["status"] == "executing"
+                second.wait_for("plan_completed", lambda e: e["task_id"] == "plan-2", timeout=30)
+            finally:
+                second.stop()
+            sent = _sent(commands)
+        finally:
+            commands.close()
+    # Each step published once, across the kill and the restart.
+    assert sorted(sent, key=str) == sorted(
+        [
+            (SET.format("bedroom_light"), {"state": "ON"}),
+            (SET.format("living_room_light"), {"state": "ON", "brightness": 51}),
+            (SET.format("kitchen_light"), {"state": "OFF"}),
+            ("voiced/music/set", {"action": "play", "genre": "jazz"}),
+        ],
+        key=str,
+    ), sent
