@@ -92,7 +92,8 @@ def planner() -> RulePlanner:
 
 def test_the_rule_planner_builds_steps_from_our_own_understanding(planner: RulePlanner) -> None:
     movie = planner.plan(
-        "Movie night: dim the living room to 20 percent, turn off the kitchen light and play some jazz quietly."
+        "Movie night: dim the living room to 20 percent, turn off the kitchen light and "
+        "play some jazz quietly."
     )
     assert movie.name == "movie night" and planner.needs_confirmation(movie)
     assert [(s.device, s.command, s.at) for s in movie.steps] == [
