@@ -209,7 +209,8 @@ async def run_daemon(
             else None
         )
         if plans is not None:
-            agent = PlanAgent(agent, plans.engine, plans.planner, time.time)
+            fallback = config.agent_kind != "local"
+            agent = PlanAgent(agent, plans.engine, plans.planner, time.time, llm_fallback=fallback)
         brain = None
         if config.brain.enabled:
             brain = build_brain(config, registry, bus, vibe=vibe, say=narrator, client=client)

@@ -40,7 +40,15 @@ VERBS = ("dim", "turn", "set", "play", "switch", "make", "put", "start", "stop",
 
 
 class PlanRefused(Exception):
-    """The words cannot be planned; the message says why, to be spoken."""
+    """The words cannot be planned; the message says why, to be spoken.
+
+    `understood`: the words were understood (a trigger we cannot wait for), as opposed to words our
+    understanding did not take, which an LLM may still make sense of.
+    """
+
+    def __init__(self, message: str, *, understood: bool = False) -> None:
+        super().__init__(message)
+        self.understood = understood
 
 
 class RulePlanner:
@@ -77,7 +85,8 @@ class RulePlanner:
         if TRIGGERS.search(lowered):
             raise PlanRefused(
                 "I can't tell when you leave or arrive: I only plan by time, like "
-                '"in ten minutes" or "at 7". Nothing is planned.'
+                '"in ten minutes" or "at 7". Nothing is planned.',
+                understood=True,
             )
         name = "plan"
         if (found := _NAME.search(lowered)) is not None and not any(

@@ -41,7 +41,17 @@ def _clean(text: str) -> str:
 
 
 class PlanAgent:
-    def __init__(self, inner: Agent, engine: PlanEngine, planner: RulePlanner, clock: Any) -> None:
+    def __init__(
+        self,
+        inner: Agent,
+        engine: PlanEngine,
+        planner: RulePlanner,
+        clock: Any,
+        *,
+        llm_fallback: bool = False,
+    ) -> None:
+        """`llm_fallback`: words the rules cannot plan go to the inner agent (an LLM may take them)."""
+        self._llm_fallback = llm_fallback
         self._inner = inner
         self._engine = engine
         self._planner = planner
@@ -74,7 +84,7 @@ class PlanAgent:
         try:
             plan = self._planner.plan(text)
         except PlanRefused as exc:
-            return str(exc)
+            return None if self._llm_fallback and not exc.understood else str(exc)
         confirm = self._planner.needs_confirmation(plan)
         if not confirm:
             return None  # a few commands for now: the main agent does them as it always has
