@@ -12,9 +12,11 @@
 #                                                           hostile input: tracebacks, crashes, forbidden publishes, ...
 #   scripts/bench.sh web [--rates 50,100,...] [--stall-s S] [--idle-s S]
 #                                                           SSE events/s to 5 clients, idle CPU web on/off, memory, first paint
+#   scripts/bench.sh plans [--trials N] [--steps N] [--before PYTHON]
+#                                                           read-back latency, engine overhead per step, restart -> resumed step, RSS
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh >/dev/null
 which="latency"
-case "${1:-}" in latency|bargein|vibe|brain|understanding|understanding-spoken|reliability|web) which=${1//-/_}; shift ;; esac
+case "${1:-}" in latency|bargein|vibe|brain|understanding|understanding-spoken|reliability|web|plans) which=${1//-/_}; shift ;; esac
 exec .venv/bin/python "bench/$which.py" "$@"

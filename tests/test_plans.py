@@ -7,21 +7,25 @@ is injected (a plain function of the test: which device confirms), as DeviceStep
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from collections.abc import Awaitable, Callable
 from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
+import openai
 import pytest
 
 from tests.conftest import REPO
+from tests.openai_server import Call, ScriptedServer, Tools
 from voiced.bus import EventBus
 from voiced.config import PlansConfig
 from voiced.devices.registry import DeviceRegistry
 from voiced.mouth.intents import LocalIntentAgent
 from voiced.plans.engine import NotWaiting, PlanEngine
 from voiced.plans.graph import next_batch
+from voiced.plans.llm_planner import LlmPlanFailed, LlmPlanner
 from voiced.plans.model import ExecutionPlan, PlanStep, TaskState
 from voiced.plans.rules import PlanRefused, RulePlanner, without
 from voiced.plans.supervisor import StepOutcome, decide, overall
@@ -246,3 +250,66 @@ def test_a_timed_step_due_while_down_runs_within_the_grace_else_is_missed(tmp_pa
             await engine.aclose()
 
     asyncio.run(run())
+
+
+def test_an_llm_plan_is_checked_and_an_invalid_one_goes_back_once(llm: ScriptedServer) -> None:
+    registry = DeviceRegistry.load(REPO / "devices")
+    music = {
+        "tool": "play_music",
+        "input": {"device": "music", "action": "play", "genre": "jazz", "volume": 25},
+    }
+    garage = {"tool": "set_light", "input": {"device": "garage_light", "state": "on"}, "reason": "light"}
+    dim = {
+        "tool": "set_light",
+        "input": {"device": "living_room_light", "brightness_pct": 20},
+        "reason": "dim",
+    }
+    llm.push(
+        Tools(
+            (
+                Call(
+                    "make_plan",
+                    json.dumps({"name": "Movie night", "steps": [garage, {**music, "delay_s": 60}]}),
+                ),
+            )
+        ),
+        Tools(
+            (
+                Call(
+                    "make_plan",
+                    json.dumps(
+                        {"name": "Movie night", "steps": [dim, {**music, "delay_s": 60}], "risks": ["loud"]}
+                    ),
+                ),
+            )
+        ),
+        Tools((Call("make_plan", json.dumps({"name": "Bad", "steps": [garage]})),)),
+        Tools((Call("make_plan", json.dumps({"name": "Bad", "steps": [{**dim, "delay_s": -5}]})),)),
+        model="planner",
+    )
+
+    async def run() -> tuple[ExecutionPlan, str]:
+        client = openai.AsyncOpenAI(base_url=llm.base_url, api_key="test", max_retries=0)
+        planner = LlmPlanner(registry, client, model="planner", timeout_s=10, clock=lambda: 1000.0)
+        try:
+            plan = await planner.plan("movie night with some jazz in a minute")
+            with pytest.raises(LlmPlanFailed) as failed:
+                await planner.plan("something impossible")
+            return plan, str(failed.value)
+        finally:
+            await client.close()
+
+    plan, failure = asyncio.run(run())
+    assert plan.source == "llm" and plan.name == "movie night" and plan.risks == ("loud",)
+    assert [(s.device, s.command, s.at) for s in plan.steps] == [
+        ("living_room_light", {"device": "living_room_light", "brightness": 51}, None),
+        ("music", {"device": "music", "action": "play", "genre": "jazz", "volume": 25}, 1060.0),
+    ]
+    correction = [m for m in llm.requests[1]["messages"] if m["role"] == "tool"]
+    assert correction[0]["content"].startswith(
+        "error: step 1: unknown light device 'garage_light' (declared:"
+    )
+    assert (
+        "invalid twice" in failure
+        and "steps.0.delay_s: Input should be greater than or equal to 0" in failure
+    )

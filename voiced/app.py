@@ -210,7 +210,7 @@ async def run_daemon(
         )
         if plans is not None:
             fallback = config.agent_kind != "local"
-            agent = PlanAgent(agent, plans.engine, plans.planner, time.time, llm_fallback=fallback)
+            agent = PlanAgent(agent, plans, time.time, llm_fallback=fallback)
         brain = None
         if config.brain.enabled:
             brain = build_brain(config, registry, bus, vibe=vibe, say=narrator, client=client)

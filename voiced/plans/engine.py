@@ -86,7 +86,10 @@ class PlanEngine:
     async def state(self, task_id: str) -> TaskState:
         snapshot = await self._graph.aget_state(self._cfg(task_id))
         if not snapshot.values:
-            raise UnknownTask(task_id)
+            initial = self.ledger.initial(task_id)  # created, its first checkpoint not written yet
+            if initial is None:
+                raise UnknownTask(task_id)
+            return initial  # type: ignore[return-value]
         return snapshot.values  # type: ignore[no-any-return]
 
     async def view(self, task_id: str) -> dict[str, Any]:
@@ -105,7 +108,6 @@ class PlanEngine:
         """Start a plan: it waits for a confirmation (returned once it does) or runs at once."""
         task_id = f"plan-{self.ledger.count() + 1}"
         now = self._clock()
-        self.ledger.add_plan(task_id, requirement, now)
         state: TaskState = {
             "task_id": task_id,
             "requirement": requirement,
@@ -122,6 +124,7 @@ class PlanEngine:
             "user_notes": "",
             "result": "",
         }
+        self.ledger.add_plan(task_id, requirement, now, dict(state))
         self._bus.publish(
             PlanCreated(
                 task_id=task_id,
@@ -273,6 +276,10 @@ class PlanEngine:
         for task_id in self.ledger.plans():
             snapshot = await self._graph.aget_state(self._cfg(task_id))
             state = snapshot.values
+            if not state and (initial := self.ledger.initial(task_id)) is not None:
+                self._drive(task_id, initial)  # killed before its first checkpoint
+                resumed.append(task_id)
+                continue
             if not state or state.get("status") in FINISHED:
                 continue
             if state.get("status") == "waiting_confirmation" and snapshot.next == ("review",):

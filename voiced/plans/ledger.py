@@ -16,7 +16,9 @@ from pathlib import Path
 from typing import Any
 
 _SCHEMA = """
-CREATE TABLE IF NOT EXISTS plan_index (task_id TEXT PRIMARY KEY, requirement TEXT, created_at REAL);
+CREATE TABLE IF NOT EXISTS plan_index (
+    task_id TEXT PRIMARY KEY, requirement TEXT, created_at REAL, initial TEXT
+);
 CREATE TABLE IF NOT EXISTS plan_ledger (
     task_id TEXT, step INTEGER, attempt INTEGER, state TEXT, outcome TEXT, at REAL,
     PRIMARY KEY (task_id, step, attempt)
@@ -34,11 +36,18 @@ class Ledger:
     def close(self) -> None:
         self._db.close()
 
-    def add_plan(self, task_id: str, requirement: str, created_at: float) -> None:
+    def add_plan(self, task_id: str, requirement: str, created_at: float, initial: dict[str, Any]) -> None:
+        """`initial`: the graph's input, read until its first checkpoint is written (or after a kill)."""
         with self._lock:
             self._db.execute(
-                "INSERT OR REPLACE INTO plan_index VALUES (?, ?, ?)", (task_id, requirement, created_at)
+                "INSERT OR REPLACE INTO plan_index VALUES (?, ?, ?, ?)",
+                (task_id, requirement, created_at, json.dumps(initial)),
             )
+
+    def initial(self, task_id: str) -> dict[str, Any] | None:
+        with self._lock:
+            row = self._db.execute("SELECT initial FROM plan_index WHERE task_id = ?", (task_id,)).fetchone()
+        return json.loads(row[0]) if row else None
 
     def plans(self) -> list[str]:
         with self._lock:

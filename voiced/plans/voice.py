@@ -17,9 +17,9 @@ from contextlib import aclosing
 from typing import Any
 
 from voiced.mouth.agent import NO_CONTEXT, Agent, TurnContext
-from voiced.plans.engine import PlanEngine
 from voiced.plans.model import ExecutionPlan
-from voiced.plans.rules import PlanRefused, RulePlanner, without
+from voiced.plans.rules import PlanRefused, without
+from voiced.plans.setup import Plans
 from voiced.plans.words import join_then, phrases, planned_line, read_back
 
 _LOGGER = logging.getLogger(__name__)
@@ -44,8 +44,7 @@ class PlanAgent:
     def __init__(
         self,
         inner: Agent,
-        engine: PlanEngine,
-        planner: RulePlanner,
+        plans: Plans,
         clock: Any,
         *,
         llm_fallback: bool = False,
@@ -53,8 +52,9 @@ class PlanAgent:
         """`llm_fallback`: words the rules cannot plan go to the inner agent (an LLM may take them)."""
         self._llm_fallback = llm_fallback
         self._inner = inner
-        self._engine = engine
-        self._planner = planner
+        self._plans = plans
+        self._engine = plans.engine
+        self._planner = plans.planner
         self._clock = clock
 
     async def reply(
@@ -82,7 +82,7 @@ class PlanAgent:
         if not self._planner.candidate(words):
             return None
         try:
-            plan = self._planner.plan(text)
+            plan = await self._plans.make(text)
         except PlanRefused as exc:
             return None if self._llm_fallback and not exc.understood else str(exc)
         confirm = self._planner.needs_confirmation(plan)

@@ -37,7 +37,7 @@ class TaskApi:
             return error(str(exc), exc.status)
         planner = self._plans.planner
         try:
-            plan = planner.plan(requirement)
+            plan = await self._plans.make(requirement)
         except PlanRefused as exc:
             return error(f"field 'requirement' cannot be planned: {exc}", 422)
         view = await self._plans.engine.create(
