@@ -122,7 +122,8 @@ def test_the_rule_planner_builds_steps_from_our_own_understanding(planner: RuleP
         "Shall I go ahead?"
     )
     later = planner.plan("In ten minutes turn off the bedroom light.")
-    assert later.steps[0].at == NOW.timestamp() + 600 and planner.needs_confirmation(later)
+    # "in ten minutes" counts from the plan's start (its "yes"), a time of day is one
+    assert (later.steps[0].at, later.steps[0].delay_s) == (None, 600) and planner.needs_confirmation(later)
     two = planner.plan("turn on the kitchen light and set the bedroom light to 50 percent")
     assert len(two.steps) == 2 and not planner.needs_confirmation(two)
     with pytest.raises(PlanRefused, match="I only plan by time"):
@@ -301,9 +302,9 @@ def test_an_llm_plan_is_checked_and_an_invalid_one_goes_back_once(llm: ScriptedS
 
     plan, failure = asyncio.run(run())
     assert plan.source == "llm" and plan.name == "movie night" and plan.risks == ("loud",)
-    assert [(s.device, s.command, s.at) for s in plan.steps] == [
+    assert [(s.device, s.command, s.delay_s) for s in plan.steps] == [
         ("living_room_light", {"device": "living_room_light", "brightness": 51}, None),
-        ("music", {"device": "music", "action": "play", "genre": "jazz", "volume": 25}, 1060.0),
+        ("music", {"device": "music", "action": "play", "genre": "jazz", "volume": 25}, 60),
     ]
     correction = [m for m in llm.requests[1]["messages"] if m["role"] == "tool"]
     assert correction[0]["content"].startswith(

@@ -52,7 +52,7 @@ def next_batch(state: TaskState, now: float) -> tuple[list[int], float | None]:
 
     def due_at(index: int) -> float:
         at = steps[index].at
-        return now if at is None else at
+        return 0.0 if at is None else at  # untimed: first, before any timed step also due
 
     due = min(due_at(i) for i in heads)
     batch = [i for i in heads if due_at(i) <= due + 1.0]
@@ -112,8 +112,21 @@ def build_graph(
         return END if status == "cancelled" else "ask"
 
     async def schedule(state: TaskState) -> dict[str, Any]:
-        batch, due = next_batch(state, clock())
+        started: dict[str, Any] = {}
+        if state.get("started_at") is None:  # the plan starts: "in ten minutes" counts from now
+            start = clock()
+            plan = plan_of(state)
+            steps = [
+                s.model_copy(update={"at": start + s.delay_s})
+                if s.delay_s is not None and s.at is None
+                else s
+                for s in plan.steps
+            ]
+            new_plan = plan.model_copy(update={"steps": tuple(steps)}).model_dump(mode="json")
+            started = {"started_at": start, "execution_plan": new_plan}
+        batch, due = next_batch({**state, **started}, clock())  # type: ignore[typeddict-item]
         return {
+            **started,
             "status": "executing",
             "batch": batch,
             "next_due": due,

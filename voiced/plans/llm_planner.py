@@ -146,7 +146,6 @@ class LlmPlanner:
             return None, [f"invalid plan: {_where(exc)}"]
         errors: list[str] = []
         steps: list[PlanStep] = []
-        now = self._clock()
         for i, step in enumerate(raw.steps):
             if step.tool not in DEVICE_TOOLS:
                 errors.append(
@@ -165,7 +164,7 @@ class LlmPlanner:
                     kind=command_kind(command),
                     command=command.model_dump(mode="json", exclude_none=True),
                     action=say_command(command),
-                    at=now + step.delay_s if step.delay_s else None,
+                    delay_s=step.delay_s or None,
                     reason=step.reason,
                 )
             )

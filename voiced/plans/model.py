@@ -36,9 +36,14 @@ class PlanStep(BaseModel):
     kind: Literal["light", "diffuser", "music"]
     command: dict[str, Any]  # the typed command's fields, device included
     action: str  # what it does, in words ("turn off the kitchen light")
-    at: float | None = None  # due (Unix seconds); None = as soon as the plan runs
+    at: float | None = None  # due (Unix seconds); None = as soon as the plan runs (or after delay_s)
+    delay_s: float | None = Field(None, ge=0, description="due this long after the plan starts (its yes)")
     reason: str = ""
     group: str = ""  # steps said as one ("fade the bedroom light in over 15 minutes")
+
+    @property
+    def timed(self) -> bool:
+        return self.at is not None or self.delay_s is not None
 
     def typed(self) -> DeviceCommand:
         return COMMANDS[self.kind].model_validate(self.command)
@@ -84,6 +89,7 @@ class TaskState(TypedDict, total=False):
     attempts: dict[str, int]  # step index → tries so far
     pending: list[int]  # step indexes still to run
     current_step: int
+    started_at: float | None  # when it began to run: "in ten minutes" counts from here
     batch: list[int]  # the steps due together, run in parallel branches
     next_due: float | None
     result: str

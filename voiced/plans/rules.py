@@ -75,7 +75,7 @@ class RulePlanner:
 
     def needs_confirmation(self, plan: ExecutionPlan) -> bool:
         """Timed steps, more than `confirm_over_steps` steps, or a device declared `confirm: true`."""
-        if any(step.at is not None for step in plan.steps) or len(plan.steps) > self._confirm_over_steps:
+        if any(step.timed for step in plan.steps) or len(plan.steps) > self._confirm_over_steps:
             return True
         devices = {device.name: device for device in self._registry}
         return any(devices[step.device].confirm for step in plan.steps if step.device in devices)
@@ -101,17 +101,19 @@ class RulePlanner:
         now = self._now()
         steps: list[PlanStep] = []
         end: datetime | None = None
+        clock_time = False  # the chain so far hangs on a time of day ("at 7"), not on the plan's start
         for part in parts(lowered, now):
             start = self._start(part, now, end)
+            clock_time = part.at is not None or (clock_time and part.then)
             commands, group = self._commands(part, start)
             if not commands:
                 continue
             for at, command in commands:
-                steps.append(self._step(len(steps), command, at, part.text, group))
+                steps.append(self._step(len(steps), command, at, part.text, group, now, clock_time))
             end = commands[-1][0] if commands[-1][0] is not None else end
         if not steps:
             raise PlanRefused("Sorry, I didn't catch anything to plan, so nothing is planned.")
-        if name == "plan" and len(steps) == 1 and steps[0].at is not None:
+        if name == "plan" and len(steps) == 1 and steps[0].timed:
             name = f"plan to {steps[0].action}"
         return ExecutionPlan(
             name=name,
@@ -173,15 +175,25 @@ class RulePlanner:
         return found, f"fade the {names} in over {minutes} minute{'s' if minutes != 1 else ''}"
 
     def _step(
-        self, index: int, command: DeviceCommand, at: datetime | None, reason: str, group: str
+        self,
+        index: int,
+        command: DeviceCommand,
+        at: datetime | None,
+        reason: str,
+        group: str,
+        now: datetime,
+        clock_time: bool,
     ) -> PlanStep:
+        """A time of day stays one; "in ten minutes" counts from when the plan starts (its "yes")."""
+        delay = (at - now).total_seconds() if at is not None and not clock_time else None
         return PlanStep(
             index=index,
             device=command.device,
             kind=command_kind(command),
             command=command.model_dump(mode="json", exclude_none=True),
             action=describe(command),
-            at=at.timestamp() if at is not None else None,
+            at=at.timestamp() if at is not None and clock_time else None,
+            delay_s=delay,
             reason=f'you asked: "{reason}"',
             group=group,
         )
@@ -195,14 +207,17 @@ def _with_volume(command: DeviceCommand, volume: int | None) -> DeviceCommand:
 
 def _estimate(steps: list[PlanStep], now: datetime) -> str:
     last = max((s.at for s in steps if s.at is not None), default=None)
-    if last is None:
-        return "a few seconds"
-    return f"until {clock(last)}"
+    delay = max((s.delay_s for s in steps if s.delay_s is not None), default=None)
+    if last is not None:
+        return f"until {clock(last)}"
+    if delay is not None:
+        return f"{round(delay / 60)} minutes from the start" if delay >= 90 else f"{round(delay)} seconds"
+    return "a few seconds"
 
 
 def _risks(steps: list[PlanStep]) -> tuple[str, ...]:
     risks = ["a device that does not confirm is tried once more, then skipped"]
-    if any(s.at is not None for s in steps):
+    if any(s.timed for s in steps):
         risks.append("a timed step due while the daemon is down runs late only within plans.grace_s")
     return tuple(risks)
 

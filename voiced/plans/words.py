@@ -60,16 +60,16 @@ def clock(at: float) -> str:
     return time.strftime("%I:%M %p", time.localtime(at)).lstrip("0")
 
 
-def _when(at: float | None, now: float) -> str:
-    if at is None:
+def _when(step: PlanStep, now: float) -> str:
+    if step.at is None and step.delay_s is None:
         return ""
-    seconds = round(at - now)
+    seconds = round(step.at - now if step.at is not None else step.delay_s or 0)
     if 0 < seconds < 90:
         return f"in {seconds} second{'s' if seconds != 1 else ''}"
-    minutes = round((at - now) / 60)
-    if 0 < minutes < 60:
+    minutes = round(seconds / 60)
+    if step.at is None or 0 < minutes < 60:
         return f"in {minutes} minute{'s' if minutes != 1 else ''}"
-    return f"at {clock(at)}"
+    return f"at {clock(step.at)}"
 
 
 def phrases(plan: ExecutionPlan, now: float) -> list[str]:
@@ -81,10 +81,10 @@ def phrases(plan: ExecutionPlan, now: float) -> list[str]:
             if step.group in seen:
                 continue
             seen.add(step.group)
-            when = _when(step.at, now)
+            when = _when(step, now)
             said.append(f"{step.group} starting {when}" if when else step.group)
             continue
-        when = _when(step.at, now)
+        when = _when(step, now)
         said.append(f"{step.action} {when}" if when else step.action)
     return said
 
