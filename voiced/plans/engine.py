@@ -65,6 +65,7 @@ class PlanEngine:
         self._graph: Any = None
         self._runs: dict[str, asyncio.Task[None]] = {}
         self._timers: dict[str, asyncio.Task[None]] = {}
+        self._open: list[str] = []  # plans not finished, oldest first: what each turn looks at
         self._spoken: set[asyncio.Task[bool]] = set()
 
     async def start(self) -> list[str]:
@@ -125,6 +126,7 @@ class PlanEngine:
             "result": "",
         }
         self.ledger.add_plan(task_id, requirement, now, dict(state))
+        self._open.append(task_id)
         self._bus.publish(
             PlanCreated(
                 task_id=task_id,
@@ -179,7 +181,13 @@ class PlanEngine:
         name = ExecutionPlan.model_validate(state["execution_plan"]).name
         self._announce(f"I didn't hear back about the {name}, so I cancelled it.")
 
+    def _closed(self, task_id: str) -> None:
+        if task_id in self._open:
+            self._open.remove(task_id)
+        self.ledger.finish(task_id)
+
     def _finished(self, task_id: str, state: TaskState) -> None:
+        self._closed(task_id)
         status = state.get("status")
         result = state.get("result", "")
         name = ExecutionPlan.model_validate(state["execution_plan"]).name
@@ -254,6 +262,7 @@ class PlanEngine:
             {"status": "cancelled", "waiting_for": "", "result": reason, "execution_history": [end]},
             as_node="finish",
         )
+        self._closed(task_id)
         self._bus.publish(PlanDecision(task_id=task_id, step=step, detail=reason, data={"decision": "end"}))
         self._bus.publish(PlanCancelled(task_id=task_id, detail=reason))
         return "cancelled"
@@ -263,31 +272,38 @@ class PlanEngine:
 
     async def waiting(self) -> TaskState | None:
         """The latest plan waiting for a confirmation."""
-        for view in reversed(await self.views()):
-            if view["status"] == "waiting_confirmation":
-                return await self.state(str(view["id"]))
+        for task_id in reversed(list(self._open)):
+            state = await self.state(task_id)
+            if state.get("status") == "waiting_confirmation":
+                return state
         return None
 
     async def active(self) -> list[dict[str, Any]]:
-        return [v for v in await self.views() if v["status"] not in FINISHED]
+        """The plans not finished, oldest first (no plan open: nothing is read)."""
+        views = [await self.view(task_id) for task_id in list(self._open)]
+        return [v for v in views if v["status"] not in FINISHED]
 
     async def _resume_all(self) -> list[str]:
-        resumed = []
-        for task_id in self.ledger.plans():
+        resumed: list[str] = []
+        for task_id in self.ledger.plans(unfinished=True, last=1000):
             snapshot = await self._graph.aget_state(self._cfg(task_id))
             state = snapshot.values
             if not state and (initial := self.ledger.initial(task_id)) is not None:
-                self._drive(task_id, initial)  # killed before its first checkpoint
                 resumed.append(task_id)
+                self._open.append(task_id)
+                self._drive(task_id, initial)  # killed before its first checkpoint
                 continue
             if not state or state.get("status") in FINISHED:
+                self.ledger.finish(task_id)
                 continue
             if state.get("status") == "waiting_confirmation" and snapshot.next == ("review",):
-                self._arm(task_id, state)
                 resumed.append(task_id)
+                self._open.append(task_id)
+                self._arm(task_id, state)
                 continue
             if snapshot.next:
                 _LOGGER.info("%s: resuming at %s", task_id, ", ".join(snapshot.next))
-                self._drive(task_id, None)
                 resumed.append(task_id)
+                self._open.append(task_id)
+                self._drive(task_id, None)
         return resumed

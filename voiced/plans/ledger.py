@@ -17,7 +17,7 @@ from typing import Any
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS plan_index (
-    task_id TEXT PRIMARY KEY, requirement TEXT, created_at REAL, initial TEXT
+    task_id TEXT PRIMARY KEY, requirement TEXT, created_at REAL, initial TEXT, finished INTEGER DEFAULT 0
 );
 CREATE TABLE IF NOT EXISTS plan_ledger (
     task_id TEXT, step INTEGER, attempt INTEGER, state TEXT, outcome TEXT, at REAL,
@@ -31,6 +31,9 @@ class Ledger:
         self._db = sqlite3.connect(path, timeout=10, check_same_thread=False, isolation_level=None)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.executescript(_SCHEMA)
+        columns = {row[1] for row in self._db.execute("PRAGMA table_info(plan_index)")}
+        if "finished" not in columns:  # a ledger from before the column
+            self._db.execute("ALTER TABLE plan_index ADD COLUMN finished INTEGER DEFAULT 0")
         self._lock = threading.Lock()
 
     def close(self) -> None:
@@ -40,7 +43,7 @@ class Ledger:
         """`initial`: the graph's input, read until its first checkpoint is written (or after a kill)."""
         with self._lock:
             self._db.execute(
-                "INSERT OR REPLACE INTO plan_index VALUES (?, ?, ?, ?)",
+                "INSERT OR REPLACE INTO plan_index VALUES (?, ?, ?, ?, 0)",
                 (task_id, requirement, created_at, json.dumps(initial)),
             )
 
@@ -49,10 +52,19 @@ class Ledger:
             row = self._db.execute("SELECT initial FROM plan_index WHERE task_id = ?", (task_id,)).fetchone()
         return json.loads(row[0]) if row else None
 
-    def plans(self) -> list[str]:
+    def plans(self, *, unfinished: bool = False, last: int = 100) -> list[str]:
+        """The newest `last` plans' ids, oldest first (`unfinished`: those not yet marked finished)."""
+        where = "WHERE finished = 0" if unfinished else ""
         with self._lock:
-            rows = self._db.execute("SELECT task_id FROM plan_index ORDER BY created_at, task_id").fetchall()
-        return [row[0] for row in rows]
+            rows = self._db.execute(
+                f"SELECT task_id FROM plan_index {where} ORDER BY created_at DESC, task_id DESC LIMIT ?",
+                (last,),
+            ).fetchall()
+        return [row[0] for row in reversed(rows)]
+
+    def finish(self, task_id: str) -> None:
+        with self._lock:
+            self._db.execute("UPDATE plan_index SET finished = 1 WHERE task_id = ?", (task_id,))
 
     def count(self) -> int:
         with self._lock:
