@@ -24,7 +24,7 @@ from voiced.events import PlanCancelled, PlanCompleted, PlanCreated, PlanDecisio
 from voiced.plans.graph import StepRunner, build_graph
 from voiced.plans.ledger import Ledger
 from voiced.plans.model import FINISHED, ExecutionPlan, TaskState, task_view
-from voiced.plans.words import read_back
+from voiced.plans.words import no_answer_line, outcome_line
 from voiced.tasks import cancel_and_wait
 
 _LOGGER = logging.getLogger(__name__)
@@ -160,14 +160,14 @@ class PlanEngine:
         state = await self.state(task_id)
         status = state.get("status")
         if status == "waiting_confirmation":
-            self._arm(task_id, state)
+            await self._arm(task_id, state)
         elif status in FINISHED:
             self._finished(task_id, state)
 
-    def _arm(self, task_id: str, state: TaskState) -> None:
+    async def _arm(self, task_id: str, state: TaskState) -> None:
         old = self._timers.pop(task_id, None)
-        if old is not None:
-            old.cancel()
+        if old is not None and old is not asyncio.current_task():
+            await cancel_and_wait([old])
         left = self._config.confirm_timeout_s - (self._clock() - state.get("waiting_since", self._clock()))
         self._timers[task_id] = asyncio.create_task(self._expire(task_id, left), name=f"plan-timer-{task_id}")
 
@@ -178,8 +178,7 @@ class PlanEngine:
         if state.get("status") != "waiting_confirmation":
             return
         await self._answer(task_id, {"approved": False, "reason": "no answer in time"})
-        name = ExecutionPlan.model_validate(state["execution_plan"]).name
-        self._announce(f"I didn't hear back about the {name}, so I cancelled it.")
+        self._announce(no_answer_line(state))
 
     def _closed(self, task_id: str) -> None:
         if task_id in self._open:
@@ -188,19 +187,11 @@ class PlanEngine:
 
     def _finished(self, task_id: str, state: TaskState) -> None:
         self._closed(task_id)
-        status = state.get("status")
-        result = state.get("result", "")
-        name = ExecutionPlan.model_validate(state["execution_plan"]).name
-        if status == "completed":
-            self._bus.publish(PlanCompleted(task_id=task_id, detail=result))
-            self._announce(f"The {name} is done.")
-        elif status == "failed":
-            self._bus.publish(PlanFailed(task_id=task_id, detail=result))
-            skipped = [e for e in state.get("execution_history", []) if e.get("decision") == "skip"]
-            why = "; ".join(f"{e['action']}: {e['reason']}" for e in skipped[:3]) or result
-            self._announce(f"The {name} is only partly done: {why}.")
-        else:
-            self._bus.publish(PlanCancelled(task_id=task_id, detail=result))
+        status, result = state.get("status"), state.get("result", "")
+        event = {"completed": PlanCompleted, "failed": PlanFailed}.get(str(status), PlanCancelled)
+        self._bus.publish(event(task_id=task_id, detail=result))
+        if status != "cancelled":
+            self._announce(outcome_line(state))
 
     def _announce(self, text: str) -> None:
         if self._say is None:
@@ -267,9 +258,6 @@ class PlanEngine:
         self._bus.publish(PlanCancelled(task_id=task_id, detail=reason))
         return "cancelled"
 
-    def read_back(self, state: TaskState) -> str:
-        return read_back(ExecutionPlan.model_validate(state["execution_plan"]), self._clock())
-
     async def waiting(self) -> TaskState | None:
         """The latest plan waiting for a confirmation."""
         for task_id in reversed(list(self._open)):
@@ -299,7 +287,7 @@ class PlanEngine:
             if state.get("status") == "waiting_confirmation" and snapshot.next == ("review",):
                 resumed.append(task_id)
                 self._open.append(task_id)
-                self._arm(task_id, state)
+                await self._arm(task_id, state)
                 continue
             if snapshot.next:
                 _LOGGER.info("%s: resuming at %s", task_id, ", ".join(snapshot.next))

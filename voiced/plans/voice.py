@@ -88,8 +88,8 @@ class PlanAgent:
         confirm = self._planner.needs_confirmation(plan)
         if not confirm:
             return None  # a few commands for now: the main agent does them as it always has
-        view = await self._engine.create(text, plan, needs_confirmation=True)
-        return self._engine.read_back(await self._engine.state(str(view["id"])))
+        await self._engine.create(text, plan, needs_confirmation=True)
+        return read_back(plan, self._clock())
 
     async def _answer(self, waiting: Any, words: str, text: str) -> str | None:
         task_id = str(waiting["task_id"])

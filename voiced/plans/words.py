@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from voiced.devices.colours import COLORS
@@ -111,3 +111,18 @@ def planned_line(view: dict[str, Any], now: float) -> str:
 
 def step_phrase(step: PlanStep) -> str:
     return step.group or step.action
+
+
+def no_answer_line(state: Mapping[str, Any]) -> str:
+    name = ExecutionPlan.model_validate(state["execution_plan"]).name
+    return f"I didn't hear back about the {name}, so I cancelled it."
+
+
+def outcome_line(state: Mapping[str, Any]) -> str:
+    """Said at the next pause when a plan ends: done, or what was skipped and why."""
+    name = ExecutionPlan.model_validate(state["execution_plan"]).name
+    if state.get("status") == "completed":
+        return f"The {name} is done."
+    skipped = [e for e in state.get("execution_history", []) if e.get("decision") == "skip"]
+    why = "; ".join(f"{e['action']}: {e['reason']}" for e in skipped[:3]) or state.get("result", "")
+    return f"The {name} is only partly done: {why}."
