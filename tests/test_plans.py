@@ -20,8 +20,9 @@ import pytest
 from tests.conftest import REPO
 from tests.openai_server import Call, ScriptedServer, Tools
 from voiced.bus import EventBus
-from voiced.config import PlansConfig
+from voiced.config import PlansConfig, load_config
 from voiced.devices.registry import DeviceRegistry
+from voiced.errors import ConfigError
 from voiced.mouth.intents import LocalIntentAgent
 from voiced.plans.engine import NotWaiting, PlanEngine
 from voiced.plans.graph import next_batch
@@ -314,3 +315,33 @@ def test_an_llm_plan_is_checked_and_an_invalid_one_goes_back_once(llm: ScriptedS
         "invalid twice" in failure
         and "steps.0.delay_s: Input should be greater than or equal to 0" in failure
     )
+
+
+def test_a_device_declared_confirm_makes_even_one_command_a_plan_read_back_first(tmp_path: Path) -> None:
+    devices = tmp_path / "devices"
+    devices.mkdir()
+    for source in (REPO / "devices").glob("*.yaml"):
+        text = source.read_text()
+        if "name: kitchen_light" in text:
+            text += "confirm: true\naliases: [oven light]\n"
+        (devices / source.name).write_text(text)
+    registry = DeviceRegistry.load(devices)
+    planner = RulePlanner(registry, LocalIntentAgent(registry, lambda _name: None), confirm_over_steps=2)
+    assert planner.candidate("turn on the oven light") and planner.candidate("turn off the kitchen light")
+    assert not planner.candidate("turn off the bedroom light")
+    kitchen = planner.plan("turn off the kitchen light")
+    assert len(kitchen.steps) == 1 and planner.needs_confirmation(kitchen)
+    assert not planner.needs_confirmation(planner.plan("turn off the bedroom light"))
+
+
+def test_the_plans_checkpoints_go_beside_the_brain_state_unless_configured(tmp_path: Path) -> None:
+    config = tmp_path / "config.yaml"
+    config.write_text("brain:\n  state_file: state/voiced.sqlite\n")
+    (tmp_path / "state").mkdir()
+    assert load_config(config, {}).plans.checkpoint_file == tmp_path / "state" / "voiced-plans.sqlite"
+    config.write_text("plans:\n  checkpoint_file: p.sqlite\n  confirm_over_steps: 3\n")
+    loaded = load_config(config, {}).plans
+    assert (loaded.checkpoint_file, loaded.confirm_over_steps) == (tmp_path / "p.sqlite", 3)
+    config.write_text("plans:\n  confirm_timeout_s: -1\n")
+    with pytest.raises(ConfigError, match=r"plans\.confirm_timeout_s"):
+        load_config(config, {})

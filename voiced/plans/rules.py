@@ -64,11 +64,21 @@ class RulePlanner:
         self._intents = intents
         self._confirm_over_steps = confirm_over_steps
         self._now = now
+        # Devices declared `confirm: true`, as they are said: one command to them is a plan too.
+        self._careful = [
+            name
+            for device in registry
+            if device.confirm
+            for name in (device.name.replace("_", " "), *device.aliases)
+        ]
 
     def candidate(self, text: str) -> bool:
-        """Worth planning: time words, a trigger, a name before a colon, or several commands."""
+        """Worth planning: time words, a trigger, a name before a colon, a device declared `confirm: true`,
+        or several commands."""
         lowered = text.lower()
         if has_time_words(lowered) or TRIGGERS.search(lowered) or _NAME.search(lowered):
+            return True
+        if any(re.search(rf"\b{re.escape(name)}\b", lowered) for name in self._careful):
             return True
         verbs = sum(1 for word in re.findall(r"[a-z]+", lowered) if word in VERBS)
         return verbs > self._confirm_over_steps
