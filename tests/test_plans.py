@@ -134,11 +134,17 @@ def test_the_rule_planner_builds_steps_from_our_own_understanding(planner: RuleP
 
 
 class Home:
-    """The injected step runner: every device confirms except those in `silent`."""
+    """The injected step runner: every device confirms except those in `silent`; `said` is what the
+    engine asked to be said at the next pause."""
 
     def __init__(self, silent: tuple[str, ...] = ()) -> None:
         self.silent = silent
         self.sent: list[tuple[str, int, int]] = []
+        self.said: list[str] = []
+
+    async def say(self, text: str, turn: int, wanted: Callable[[], bool] | None = None) -> bool:
+        self.said.append(text)
+        return True
 
     async def __call__(self, task_id: str, step: PlanStep, attempt: int) -> StepOutcome:
         self.sent.append((task_id, step.index, attempt))
@@ -150,7 +156,8 @@ class Home:
 def _engine(tmp_path: Path, home: Home, clock: Callable[[], float] = time.time, **plans: Any) -> PlanEngine:
     bus = EventBus()
     bus.bind_loop(asyncio.get_running_loop())
-    return PlanEngine(PlansConfig(**plans), tmp_path / "plans.sqlite", bus, lambda _ledger: home, clock=clock)
+    path = tmp_path / "plans.sqlite"
+    return PlanEngine(PlansConfig(**plans), path, bus, lambda _ledger: home, say=home.say, clock=clock)
 
 
 async def _until(check: Callable[[], Awaitable[T]], want: Callable[[T], bool], timeout: float = 10) -> T:
@@ -179,6 +186,10 @@ def test_the_state_machine_waits_changes_runs_and_refuses(tmp_path: Path) -> Non
                 lambda: engine.view("plan-1"), lambda v: v["status"] in ("completed", "failed")
             )
             assert done["status"] == "failed" and done["current_step"] == 2
+            await _until(lambda: asyncio.sleep(0, home.said), bool)
+            assert home.said == [
+                "The p is only partly done: turn on the c: not confirmed after 2 tries, skipped: no."
+            ]
             assert [(e["device"], e["attempt"], e["decision"]) for e in done["execution_history"]] == [
                 ("a", 1, "continue"),
                 ("c", 1, "retry"),
@@ -204,6 +215,8 @@ def test_no_answer_in_time_cancels_and_a_restart_keeps_a_plan_waiting(tmp_path: 
         await engine.create("p", plan, needs_confirmation=True)
         view = await _until(lambda: engine.view("plan-1"), lambda v: v["status"] == "cancelled")
         assert view["status"] == "cancelled" and view["result"] == "no answer in time"
+        await _until(lambda: asyncio.sleep(0, home.said), bool)
+        assert home.said == ["I didn't hear back about the p, so I cancelled it."]
         await engine.aclose()
         engine = _engine(tmp_path, home, confirm_timeout_s=30)
         await engine.start()
