@@ -131,6 +131,8 @@ def test_the_rule_planner_builds_steps_from_our_own_understanding(planner: RuleP
         planner.plan("Turn everything off when I leave.")
     with pytest.raises(PlanRefused, match="Nothing is planned"):
         planner.plan("in five minutes turn on the bedroom flibber")
+    with pytest.raises(PlanRefused, match="someone else said"):
+        planner.plan("my brother said turn off all the lights in ten minutes")
 
 
 class Home:

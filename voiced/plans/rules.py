@@ -16,8 +16,9 @@ from datetime import datetime, timedelta
 
 from voiced.devices.model import DeviceCommand, LightSet, MusicSet
 from voiced.devices.registry import DeviceRegistry
-from voiced.mouth.intents import LocalIntentAgent
+from voiced.mouth.intents import NEGATED, REPORTED, LocalIntentAgent
 from voiced.mouth.understanding.home import pct_to_brightness
+from voiced.mouth.understanding.reported import is_negated, is_reported
 from voiced.plans.model import ExecutionPlan, PlanStep, command_kind
 from voiced.plans.timewords import TRIGGERS, Part, has_time_words, parts
 from voiced.plans.words import clock, describe
@@ -92,6 +93,10 @@ class RulePlanner:
 
     def plan(self, text: str) -> ExecutionPlan:
         lowered = " ".join(text.lower().replace("\u2019", "'").split())
+        if is_reported(lowered):  # someone else's words: never a plan of ours
+            raise PlanRefused(REPORTED, understood=True)
+        if is_negated(lowered):
+            raise PlanRefused(NEGATED, understood=True)
         if TRIGGERS.search(lowered):
             raise PlanRefused(
                 "I can't tell when you leave or arrive: I only plan by time, like "
