@@ -6,13 +6,16 @@ Prints:
 - restart → the resumed plan's next step (kill -9 mid-plan; from the new process's start, and from
   its ready event);
 - the daemon's RSS once ready, without LangGraph (the main checkout, `--before PYTHON`) and with it.
-Run: scripts/bench.sh plans [--trials 10] [--steps 40] [--before /work/main/.venv/bin/python]
+- the same request spoken (piper's voice into `voiced run --input`, real time): end of speech → read-back;
+Run: scripts/bench.sh plans [--trials 10] [--steps 40] [--spoken-trials 5]
+                            [--before /work/main/.venv/bin/python]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import statistics
 import subprocess
@@ -31,7 +34,9 @@ from tests.conftest import Broker  # noqa: E402
 from tests.home import SimulatedHome  # noqa: E402
 from tests.plans_home import TypedDaemon, plan_config  # noqa: E402
 from voiced.bus import EventBus  # noqa: E402
-from voiced.config import PlansConfig  # noqa: E402
+from voiced.config import PlansConfig, TtsConfig  # noqa: E402
+from voiced.demo import write_script_wav  # noqa: E402
+from voiced.mouth.piper_tts import PiperSynthesizer  # noqa: E402
 from voiced.plans.engine import PlanEngine  # noqa: E402
 from voiced.plans.model import ExecutionPlan, PlanStep  # noqa: E402
 from voiced.plans.supervisor import StepOutcome  # noqa: E402
@@ -56,6 +61,30 @@ def read_back_latency(daemon: TypedDaemon, trials: int) -> list[float]:
         got.append(audio["t"] - heard["t"])
         daemon.reply_to("no")
     return got
+
+
+def spoken_read_back(work: Path, config: Path, trials: int) -> tuple[list[float], int]:
+    """The movie night said aloud (then "No."), through `voiced run --input` in real time: the end of
+    speech → the read-back's first audio. Returns the latencies and how many turns were read back."""
+    lines = [line for _ in range(trials) for line in (MOVIE + ".", "No.")]
+    seconds = write_script_wav(PiperSynthesizer(TtsConfig(), REPO / "models"), lines, work / "spoken.wav")
+    events_file = work / "spoken.jsonl"
+    run = ["run", "--input", str(work / "spoken.wav"), "--output", str(work / "spoken-out.wav")]
+    subprocess.run(
+        [sys.executable, "-m", "voiced", "-c", str(config), *run, "--events", str(events_file)],
+        check=True,
+        stdout=subprocess.DEVNULL,
+        timeout=seconds * 3 + 120,
+    )
+    events = [json.loads(line) for line in events_file.read_text().splitlines()]
+    ends = {e["turn"]: e["voice_end_t"] for e in events if e["kind"] == "speech_ended"}
+    read_back = {e["turn"] for e in events if e["kind"] == "agent_text" and e["text"].startswith("I'll")}
+    first_audio = {}
+    for e in events:
+        if e["kind"] == "tts_started" and e["turn"] in read_back:
+            first_audio.setdefault(e["turn"], e["t"])
+    latencies = [first_audio[t] - ends[t] for t in sorted(read_back) if t in ends and t in first_audio]
+    return latencies, len(read_back)
 
 
 def restart_to_step(work: Path, config: Path) -> tuple[float, float]:
@@ -162,6 +191,7 @@ def main() -> None:
     parser.add_argument("--trials", type=int, default=10)
     parser.add_argument("--steps", type=int, default=40)
     parser.add_argument("--before", default="/work/main/.venv/bin/python", help="a voiced without LangGraph")
+    parser.add_argument("--spoken-trials", type=int, default=5, help="the request said aloud (0 = skip)")
     args = parser.parse_args()
     sequential, parallel = engine_overhead(args.steps)
     print(
@@ -187,6 +217,17 @@ def main() -> None:
                     f"p50 {p50:.0f} ms, p95 {p95:.0f} ms",
                     flush=True,
                 )
+                if args.spoken_trials:
+                    spoken, heard = spoken_read_back(work, config, args.spoken_trials)
+                    if spoken:
+                        print(
+                            f"spoken request (end of speech) -> first audio of the read-back, {heard} of "
+                            f"{args.spoken_trials} read back: p50 {statistics.median(spoken) * 1000:.0f} ms, "
+                            f"max {max(spoken) * 1000:.0f} ms",
+                            flush=True,
+                        )
+                    else:
+                        print("spoken request: Whisper's words were never read back as a plan", flush=True)
                 spawn, ready = restart_to_step(work, config)
                 print(
                     f"restart (kill -9 mid-plan) -> resumed next step: {spawn:.2f} s from the new process's "

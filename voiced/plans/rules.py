@@ -37,6 +37,8 @@ _FADE = re.compile(
 )
 _QUIET = re.compile(r"\b(?:quietly|softly|gently|in the background)\b")
 _LOUD = re.compile(r"\b(?:loudly|loud)\b")
+# Whisper often ends a clause with no comma but starts the next with a capital: "to 20% Turn off ...".
+_CLAUSE_START = re.compile(r"(?<=[a-z0-9%])\s+(?=(?:Turn|Dim|Set|Play|Switch|Make|Put|Start|Stop|Then)\b)")
 VERBS = ("dim", "turn", "set", "play", "switch", "make", "put", "start", "stop", "fade", "wake")
 
 
@@ -92,7 +94,7 @@ class RulePlanner:
         return any(devices[step.device].confirm for step in plan.steps if step.device in devices)
 
     def plan(self, text: str) -> ExecutionPlan:
-        lowered = " ".join(text.lower().replace("\u2019", "'").split())
+        lowered = " ".join(_CLAUSE_START.sub(", ", text).lower().replace("\u2019", "'").split())
         if is_reported(lowered):  # someone else's words: never a plan of ours
             raise PlanRefused(REPORTED, understood=True)
         if is_negated(lowered):
