@@ -7,6 +7,7 @@ import contextlib
 import logging
 import signal
 import socket
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -42,6 +43,8 @@ from voiced.mouth.intents import NOT_UNDERSTOOD, LocalIntentAgent
 from voiced.mouth.piper_tts import PiperSynthesizer
 from voiced.mouth.speech import SpeechOutput
 from voiced.mouth.understanding.titles import may_name_a_title
+from voiced.plans.setup import build_plans
+from voiced.plans.voice import PlanAgent
 from voiced.systemd import NotifySettings, notify_systemd
 from voiced.tasks import cancel_and_wait
 from voiced.vibe.narrator import SpokenNarrator
@@ -221,6 +224,14 @@ async def run_daemon(
         narrator = SpokenNarrator(speech, bus, lambda: daemon.busy, config.vibe.narrate_wait_s)
         vibe = build_vibe(config, registry, actions, bus, narrate=narrator, client=client)
         agent = build_agent(config, registry, actions, intents, vibe=vibe, bus=bus, client=client)
+        plans = (
+            build_plans(config, registry, actions, bus, intents, say=narrator)
+            if config.plans.enabled
+            else None
+        )
+        if plans is not None:
+            fallback = config.agent_kind != "local"
+            agent = PlanAgent(agent, plans, time.time, llm_fallback=fallback)
         brain = None
         if config.brain.enabled:
             brain = build_brain(config, registry, bus, vibe=vibe, say=narrator, client=client)
@@ -255,6 +266,9 @@ async def run_daemon(
             echo_db=config.audio.echo_unexplained_db,
             thinking=thinking,
         )
+        if plans is not None:  # after the daemon exists: a resumed plan may speak
+            stack.push_async_callback(plans.engine.aclose)  # before the gateway stops, after the web
+            await plans.engine.start()  # resumes unfinished plans from their checkpoints
         if options.web_socket is not None:
             controls = Controls(
                 bus=bus,
@@ -265,6 +279,7 @@ async def run_daemon(
                 is_muted=mute,
                 conversation=lambda: brain.state.model_dump(mode="json") if brain is not None else None,
                 vibe=vibe,
+                plans=plans,
             )
             web = WebServer(config.web, controls, options.web_socket)
             await web.start()

@@ -270,6 +270,19 @@ class WakeConfig(_Section):
     muted: bool = Field(False, description="start with the microphone muted (SIGUSR1 toggles it)")
 
 
+class PlansConfig(_Section):
+    enabled: bool = Field(True, description="multi-step and timed requests become plans (voiced/plans)")
+    checkpoint_file: SafePath | None = Field(
+        None,
+        description="LangGraph's checkpoints (SQLite); None = voiced-plans.sqlite beside brain.state_file",
+    )
+    confirm_over_steps: Int = Field(2, ge=0, le=64, description="plans with more steps are read back first")
+    confirm_timeout_s: Float = Field(60.0, gt=0, le=3600, description="no answer by then cancels the plan")
+    grace_s: Float = Field(
+        120.0, ge=0, le=86400, description="a timed step that fell due while down still runs if this late"
+    )
+
+
 class Config(_Section):
     devices_dir: SafePath = Path("devices")
     models_dir: SafePath = Path("models")
@@ -285,6 +298,7 @@ class Config(_Section):
     brain: BrainConfig = BrainConfig()
     web: WebConfig = WebConfig()
     wake: WakeConfig = WakeConfig()
+    plans: PlansConfig = PlansConfig()
 
     @model_validator(mode="after")
     def _consistent(self) -> Config:
@@ -344,6 +358,13 @@ def load_config(path: Path | None, environ: Mapping[str, str]) -> Config:
             "mqtt": config.mqtt.model_copy(update={"tls": _resolve_tls(config.mqtt.tls, base, origin)}),
             "brain": config.brain.model_copy(update={"state_file": state_file}),
             "vibe": config.vibe.model_copy(update={"presets_file": presets_file}),
+            "plans": config.plans.model_copy(
+                update={
+                    "checkpoint_file": base / config.plans.checkpoint_file
+                    if config.plans.checkpoint_file
+                    else state_file.with_name("voiced-plans.sqlite")
+                }
+            ),
         }
     )
 

@@ -24,6 +24,7 @@ from voiced.events import (
     DeviceStateChanged,
     Event,
     MuteChanged,
+    PlanEvent,
     Ready,
     Transcript,
     VibeCancelled,
@@ -78,6 +79,10 @@ def thought(event: Event) -> str | None:
         return f"[BRAIN] turn {event.turn} waited {event.waited_s:.2f} s for the last analysis ({outcome})"
     if isinstance(event, VibeError):
         return f"[VIBE] {event.task_id} failed: {event.error}"
+    if isinstance(event, PlanEvent):
+        step = f" step {event.step}" if event.step is not None else ""
+        extra = f" {_compact(event.data)}" if event.data else ""
+        return f"[PLAN] {event.task_id} {event.kind.removeprefix('plan_')}{step}: {event.detail}{extra}"
     if isinstance(event, VibeCancelled):
         return f"[VIBE] {event.task_id} cancelled: {event.reason}"
     return None
@@ -98,7 +103,7 @@ def describe(event: Event) -> str | None:
         return f"  device {event.device}: {excerpt(_compact(event.state), STATE_CHARS)}"
     if isinstance(event, DeviceAvailability):
         return f"  device {event.device} is {'online' if event.online else 'offline'}"
-    if isinstance(event, VibeStarted | VibeComplete | VibeError | VibeCancelled):
+    if isinstance(event, VibeStarted | VibeComplete | VibeError | VibeCancelled | PlanEvent):
         return thought(event)
     if isinstance(event, WakeWordDetected):
         return f"  ({event.word}: listening)"

@@ -283,3 +283,54 @@ class WakeWindowClosed(Event):
 
     kind: ClassVar[str] = "wake_window_closed"
     word: str
+
+
+@dataclass(frozen=True)
+class PlanEvent(Event):
+    """A plan's progress (voiced/plans): `task_id` names the plan, `detail` what happened."""
+
+    kind: ClassVar[str] = "plan_event"
+    task_id: str
+    detail: str = ""
+    step: int | None = None  # the step's index, for step events
+    data: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class PlanCreated(PlanEvent):
+    kind: ClassVar[str] = "plan_created"
+
+
+@dataclass(frozen=True)
+class PlanWaitingConfirmation(PlanEvent):
+    kind: ClassVar[str] = "plan_waiting_confirmation"
+
+
+@dataclass(frozen=True)
+class PlanStepStarted(PlanEvent):
+    kind: ClassVar[str] = "plan_step_started"
+
+
+@dataclass(frozen=True)
+class PlanStepFinished(PlanEvent):
+    kind: ClassVar[str] = "plan_step_finished"
+
+
+@dataclass(frozen=True)
+class PlanDecision(PlanEvent):
+    kind: ClassVar[str] = "plan_decision"
+
+
+@dataclass(frozen=True)
+class PlanCompleted(PlanEvent):
+    kind: ClassVar[str] = "plan_completed"
+
+
+@dataclass(frozen=True)
+class PlanFailed(PlanEvent):
+    kind: ClassVar[str] = "plan_failed"
+
+
+@dataclass(frozen=True)
+class PlanCancelled(PlanEvent):
+    kind: ClassVar[str] = "plan_cancelled"

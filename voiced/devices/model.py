@@ -26,6 +26,7 @@ class _DeviceBase(_Strict):
     availability_topic: str | None = Field(
         None, description='{"state":"online"|"offline"}; None = always assumed online'
     )
+    confirm: bool = Field(False, description="a plan touching this device is read back and waits for a yes")
 
     @field_validator("command_topic", "state_topic", "availability_topic")
     @classmethod

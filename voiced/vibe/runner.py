@@ -1,5 +1,8 @@
 """Runs a scene's plan: each device's steps in order, different devices in parallel, every step confirmed.
 
+The device lanes run on the plans' engine, LangGraph: one `Send` branch per device, checkpointed
+(in memory: a scene is not resumed after a restart, a plan is). Cancelling the run cancels every branch.
+
 A device step publishes through DeviceActions and then waits for the broker's PUBACK and the device's
 state topic to show the requested values. A step that fails (refused, offline, unconfirmed) names the
 device; the other steps still run. Narration comes last, through the mouth, never over a reply.
@@ -7,10 +10,15 @@ device; the other steps still run. Narration comes last, through the mouth, neve
 
 from __future__ import annotations
 
-import asyncio
+import itertools
 import logging
+import operator
 from collections.abc import Awaitable, Callable
-from typing import Protocol
+from typing import Annotated, Any, Protocol, TypedDict
+
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.graph import END, START, StateGraph
+from langgraph.types import Send
 
 from voiced.bus import EventBus
 from voiced.config import VibeConfig
@@ -30,6 +38,14 @@ class Narrate(Protocol):
     def __call__(self, text: str, turn: int, wanted: Callable[[], bool] | None = None) -> Awaitable[bool]: ...
 
 
+class _Lanes(TypedDict, total=False):
+    branches: list[dict[str, Any]]  # one per device: its steps, in order
+    done: Annotated[list[list[Any]], operator.add]  # [index, tool, target, ok, detail] per step
+
+
+_RUNS = itertools.count(1)
+
+
 class PlanRunner:
     def __init__(
         self,
@@ -47,6 +63,26 @@ class PlanRunner:
         self._config = config
         self._ack_timeout_s = ack_timeout_s
         self._narrate = narrate
+        self._graph = self._build().compile(checkpointer=InMemorySaver())
+
+    def _build(self) -> StateGraph[Any]:
+        graph: StateGraph[Any] = StateGraph(_Lanes)
+
+        async def lane(payload: dict[str, Any]) -> dict[str, Any]:
+            done = []
+            for index, raw in payload["steps"]:
+                step = VibeStep.model_validate(raw)
+                outcome = await self._device_step(payload["task_id"], payload["turn"], step)
+                done.append([index, outcome.tool, outcome.target, outcome.ok, outcome.detail])
+            return {"done": done}
+
+        def fan_out(state: dict[str, Any]) -> list[Send]:
+            return [Send("lane", payload) for payload in state["branches"]]
+
+        graph.add_node("lane", lane)  # type: ignore[call-overload,arg-type]  # a Send payload, not the state
+        graph.add_conditional_edges(START, fan_out, ["lane"])
+        graph.add_edge("lane", END)
+        return graph
 
     async def run(self, task_id: str, turn: int, plan: VibePlan) -> tuple[StepOutcome, ...]:
         outcomes: list[StepOutcome | None] = [None] * len(plan.steps)
@@ -58,13 +94,19 @@ class PlanRunner:
             else:
                 lanes.setdefault(step_device(step) or "?", []).append(index)
 
-        async def lane(indexes: list[int]) -> None:
-            for index in indexes:
-                outcomes[index] = await self._device_step(task_id, turn, plan.steps[index])
-
-        async with asyncio.TaskGroup() as group:
-            for device, indexes in lanes.items():
-                group.create_task(lane(indexes), name=f"{task_id}-{device}")
+        branches = [
+            {
+                "task_id": task_id,
+                "turn": turn,
+                "steps": [[i, plan.steps[i].model_dump(mode="json")] for i in indexes],
+            }
+            for indexes in lanes.values()
+        ]
+        if branches:
+            config: Any = {"configurable": {"thread_id": f"{task_id}-{next(_RUNS)}"}}
+            result = await self._graph.ainvoke({"branches": branches}, config)
+            for index, tool, target, ok, detail in result.get("done", []):
+                outcomes[index] = StepOutcome(tool, target, ok, detail)
         for index in narrations:
             outcomes[index] = await self._narration(task_id, turn, plan.steps[index])
         return tuple(outcome for outcome in outcomes if outcome is not None)

@@ -15,6 +15,7 @@ from voiced.bus import EventBus, Subscription
 from voiced.devices.registry import DeviceRegistry
 from voiced.events import AgentText, CommandRefused, CommandSent, TurnFinished
 from voiced.mouth.vibe_control import VibeControl
+from voiced.plans.setup import Plans
 from voiced.web.bodies import BadRequest, error, field, json_object
 from voiced.web.metrics import CONTENT_TYPE, Metrics
 from voiced.web.turns import TurnLog
@@ -44,6 +45,7 @@ class Controls:
     is_muted: Callable[[], bool]
     conversation: Callable[[], dict[str, Any] | None]  # None: no brain
     vibe: VibeControl | None = None
+    plans: Plans | None = None  # the task API (voiced/web/tasks.py)
     say_timeout_s: float = SAY_TIMEOUT_S
 
 

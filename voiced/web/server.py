@@ -31,6 +31,7 @@ from voiced.web import sse
 from voiced.web.api import Api, Controls
 from voiced.web.hub import EventHub
 from voiced.web.metrics import Metrics
+from voiced.web.tasks import task_routes
 from voiced.web.turns import TurnLog
 
 _LOGGER = logging.getLogger(__name__)
@@ -113,6 +114,7 @@ def build_app(
         Route("/api/vibe", api.vibe_start, methods=["POST"]),
         Route("/api/vibe", api.vibe_cancel, methods=["DELETE"]),
         Route("/api/mute", api.mute, methods=["POST"]),
+        *(task_routes(controls.plans) if controls.plans is not None else []),
         Mount("/static", StaticFiles(directory=str(static)), name="static"),
     ]
     app: ASGIApp = Starlette(routes=routes, exception_handlers={404: not_found, 405: bad_method})

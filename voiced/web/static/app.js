@@ -92,6 +92,40 @@ function refreshTurns() {
   api("api/turns?limit=20").then((b) => chart(b.turns)).catch(() => {});
 }
 
+const PLAN_EVENTS = ["plan_created", "plan_waiting_confirmation", "plan_step_started", "plan_step_finished", "plan_decision", "plan_completed", "plan_failed", "plan_cancelled"];
+function planButton(label, path, body) {
+  const b = document.createElement("button");
+  b.textContent = label;
+  b.addEventListener("click", () => api(path, { method: "POST", body: JSON.stringify(body) }).then(refreshPlans).catch((e) => alert(e.message)));
+  return b;
+}
+function refreshPlans() {
+  api("api/tasks").then((b) => {
+    const box = $("plans");
+    box.innerHTML = "";
+    const shown = b.tasks.slice(-6).reverse();
+    if (!shown.length) box.textContent = "no plan";
+    for (const t of shown) {
+      const div = document.createElement("div");
+      div.className = "plan";
+      div.dataset.task = t.id;
+      const head = document.createElement("b");
+      head.textContent = `${t.id} ${t.execution_plan.name}: ${t.status} (${t.current_step}/${t.total_steps})`;
+      div.appendChild(head);
+      const steps = document.createElement("ol");
+      div.appendChild(steps);
+      box.appendChild(div);
+      for (const s of t.execution_plan.steps) add(steps, s.action + (s.at ? ` at ${new Date(s.at * 1000).toLocaleTimeString()}` : ""));
+      if (t.status === "waiting_confirmation") {
+        div.appendChild(planButton("Confirm", `api/tasks/${t.id}/confirm`, { approved: true }));
+        div.appendChild(planButton("Refuse", `api/tasks/${t.id}/confirm`, { approved: false }));
+      } else if (t.status === "executing") {
+        div.appendChild(planButton("Cancel", `api/tasks/${t.id}/cancel`, {}));
+      }
+    }
+  }).catch(() => {});
+}
+
 const handlers = {
   transcript(e) { turnRow(e.turn).user.textContent = "you: " + e.text; },
   agent_text(e) {
@@ -115,6 +149,7 @@ const handlers = {
   vibe_complete(e) { add($("scene"), `complete: ${e.plan.name || ""}`); },
   vibe_error(e) { add($("scene"), `failed: ${e.error}`); },
   vibe_cancelled(e) { add($("scene"), `cancelled: ${e.reason}`); },
+  ...Object.fromEntries(PLAN_EVENTS.map((kind) => [kind, refreshPlans])),
 };
 
 function load() {
@@ -122,6 +157,7 @@ function load() {
   api("api/state").then((s) => ($("state").textContent = JSON.stringify(s, null, 2))).catch((e) => ($("state").textContent = e.message));
   api("healthz").then((h) => showMute(h.muted)).catch(() => {});
   refreshTurns();
+  refreshPlans();
 }
 
 let source = null;
@@ -146,7 +182,7 @@ function connect() {
   }
   source.onmessage = () => {};
   const thoughts = (m) => { const e = JSON.parse(m.data); if (e.thought) add($("thoughts"), e.thought); };
-  for (const kind of ["agent_text", "agent_tool", "vibe_started", "vibe_tool_start", "vibe_tool_end", "vibe_complete", "vibe_error", "vibe_cancelled", "brain_finished", "barrier_wait"]) {
+  for (const kind of ["agent_text", "agent_tool", "vibe_started", "vibe_tool_start", "vibe_tool_end", "vibe_complete", "vibe_error", "vibe_cancelled", "brain_finished", "barrier_wait", ...PLAN_EVENTS]) {
     source.addEventListener(kind, thoughts);
   }
 }

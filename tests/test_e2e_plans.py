@@ -1,0 +1,200 @@
+"""Plans end to end: the real daemon (`voiced run --text -`), the simulator, a real broker, real HTTP.
+
+Typed turns are the spoken path from the understanding on (same agent, same events).
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import Broker
+from tests.home import SimulatedHome
+from tests.plans_home import TypedDaemon, plan_config
+from tests.test_e2e_wav import Recorder
+
+SET = "zigbee2mqtt/{}/set"
+
+
+def _sent(recorder: Recorder, settle_s: float = 0.5) -> list[tuple[str, dict[str, object]]]:
+    time.sleep(settle_s)
+    return recorder.drain()
+
+
+@pytest.mark.e2e
+def test_a_plan_is_read_back_changed_confirmed_refused_and_followed_over_http(
+    tmp_path: Path, broker: Broker
+) -> None:
+    config = plan_config(tmp_path, broker.port)
+    with SimulatedHome(config, broker.port, "--silent", "diffuser"):
+        commands = Recorder(broker.port)
+        daemon = TypedDaemon(config, tmp_path)
+        try:
+            # Read back, and nothing sent before the answer.
+            said = daemon.reply_to(
+                "Movie night: dim the living room to 20 percent, turn off the kitchen light "
+                "and play some jazz quietly."
+            )
+            assert said == (
+                "I'll set the living room light to 20 %, turn off the kitchen light, then play jazz at "
+                "volume 25. Shall I go ahead?"
+            )
+            assert _sent(commands) == []
+            # A change is read back and asked again.
+            said = daemon.reply_to("without the music")
+            assert said == (
+                "Okay. I'll set the living room light to 20 %, then turn off the kitchen light. "
+                "Shall I go ahead?"
+            )
+            assert daemon.reply_to("yes") == "Okay, going ahead."
+            done = daemon.wait_for("plan_completed", timeout=30)
+            assert done["task_id"] == "plan-1"
+            sent = _sent(commands)
+            assert sorted(sent, key=str) == sorted(
+                [
+                    (SET.format("living_room_light"), {"state": "ON", "brightness": 51}),
+                    (SET.format("kitchen_light"), {"state": "OFF"}),
+                ],
+                key=str,
+            ), sent
+            # Refused: cancelled, nothing sent.
+            said = daemon.reply_to(
+                "Party: turn on the kitchen light, play some rock and set the bedroom light to 40 percent"
+            )
+            assert said.endswith("Shall I go ahead?") and "play rock" in said
+            assert daemon.reply_to("no") == "Okay, I won't. The party is cancelled."
+            daemon.wait_for("plan_cancelled", lambda e: e["task_id"] == "plan-2")
+            assert _sent(commands) == []
+
+            # Over HTTP: bad input names the field; the plan waits; a silent device is retried, then skipped.
+            bad = daemon.http("POST", "/api/tasks", {"request": "x"})
+            assert bad.status_code == 400 and "'requirement'" in bad.json()["error"]
+            created = daemon.http(
+                "POST",
+                "/api/tasks",
+                {
+                    "requirement": "Evening: turn on the diffuser with lavender, set the bedroom light to 30 "
+                    "percent and turn off the kitchen light"
+                },
+            )
+            assert created.status_code == 201, created.text
+            task = created.json()
+            assert task["status"] == "waiting_confirmation"
+            plan = daemon.http("GET", f"/api/tasks/{task['id']}/plan").json()
+            assert [s["device"] for s in plan["execution_plan"]["steps"]] == [
+                "diffuser",
+                "bedroom_light",
+                "kitchen_light",
+            ]
+            wrong = daemon.http("POST", f"/api/tasks/{task['id']}/confirm", {"approved": "yes"})
+            assert wrong.status_code == 400 and "'approved'" in wrong.json()["error"]
+            assert daemon.http("GET", "/api/tasks/plan-99").status_code == 404
+            ok = daemon.http(
+                "POST", f"/api/tasks/{task['id']}/confirm", {"approved": True, "user_notes": "go"}
+            )
+            assert ok.status_code == 200 and ok.json()["status"] == "executing"
+            daemon.wait_for("plan_failed", lambda e: e["task_id"] == task["id"], timeout=40)
+            progress = daemon.http("GET", f"/api/tasks/{task['id']}/progress").json()
+            assert progress["status"] == "failed" and progress["total_steps"] == 3
+            diffuser = [e for e in progress["execution_history"] if e["device"] == "diffuser"]
+            assert [(e["attempt"], e["status"], e["decision"]) for e in diffuser] == [
+                (1, "failed", "retry"),
+                (2, "failed", "skip"),
+            ]
+            others = [e for e in progress["execution_history"] if e["device"] != "diffuser"]
+            assert {(e["device"], e["decision"]) for e in others} == {
+                ("bedroom_light", "continue"),
+                ("kitchen_light", "continue"),
+            }
+            sent = _sent(commands)
+            assert [t for t, _ in sent].count(SET.format("diffuser")) == 2, sent  # the try and one retry
+            again = daemon.http("POST", f"/api/tasks/{task['id']}/confirm", {"approved": True})
+            assert again.status_code == 409
+            listed = daemon.http("GET", "/api/tasks").json()["tasks"]
+            assert [(t["id"], t["status"]) for t in listed] == [
+                ("plan-1", "completed"),
+                ("plan-2", "cancelled"),
+                ("plan-3", "failed"),
+            ]
+
+            # What's planned, and cancelled by voice.
+            said = daemon.reply_to("in 10 minutes turn off the bedroom light")
+            assert said == "I'll turn off the bedroom light in 10 minutes. Shall I go ahead?"
+            assert daemon.reply_to("yes") == "Okay, going ahead."
+            said = daemon.reply_to("what's planned?")
+            assert "turn off the bedroom light" in said and "executing" in said, said
+            said = daemon.reply_to("never mind")
+            assert said == "Okay, I cancelled the plan to turn off the bedroom light."
+            assert daemon.reply_to("what's planned?") == "Nothing is planned.", daemon.report()
+            assert _sent(commands) == []
+        finally:
+            commands.close()
+            daemon.stop()
+    lines = "".join(daemon.output)
+    assert "[PLAN] plan-1 waiting_confirmation" in lines
+    assert "[PLAN] plan-3 decision step 0: not confirmed after 2 tries, skipped" in lines, lines[-3000:]
+
+
+@pytest.mark.e2e
+def test_kill_9_mid_plan_and_while_waiting_then_restart_resumes_without_sending_twice(
+    tmp_path: Path, broker: Broker
+) -> None:
+    config = plan_config(tmp_path, broker.port)
+    with SimulatedHome(config, broker.port):
+        commands = Recorder(broker.port)
+        try:
+            first = TypedDaemon(config, tmp_path, "first")
+            try:
+                said = first.reply_to(
+                    "Bedtime: turn off the kitchen light, then in 5 seconds turn on the bedroom light"
+                )
+                assert said == (
+                    "I'll turn off the kitchen light, then turn on the bedroom light in 5 seconds. "
+                    "Shall I go ahead?"
+                )
+                assert first.reply_to("yes") == "Okay, going ahead."
+                first.wait_for("plan_decision", lambda e: e["task_id"] == "plan-1" and e["step"] == 0)
+                waiting = first.http(
+                    "POST",
+                    "/api/tasks",
+                    {
+                        "requirement": "Movie night: dim the living room to "
+                        "20 percent, turn off the kitchen light and play some jazz"
+                    },
+                )
+                assert waiting.json() == {"id": "plan-2", "status": "waiting_confirmation"}
+            finally:
+                first.kill9()  # mid-plan: the bedroom light is due in a few seconds
+            assert _sent(commands) == [(SET.format("kitchen_light"), {"state": "OFF"})]
+
+            second = TypedDaemon(config, tmp_path, "second")
+            try:
+                # The timed step fell due while the daemon was down; late by less than plans.grace_s: it runs.
+                second.wait_for("plan_completed", lambda e: e["task_id"] == "plan-1", timeout=30)
+                # Still waiting, and confirmed over HTTP after the restart.
+                assert second.http("GET", "/api/tasks/plan-2").json()["status"] == "waiting_confirmation"
+                progress = second.http("GET", "/api/tasks/plan-1/progress").json()
+                assert [(e["step"], e["status"], e["decision"]) for e in progress["execution_history"]] == [
+                    (0, "completed", "continue"),
+                    (1, "completed", "continue"),
+                ]
+                confirmed = second.http("POST", "/api/tasks/plan-2/confirm", {"approved": True})
+                assert confirmed.json()["status"] == "executing"
+                second.wait_for("plan_completed", lambda e: e["task_id"] == "plan-2", timeout=30)
+            finally:
+                second.stop()
+            sent = _sent(commands)
+        finally:
+            commands.close()
+    # Each step published once, across the kill and the restart.
+    assert sorted(sent, key=str) == sorted(
+        [
+            (SET.format("bedroom_light"), {"state": "ON"}),
+            (SET.format("living_room_light"), {"state": "ON", "brightness": 51}),
+            (SET.format("kitchen_light"), {"state": "OFF"}),
+            ("voiced/music/set", {"action": "play", "genre": "jazz"}),
+        ],
+        key=str,
+    ), sent

@@ -1,0 +1,297 @@
+"""PlanEngine: plans on the graph, checkpointed in SQLite, resumed after a restart.
+
+One asyncio task per plan that is running (named, kept, cancelled and awaited); one timer per plan
+waiting for its confirmation (`plans.confirm_timeout_s` cancels it and says so). The checkpoint is
+the task's record: every view the API gives is read from it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any, Protocol
+
+from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+from langgraph.types import Command
+
+from voiced.bus import EventBus
+from voiced.config import PlansConfig
+from voiced.events import PlanCancelled, PlanCompleted, PlanCreated, PlanDecision, PlanFailed
+from voiced.plans.graph import StepRunner, build_graph
+from voiced.plans.ledger import Ledger
+from voiced.plans.model import FINISHED, ExecutionPlan, TaskState, task_view
+from voiced.plans.words import no_answer_line, outcome_line
+from voiced.tasks import cancel_and_wait
+
+_LOGGER = logging.getLogger(__name__)
+
+
+class Say(Protocol):
+    def __call__(self, text: str, turn: int, wanted: Callable[[], bool] | None = None) -> Awaitable[bool]: ...
+
+
+class NotWaiting(Exception):
+    """A confirmation for a plan that is not waiting for one (HTTP 409)."""
+
+
+class UnknownTask(KeyError):
+    pass
+
+
+class PlanEngine:
+    def __init__(
+        self,
+        config: PlansConfig,
+        path: Path,
+        bus: EventBus,
+        steps: Callable[[Ledger], StepRunner],
+        *,
+        say: Say | None = None,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self._config = config
+        self._path = path
+        self._bus = bus
+        self._say = say
+        self._clock = clock
+        self._stack = contextlib.AsyncExitStack()
+        # Its own file: the checkpointer's connection holds write transactions across awaits.
+        self.ledger = Ledger(path.with_name(f"{path.stem}-ledger{path.suffix}"))
+        self._graph_def = build_graph(bus, steps(self.ledger), grace_s=config.grace_s, clock=clock)
+        self._graph: Any = None
+        self._runs: dict[str, asyncio.Task[None]] = {}
+        self._timers: dict[str, asyncio.Task[None]] = {}
+        self._open: list[str] = []  # plans not finished, oldest first: what each turn looks at
+        self._spoken: set[asyncio.Task[bool]] = set()
+
+    async def start(self) -> list[str]:
+        """Open the checkpoints and resume every unfinished plan; returns the resumed ids."""
+        saver = await self._stack.enter_async_context(AsyncSqliteSaver.from_conn_string(str(self._path)))
+        self._graph = self._graph_def.compile(checkpointer=saver)
+        return await self._resume_all()
+
+    async def aclose(self) -> None:
+        await cancel_and_wait([*self._runs.values(), *self._timers.values(), *self._spoken])
+        self._runs.clear()
+        self._timers.clear()
+        await self._stack.aclose()
+        self.ledger.close()
+
+    def _cfg(self, task_id: str) -> dict[str, Any]:
+        return {"configurable": {"thread_id": task_id}, "recursion_limit": 1000}
+
+    async def state(self, task_id: str) -> TaskState:
+        snapshot = await self._graph.aget_state(self._cfg(task_id))
+        if not snapshot.values:
+            initial = self.ledger.initial(task_id)  # created, its first checkpoint not written yet
+            if initial is None:
+                raise UnknownTask(task_id)
+            return initial  # type: ignore[return-value]
+        return snapshot.values  # type: ignore[no-any-return]
+
+    async def view(self, task_id: str) -> dict[str, Any]:
+        return task_view(await self.state(task_id))
+
+    async def views(self) -> list[dict[str, Any]]:
+        found = []
+        for task_id in self.ledger.plans():
+            with contextlib.suppress(UnknownTask):
+                found.append(await self.view(task_id))
+        return found
+
+    async def create(
+        self, requirement: str, plan: ExecutionPlan, *, needs_confirmation: bool
+    ) -> dict[str, Any]:
+        """Start a plan: it waits for a confirmation (returned once it does) or runs at once."""
+        task_id = f"plan-{self.ledger.count() + 1}"
+        now = self._clock()
+        state: TaskState = {
+            "task_id": task_id,
+            "requirement": requirement,
+            "created_at": now,
+            "status": "planning",
+            "execution_plan": plan.model_dump(mode="json"),
+            "needs_confirmation": needs_confirmation,
+            "waiting_for": "",
+            "execution_history": [],
+            "attempts": {},
+            "pending": [step.index for step in plan.steps],
+            "current_step": 0,
+            "batch": [],
+            "user_notes": "",
+            "result": "",
+        }
+        self.ledger.add_plan(task_id, requirement, now, dict(state))
+        self._open.append(task_id)
+        self._bus.publish(
+            PlanCreated(
+                task_id=task_id,
+                detail=plan.name,
+                data={"requirement": requirement, "steps": len(plan.steps), "confirm": needs_confirmation},
+            )
+        )
+        run = self._drive(task_id, state)
+        if needs_confirmation:
+            await asyncio.wait([run])
+        return await self.view(task_id)
+
+    def _drive(self, task_id: str, given: Any) -> asyncio.Task[None]:
+        task = asyncio.create_task(self._run(task_id, given), name=f"plan-run-{task_id}")
+        self._runs[task_id] = task
+        task.add_done_callback(
+            lambda done: self._runs.pop(task_id, None) if self._runs.get(task_id) is done else None
+        )
+        return task
+
+    async def _run(self, task_id: str, given: Any) -> None:
+        try:
+            await self._graph.ainvoke(given, self._cfg(task_id), durability="sync")
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            _LOGGER.exception("%s failed", task_id)
+            await self._graph.aupdate_state(
+                self._cfg(task_id), {"status": "failed", "result": f"the plan broke: {exc}"}, as_node="finish"
+            )
+        state = await self.state(task_id)
+        status = state.get("status")
+        if status == "waiting_confirmation":
+            await self._arm(task_id, state)
+        elif status in FINISHED:
+            self._finished(task_id, state)
+
+    async def _arm(self, task_id: str, state: TaskState) -> None:
+        old = self._timers.pop(task_id, None)
+        if old is not None and old is not asyncio.current_task():
+            await cancel_and_wait([old])
+        left = self._config.confirm_timeout_s - (self._clock() - state.get("waiting_since", self._clock()))
+        self._timers[task_id] = asyncio.create_task(self._expire(task_id, left), name=f"plan-timer-{task_id}")
+
+    async def _expire(self, task_id: str, left: float) -> None:
+        await asyncio.sleep(max(0.0, left))
+        self._timers.pop(task_id, None)
+        state = await self.state(task_id)
+        if state.get("status") != "waiting_confirmation":
+            return
+        await self._answer(task_id, {"approved": False, "reason": "no answer in time"})
+        self._announce(no_answer_line(state))
+
+    def _closed(self, task_id: str) -> None:
+        if task_id in self._open:
+            self._open.remove(task_id)
+        self.ledger.finish(task_id)
+
+    def _finished(self, task_id: str, state: TaskState) -> None:
+        self._closed(task_id)
+        status, result = state.get("status"), state.get("result", "")
+        event = {"completed": PlanCompleted, "failed": PlanFailed}.get(str(status), PlanCancelled)
+        self._bus.publish(event(task_id=task_id, detail=result))
+        if status != "cancelled":
+            self._announce(outcome_line(state))
+
+    def _announce(self, text: str) -> None:
+        if self._say is None:
+            return
+        say = self._say
+
+        async def tell() -> bool:
+            return await say(text, 0)
+
+        spoken = asyncio.create_task(tell(), name="plan-news")
+        self._spoken.add(spoken)
+        spoken.add_done_callback(self._spoken.discard)
+
+    async def _answer(self, task_id: str, answer: dict[str, Any]) -> str:
+        timer = self._timers.pop(task_id, None)
+        if timer is not None and timer is not asyncio.current_task():
+            await cancel_and_wait([timer])
+        run = self._drive(task_id, Command(resume=answer))
+        if not answer.get("approved") or answer.get("plan") is not None:
+            await asyncio.wait([run])  # quick: back to the question, or cancelled
+            return str((await self.state(task_id)).get("status"))
+        return "executing"
+
+    async def confirm(
+        self, task_id: str, approved: bool, notes: str = "", plan: ExecutionPlan | None = None
+    ) -> str:
+        """Approve, refuse, or change (`plan`: read back and asked again); the new status."""
+        state = await self.state(task_id)
+        if state.get("status") != "waiting_confirmation":
+            raise NotWaiting(f"{task_id} is {state.get('status')}, not waiting for a confirmation")
+        answer: dict[str, Any] = {"approved": approved, "notes": notes}
+        if plan is not None:
+            answer["plan"] = plan.model_dump(mode="json")
+        elif not approved:
+            answer["reason"] = f"refused{': ' + notes if notes else ''}"
+        return await self._answer(task_id, answer)
+
+    async def cancel(self, task_id: str, reason: str) -> str:
+        """End a plan that has not finished; nothing of it is published after this returns."""
+        state = await self.state(task_id)
+        if state.get("status") in FINISHED:
+            raise NotWaiting(f"{task_id} has already {state.get('status')}")
+        live = [t for t in (self._runs.pop(task_id, None), self._timers.pop(task_id, None)) if t is not None]
+        await cancel_and_wait(live)
+        step = int(state.get("current_step", 0))
+        end = {
+            "step": step,
+            "attempt": 0,
+            "status": "cancelled",
+            "decision": "end",
+            "reason": reason,
+            "timestamp": self._clock(),
+            "action": "",
+            "device": "",
+            "result": reason,
+        }
+        await self._graph.aupdate_state(
+            self._cfg(task_id),
+            {"status": "cancelled", "waiting_for": "", "result": reason, "execution_history": [end]},
+            as_node="finish",
+        )
+        self._closed(task_id)
+        self._bus.publish(PlanDecision(task_id=task_id, step=step, detail=reason, data={"decision": "end"}))
+        self._bus.publish(PlanCancelled(task_id=task_id, detail=reason))
+        return "cancelled"
+
+    async def waiting(self) -> TaskState | None:
+        """The latest plan waiting for a confirmation."""
+        for task_id in reversed(list(self._open)):
+            state = await self.state(task_id)
+            if state.get("status") == "waiting_confirmation":
+                return state
+        return None
+
+    async def active(self) -> list[dict[str, Any]]:
+        """The plans not finished, oldest first (no plan open: nothing is read)."""
+        views = [await self.view(task_id) for task_id in list(self._open)]
+        return [v for v in views if v["status"] not in FINISHED]
+
+    async def _resume_all(self) -> list[str]:
+        resumed: list[str] = []
+        for task_id in self.ledger.plans(unfinished=True, last=1000):
+            snapshot = await self._graph.aget_state(self._cfg(task_id))
+            state = snapshot.values
+            if not state and (initial := self.ledger.initial(task_id)) is not None:
+                resumed.append(task_id)
+                self._open.append(task_id)
+                self._drive(task_id, initial)  # killed before its first checkpoint
+                continue
+            if not state or state.get("status") in FINISHED:
+                self.ledger.finish(task_id)
+                continue
+            if state.get("status") == "waiting_confirmation" and snapshot.next == ("review",):
+                resumed.append(task_id)
+                self._open.append(task_id)
+                await self._arm(task_id, state)
+                continue
+            if snapshot.next:
+                _LOGGER.info("%s: resuming at %s", task_id, ", ".join(snapshot.next))
+                resumed.append(task_id)
+                self._open.append(task_id)
+                self._drive(task_id, None)
+        return resumed

@@ -1,0 +1,76 @@
+"""Builds the plan engine and the rule planner from config (voiced/app.py wires them in)."""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass
+
+import openai
+
+from voiced.bus import EventBus
+from voiced.config import Config
+from voiced.devices.actions import DeviceActions
+from voiced.devices.registry import DeviceRegistry
+from voiced.llm_client import borrow
+from voiced.mouth.intents import LocalIntentAgent
+from voiced.plans.engine import PlanEngine, Say
+from voiced.plans.ledger import Ledger
+from voiced.plans.llm_planner import LlmPlanFailed, LlmPlanner
+from voiced.plans.model import ExecutionPlan
+from voiced.plans.rules import RulePlanner
+from voiced.plans.steps import DeviceSteps
+
+_LOGGER = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Plans:
+    engine: PlanEngine
+    planner: RulePlanner
+    llm: LlmPlanner | None = None
+
+    async def make(self, text: str) -> ExecutionPlan:
+        """The LLM's plan when one is configured and it gives a valid one; else the rules' (PlanRefused)."""
+        if self.llm is not None:
+            try:
+                return await self.llm.plan(text)
+            except LlmPlanFailed as exc:
+                _LOGGER.warning("LLM planner: %s; planning by rules", exc)
+        return self.planner.plan(text)
+
+
+def build_plans(
+    config: Config,
+    registry: DeviceRegistry,
+    actions: DeviceActions,
+    bus: EventBus,
+    intents: LocalIntentAgent,
+    *,
+    say: Say | None = None,
+    client: openai.AsyncOpenAI | None = None,
+) -> Plans:
+    path = config.plans.checkpoint_file or config.brain.state_file.with_name("voiced-plans.sqlite")
+    path.parent.mkdir(parents=True, exist_ok=True)
+
+    def steps(ledger: Ledger) -> DeviceSteps:
+        return DeviceSteps(
+            actions,
+            ledger,
+            ack_timeout_s=config.mqtt.ack_timeout_s,
+            confirm_timeout_s=config.vibe.confirm_timeout_s,
+        )
+
+    engine = PlanEngine(config.plans, path, bus, steps, say=say)
+    planner = RulePlanner(registry, intents, confirm_over_steps=config.plans.confirm_over_steps)
+    llm = None
+    if client is not None:
+        timeout_s = config.vibe.plan_timeout_s
+        llm = LlmPlanner(
+            registry,
+            borrow(client, config.llm, timeout_s),
+            model=config.vibe.planner_model or config.llm.model,
+            timeout_s=timeout_s,
+            clock=time.time,
+        )
+    return Plans(engine, planner, llm)
