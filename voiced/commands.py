@@ -129,6 +129,9 @@ def demo(args: argparse.Namespace, config: Config, registry: DeviceRegistry) -> 
     engines = load_engines(config, registry)
     sink = WavFileSink(args.output, engines.synthesizer.sample_rate)
     with tempfile.TemporaryDirectory(prefix="voiced-demo-") as tmp:
+        # A demo's talk is not the user's conversation: its state lives and dies with the demo.
+        brain = config.brain.model_copy(update={"state_file": Path(tmp) / "demo-state.sqlite"})
+        config = config.model_copy(update={"brain": brain})
         spoken = Path(tmp) / "user.wav"
         seconds = write_script_wav(engines.synthesizer, DEMO_SCRIPT, spoken)
         print(f"demo: playing {len(DEMO_SCRIPT)} spoken requests ({seconds:.0f} s) into the ear", flush=True)
