@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from voiced.devices.colours import hex_to_xy, xy_close
 from voiced.devices.model import DeviceCommand, DiffuserSet, LightSet, MusicSet
 
 MUSIC_STATES = {"play": "playing", "pause": "paused", "stop": "stopped"}
@@ -36,7 +37,10 @@ def expected_state(command: DeviceCommand) -> dict[str, Any]:
 def _same(key: str, want: Any, got: Any) -> bool:
     if key == "color" and isinstance(want, dict):
         hex_got = got.get("hex") if isinstance(got, dict) else None
-        return isinstance(hex_got, str) and hex_got.upper() == want["hex"]
+        if isinstance(hex_got, str):
+            return hex_got.upper() == want["hex"]
+        # Zigbee2MQTT reports what the bulb took, as xy (with color_mode), never the hex we sent.
+        return xy_close(hex_to_xy(want["hex"]), got)
     if isinstance(want, bool) != isinstance(got, bool):
         return False  # JSON true is not 1
     if isinstance(want, str) and isinstance(got, str):

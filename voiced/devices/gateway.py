@@ -18,6 +18,7 @@ from voiced.devices.mqtt import MqttLink
 from voiced.devices.payloads import PayloadError, Rejections, escape, read_availability, read_state
 from voiced.devices.registry import DeviceRegistry
 from voiced.devices.safety import SafetyGate
+from voiced.devices.z2m import bridge_topic, friendly_name, get_payload, get_topic
 from voiced.errors import BrokerUnavailable, DeviceError
 from voiced.events import BrokerStatus, DeviceAvailability, DeviceStateChanged, PayloadRejected
 
@@ -70,14 +71,16 @@ class DeviceGateway:
                 PayloadRejected(topic=topic, reason=why, excerpt=sample)
             ),
         )
+        self._bridge_online = True  # Zigbee2MQTT's bridge/state; offline takes every Zigbee device along
         subscriptions = [device.state_topic for device in registry]
         subscriptions += [d.availability_topic for d in registry if d.availability_topic]
+        subscriptions.append(bridge_topic())
         self._link = MqttLink(
             mqtt_config,
             client_id=mqtt_config.client_id,
             subscriptions=subscriptions,
             on_message=self._handle_message,
-            on_status=lambda up, detail: bus.publish_threadsafe(BrokerStatus(connected=up, detail=detail)),
+            on_status=self._handle_status,
             availability_topic=mqtt_config.availability_topic,
         )
 
@@ -109,9 +112,49 @@ class DeviceGateway:
             return dict(state) if state is not None else None
 
     def is_online(self, name: str) -> bool:
-        """False only when the device's availability topic said offline."""
+        """False when the device's availability topic said offline, or it is a Zigbee2MQTT device
+        and the bridge said offline."""
         with self._lock:
+            if not self._bridge_online and friendly_name(self._registry.get(name)) is not None:
+                return False
             return self._online.get(name, True)
+
+    def _handle_status(self, connected: bool, detail: str) -> None:
+        self._bus.publish_threadsafe(BrokerStatus(connected=connected, detail=detail))
+        if connected:  # Zigbee2MQTT retains no state: ask for what we do not know
+            self.ask([d.name for d in self._registry if self.state_of(d.name) is None])
+
+    def ask(self, names: list[str]) -> list[str]:
+        """Ask Zigbee2MQTT (`<name>/get`) for these devices' states; returns those asked."""
+        asked = []
+        for name in names:
+            device = self._registry.get(name)
+            topic = get_topic(device)
+            if topic is None or not self.connected:
+                continue
+            try:
+                self._link.publish(topic, get_payload(device), expiry_s=self._expiry_s)
+            except BrokerUnavailable as exc:
+                _LOGGER.warning("%s: state not asked for: %s", name, exc)
+                continue
+            asked.append(name)
+        return asked
+
+    async def refresh(self, names: list[str], timeout: float) -> list[str]:
+        """Ask for these devices' states and wait (at most `timeout`) for their reports; returns
+        the names still without a report since asking."""
+        before = {name: self._report(name)[0] for name in names}
+        reports = self._bus.subscribe("refresh")
+        try:
+            waiting = set(self.ask(names))
+            async with asyncio.timeout(timeout):
+                while waiting := {n for n in waiting if self._report(n)[0] <= before[n]}:
+                    await reports.get()
+        except TimeoutError:
+            pass
+        finally:
+            self._bus.unsubscribe(reports)
+        return sorted(n for n in names if self._report(n)[0] <= before[n])
 
     def send(self, command: DeviceCommand) -> Sent:
         """Check, clamp, cap and publish; raises DeviceError or BrokerUnavailable."""
@@ -162,7 +205,29 @@ class DeviceGateway:
         while not (isinstance(event := await reports.get(), DeviceStateChanged) and event.device == name):
             pass
 
+    def _handle_bridge(self, topic: str, payload: bytes) -> None:
+        try:
+            online = read_availability(payload)
+        except PayloadError as exc:
+            self.rejections.reject(topic, f"Zigbee2MQTT bridge: malformed state: {exc}", payload)
+            return
+        with self._lock:
+            changed, self._bridge_online = self._bridge_online != online, online
+        if not changed:
+            return
+        _LOGGER.warning("Zigbee2MQTT bridge is %s", "online" if online else "offline")
+        for device in self._registry:
+            if friendly_name(device) is not None:
+                self._bus.publish_threadsafe(
+                    DeviceAvailability(device=device.name, online=self.is_online(device.name))
+                )
+        if online:  # what happened while it was down, we do not know
+            self.ask([d.name for d in self._registry if friendly_name(d) is not None])
+
     def _handle_message(self, topic: str, payload: bytes) -> None:
+        if topic == bridge_topic():
+            self._handle_bridge(topic, payload)
+            return
         device = self._registry.by_state_topic(topic)
         if device is not None:
             self._handle_state(device.name, device.kind, topic, payload)
@@ -177,7 +242,9 @@ class DeviceGateway:
             return
         with self._lock:
             self._online[device.name] = online
-        self._bus.publish_threadsafe(DeviceAvailability(device=device.name, online=online))
+        self._bus.publish_threadsafe(
+            DeviceAvailability(device=device.name, online=self.is_online(device.name))
+        )
 
     def _handle_state(self, name: str, kind: str, topic: str, payload: bytes) -> None:
         try:

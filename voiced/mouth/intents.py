@@ -11,7 +11,7 @@ back. Every command is run through DeviceRegistry.prepare() before it is returne
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -127,8 +127,25 @@ class LocalIntentAgent:
     async def respond(self, text: str) -> AgentReply:
         return self.understand(text)
 
+    async def understand_fresh(
+        self, text: str, refresh: Callable[[list[str]], Awaitable[object]] | None
+    ) -> AgentReply:
+        """`understand`, but a request that needed a state nobody reported ("dimmer" with the
+        light's brightness unknown) first asks the devices (`refresh`) and is understood again,
+        instead of starting from a guess."""
+        before = (self._home.last, self._question)
+        reply = self.understand(text)
+        unknown = sorted(self._home.unknown)
+        if not unknown or refresh is None or not reply.commands:
+            return reply
+        log.info("asking %s for their state before %r", ", ".join(unknown), text)
+        await refresh(unknown)
+        self._home.last, self._question = before
+        return self.understand(text)
+
     def understand(self, text: str) -> AgentReply:
         question, self._question = self._question, None
+        self._home.unknown = set()
         if question is not None and (answer := self._answer(question, text)) is not None:
             text = answer
         if is_reported(text):

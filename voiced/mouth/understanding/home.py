@@ -92,6 +92,7 @@ class Home:
         self.states = states
         self.room = room.lower() if room else None
         self.last: tuple[str, ...] = ()  # devices last acted on
+        self.unknown: set[str] = set()  # devices whose state a handler needed and did not have
 
     def state(self, name: str) -> dict[str, Any]:
         return self.states(name) or {}
