@@ -178,17 +178,23 @@ def simulate(args: argparse.Namespace, config: Config, registry: DeviceRegistry)
 
 def devices(args: argparse.Namespace, config: Config, registry: DeviceRegistry) -> int:
     async def collect() -> int:
-        gateway = DeviceGateway(registry, config.mqtt, EventBus())
+        gateway = DeviceGateway(registry, config.mqtt, EventBus(), devices=config.devices)
         gateway.start()
         try:
             if not await gateway.wait_connected(config.mqtt.connect_timeout_s):
                 where = f"{config.mqtt.host}:{config.mqtt.port}"
                 return _fail(f"MQTT broker {where} not reachable; no device states to show", EXIT_BROKER)
-            await asyncio.sleep(1.0)  # retained states arrive right after subscribing
+            # Retained states and discovery configs arrive right after subscribing; Zigbee2MQTT's
+            # states answer our `/get`, and a discovered device's answer comes after its config.
+            await asyncio.sleep(1.5)
             for device in registry:
                 state = gateway.state_of(device.name)
                 shown = json.dumps(state, separators=(",", ":")) if state is not None else "(no state yet)"
-                print(f"{device.name:<20} {device.kind:<9} {device.command_topic:<34} {shown}")
+                online = "online" if gateway.is_online(device.name) else "offline"
+                source = registry.source_of(device.name)
+                print(
+                    f"{device.name:<20} {device.kind:<9} {online:<8} {device.command_topic:<34} {shown}  [{source}]"
+                )
             return 0
         finally:
             gateway.stop()

@@ -111,6 +111,22 @@ class MqttLink:
     def connected(self) -> bool:
         return self._connected.is_set() and self._client.is_connected()
 
+    def subscribe(self, topics: Iterable[str]) -> None:
+        """Subscribe to more topics now (if connected) and on every reconnect."""
+        for topic in topics:
+            if topic in self._subscriptions:
+                continue
+            self._subscriptions.append(topic)
+            if self.connected:
+                self._client.subscribe(topic, qos=1)
+
+    def unsubscribe(self, topics: Iterable[str]) -> None:
+        for topic in topics:
+            if topic in self._subscriptions:
+                self._subscriptions.remove(topic)
+                if self.connected:
+                    self._client.unsubscribe(topic)
+
     def start(self) -> None:
         self._client.connect_async(self._config.host, self._config.port, self._config.keepalive_s)
         self._client.loop_start()
@@ -232,7 +248,7 @@ class MqttLink:
         stale = client.drop_out_messages()
         if stale:
             _LOGGER.warning("MQTT: dropped %d message(s) unconfirmed before the outage", len(stale))
-        for topic in self._subscriptions:
+        for topic in list(self._subscriptions):
             client.subscribe(topic, qos=1)
         if self._availability is not None:
             client.publish(self._availability, ONLINE, qos=1, retain=True)

@@ -30,6 +30,8 @@ from voiced.devices.model import (
     LightDevice,
     LightSet,
     MusicSet,
+    SwitchDevice,
+    SwitchSet,
 )
 from voiced.devices.mqtt import MqttLink
 from voiced.devices.payloads import Rejections, excerpt, problems, read_object
@@ -45,11 +47,21 @@ def initial_state(device: Device) -> dict[str, Any]:
         return {"state": "OFF", "brightness": 127, "color_temp": 300, "color_mode": "color_temp"}
     if isinstance(device, DiffuserDevice):
         return {"state": "OFF", "scent": device.scents[0], "intensity": 50}
+    if isinstance(device, SwitchDevice):
+        return {"state": "OFF"}
     return {"state": "stopped", "genre": None, "volume": 50}
 
 
-def parse_command(device: Device, raw: bytes) -> LightSet | DiffuserSet | MusicSet:
+Command = LightSet | DiffuserSet | MusicSet | SwitchSet
+
+
+def parse_command(device: Device, raw: bytes) -> Command:
     """Parse a wire payload into the device's typed command; raises ValueError naming the problem."""
+    if isinstance(device, SwitchDevice):
+        said = raw.decode("utf-8", errors="replace")
+        if said not in (device.payload_on, device.payload_off):
+            raise ValueError(f"neither {device.payload_on!r} nor {device.payload_off!r}")
+        return SwitchSet(device=device.name, state="ON" if said == device.payload_on else "OFF")
     body = dict(read_object(raw), device=device.name)  # PayloadError is a ValueError
     try:
         if isinstance(device, LightDevice):
@@ -66,7 +78,7 @@ def parse_command(device: Device, raw: bytes) -> LightSet | DiffuserSet | MusicS
         raise ValueError(problems(exc)) from None
 
 
-def apply(state: dict[str, Any], command: LightSet | DiffuserSet | MusicSet) -> dict[str, Any]:
+def apply(state: dict[str, Any], command: Command) -> dict[str, Any]:
     new = dict(state)
     if isinstance(command, MusicSet):
         if command.action is not None:
@@ -179,7 +191,17 @@ class DeviceSimulator:
         )
 
     def _publish_state(self, device: Device) -> None:
-        payload = json.dumps(self.state_of(device.name)).encode()
+        state = self.state_of(device.name)
+        payload = json.dumps(state).encode()
+        if isinstance(device, SwitchDevice):  # as an HA MQTT switch reports: a word, or one JSON field
+            word = (
+                device.state_on or device.payload_on
+                if state["state"] == "ON"
+                else device.state_off or device.payload_off
+            )
+            payload = (
+                word.encode() if device.value_key is None else json.dumps({device.value_key: word}).encode()
+            )
         self._link.publish(device.state_topic, payload, retain=friendly_name(device) is None)
 
     def _handle(self, topic: str, payload: bytes) -> None:

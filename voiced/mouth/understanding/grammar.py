@@ -39,7 +39,7 @@ HA_INTENTS = (
     "HassGetCurrentTime",
     "HassGetCurrentDate",
 )
-DOMAINS = {"light": "light", "music": "media_player", "diffuser": "switch"}
+DOMAINS = {"light": "light", "music": "media_player", "diffuser": "switch", "switch": "switch"}
 KEPT_DOMAINS = {*DOMAINS.values(), "scene"}
 SCENE_PREFIX = "\x00scene:"  # a `name` value that stands for one of our scenes
 SCENE_NAMES = {

@@ -1,0 +1,35 @@
+"""The understanding follows the home: when discovered devices come or go, the local intents
+learn the new names, rooms and slot lists off the event loop, then take them in one step."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+
+from voiced.bus import EventBus
+from voiced.devices.registry import DeviceRegistry
+from voiced.events import DevicesChanged, HomeLearned
+from voiced.mouth.intents import LocalIntentAgent
+
+_LOGGER = logging.getLogger(__name__)
+
+
+async def follow_home(bus: EventBus, registry: DeviceRegistry, intents: LocalIntentAgent) -> None:
+    """Run until cancelled; publishes HomeLearned after each change has been learned."""
+    changes = bus.subscribe("home-changes")
+    try:
+        while True:
+            if not isinstance(await changes.get(), DevicesChanged):
+                continue
+            while not changes.empty():  # several changes in a burst: learn once for all of them
+                changes.get_nowait()
+            start = time.monotonic()
+            learned = await asyncio.to_thread(intents.learn)
+            intents.adopt(learned)
+            seconds = time.monotonic() - start
+            names = tuple(d.name for d in registry)
+            _LOGGER.info("learned the home's %d devices in %.2f s", len(names), seconds)
+            bus.publish(HomeLearned(devices=names, seconds=seconds))
+    finally:
+        bus.unsubscribe(changes)
