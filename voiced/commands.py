@@ -192,9 +192,8 @@ def devices(args: argparse.Namespace, config: Config, registry: DeviceRegistry) 
                 shown = json.dumps(state, separators=(",", ":")) if state is not None else "(no state yet)"
                 online = "online" if gateway.is_online(device.name) else "offline"
                 source = registry.source_of(device.name)
-                print(
-                    f"{device.name:<20} {device.kind:<9} {online:<8} {device.command_topic:<34} {shown}  [{source}]"
-                )
+                row = f"{device.name:<20} {device.kind:<9} {online:<8} {device.command_topic:<34} {shown}"
+                print(f"{row}  [{source}]")
             return 0
         finally:
             gateway.stop()
