@@ -16,6 +16,7 @@ from tests.vibe_home import Home, reply_of
 from voiced.bus import EventBus
 from voiced.config import Config
 from voiced.devices.actions import DeviceActions
+from voiced.devices.confirm import expected_state, mismatches
 from voiced.devices.gateway import DeviceGateway
 from voiced.devices.model import LightSet
 from voiced.devices.registry import DeviceRegistry
@@ -78,14 +79,12 @@ def test_a_colour_is_confirmed_from_the_xy_the_bulb_reports(registry: DeviceRegi
             assert result.ok, result.message
             state = home.gateway.state_of("kitchen_light") or {}
             assert state["color_mode"] == "xy" and "hex" not in state["color"]
-            # A report of another colour does not confirm red.
+            # Blue is confirmed too, and the light's blue report does not pass for red.
             blue = LightSet(device="kitchen_light", color_hex="#0000FF")
-            sent = home.gateway.send(blue)
-            await asyncio.wrap_future(sent.delivered)
-            wrong = sent.command.model_copy(update={"color_hex": "#FF0000"})
-            sent.command = wrong
-            missing = await home.gateway.wait_for_state(sent, 1.5)
-            assert missing and missing[0].startswith("color="), missing
+            result = await actions.execute_confirmed(2, blue, task_id="", ack_timeout=5, confirm_timeout=5)
+            assert result.ok, result.message
+            missing = mismatches(home.gateway.state_of("kitchen_light"), expected_state(red))
+            assert len(missing) == 1 and missing[0].startswith("color="), missing
 
     asyncio.run(scenario())
 
