@@ -30,6 +30,7 @@ from tests.discovery_payloads import (
     Z2M_KITCHEN,
     encoded,
 )
+from tests.live import spawn_collecting
 from voiced.bus import EventBus, Subscription
 from voiced.config import DevicesConfig
 from voiced.devices.actions import DeviceActions
@@ -241,3 +242,42 @@ def test_voiced_devices_shows_source_and_online(tmp_path: Path, broker: Broker) 
     rows = {line.split()[0]: line for line in shown.stdout.splitlines()}
     assert " offline " in rows["hue_go"] and f"[homeassistant {HUE_COLOUR[0]}]" in rows["hue_go"]
     assert " online " in rows["kitchen_light"] and "kitchen_light.yaml]" in rows["kitchen_light"]
+
+
+def _wait_for(output: list[str], text: str, proc: subprocess.Popen[str], timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while not any(text in line for line in list(output)):
+        if time.monotonic() > deadline or proc.poll() is not None:
+            raise AssertionError(f"no {text!r} within {timeout} s:\n{''.join(output)[-3000:]}")
+        time.sleep(0.05)
+
+
+@pytest.mark.e2e
+def test_a_device_discovered_while_the_daemon_runs_takes_a_typed_turn(tmp_path: Path, broker: Broker) -> None:
+    config = tmp_path / "config.yaml"
+    config.write_text(
+        f"devices_dir: {REPO / 'devices'}\nweb:\n  port: 0\nmqtt:\n  port: {broker.port}\n"
+        f"brain:\n  state_file: {tmp_path / 'state.sqlite'}\ndevices:\n  discovery: [homeassistant]\n"
+    )
+    publisher = Publisher(broker.port)
+    output: list[str] = []
+    run = [sys.executable, "-m", "voiced", "-c", str(config), "run", "-v", "--text", "-"]
+    daemon = spawn_collecting([*run, "--output", str(tmp_path / "out.wav")], output, stdin=subprocess.PIPE)
+    try:
+        _wait_for(output, " ready ", daemon, 180)
+        publisher.retain(TASMOTA_SWITCH[0], encoded(TASMOTA_SWITCH[1]))
+        _wait_for(output, "home_learned", daemon, 120)
+        assert daemon.stdin is not None
+        daemon.stdin.write("turn on the coffee machine\n")
+        daemon.stdin.close()
+        deadline = time.monotonic() + 60
+        while publisher.sent("tasmota_ABC123/cmnd/POWER") != [b"ON"]:
+            assert time.monotonic() < deadline, "".join(output)[-3000:]
+            time.sleep(0.05)
+        assert daemon.wait(timeout=60) == 0, "".join(output)[-3000:]
+    finally:
+        if daemon.poll() is None:
+            daemon.kill()
+            daemon.wait(timeout=10)
+        publisher.close()
+    assert any("Turning on the coffee machine." in line for line in output), "".join(output)[-3000:]
