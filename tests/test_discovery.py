@@ -38,7 +38,9 @@ from voiced.devices.gateway import DeviceGateway
 from voiced.devices.ha_discovery import DiscoveryError, parse_config
 from voiced.devices.model import LightDevice, SwitchDevice
 from voiced.devices.registry import DeviceRegistry
+from voiced.devices.vocabulary import HomeVocabulary
 from voiced.devices.z2m_devices import parse_bridge_devices
+from voiced.ear.whisper import vocabulary_hotwords
 from voiced.events import HomeLearned
 from voiced.mouth.home_changes import follow_home
 from voiced.mouth.intents import LocalIntentAgent
@@ -181,6 +183,8 @@ def test_discovered_devices_come_and_go_live_and_are_usable_by_voice(
             publisher.retain(ESPHOME_WHITE[0], encoded(ESPHOME_WHITE[1]))
             await until(lambda: {"coffee_machine", "desk_lamp"} <= names(), "live discovery")
             assert "broken_lamp" not in names()
+            # The ear's hotwords, made anew when the home is learned, have the new room.
+            assert "study" in vocabulary_hotwords(HomeVocabulary.of(registry)).split(", ")
             logged = caplog.text
             assert NO_COMMAND_TOPIC[0] in logged and "command_topic" in logged
             assert "homeassistant/switch/junk/config" in logged and "not JSON" in logged

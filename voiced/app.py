@@ -199,7 +199,9 @@ async def run_daemon(
             scent_limit=config.safety.scent_max_intensity,
         )
         if config.devices.discovery:  # discovered devices come and go: the understanding follows
-            follower = asyncio.create_task(follow_home(bus, registry, intents), name="follow-home")
+            hear = engines.transcriber
+            ear_words = (lambda: hear.hear_home(HomeVocabulary.of(registry))) if hear is not None else None
+            follower = asyncio.create_task(follow_home(bus, registry, intents, ear_words), name="follow-home")
             stack.push_async_callback(cancel_and_wait, [follower])
         narrator = SpokenNarrator(speech, bus, lambda: daemon.busy, config.vibe.narrate_wait_s)
         vibe = build_vibe(config, registry, actions, bus, narrate=narrator, client=client)

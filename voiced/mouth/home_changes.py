@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Callable
 
 from voiced.bus import EventBus
 from voiced.devices.registry import DeviceRegistry
@@ -15,8 +16,14 @@ from voiced.mouth.intents import LocalIntentAgent
 _LOGGER = logging.getLogger(__name__)
 
 
-async def follow_home(bus: EventBus, registry: DeviceRegistry, intents: LocalIntentAgent) -> None:
-    """Run until cancelled; publishes HomeLearned after each change has been learned."""
+async def follow_home(
+    bus: EventBus,
+    registry: DeviceRegistry,
+    intents: LocalIntentAgent,
+    also: Callable[[], None] | None = None,
+) -> None:
+    """Run until cancelled; publishes HomeLearned after each change has been learned. `also`:
+    run after each learning too (the ear's vocabulary)."""
     changes = bus.subscribe("home-changes")
     try:
         while True:
@@ -27,6 +34,8 @@ async def follow_home(bus: EventBus, registry: DeviceRegistry, intents: LocalInt
             start = time.monotonic()
             learned = await asyncio.to_thread(intents.learn)
             intents.adopt(learned)
+            if also is not None:
+                also()
             seconds = time.monotonic() - start
             names = tuple(d.name for d in registry)
             _LOGGER.info("learned the home's %d devices in %.2f s", len(names), seconds)
