@@ -36,9 +36,10 @@ from voiced.config import DevicesConfig
 from voiced.devices.actions import DeviceActions
 from voiced.devices.gateway import DeviceGateway
 from voiced.devices.ha_discovery import DiscoveryError, parse_config
-from voiced.devices.model import LightDevice, SwitchDevice
+from voiced.devices.model import LightDevice, SwitchDevice, SwitchSet
 from voiced.devices.registry import DeviceRegistry
 from voiced.devices.vocabulary import HomeVocabulary
+from voiced.devices.wire import to_wire
 from voiced.devices.z2m_devices import parse_bridge_devices
 from voiced.ear.whisper import vocabulary_hotwords
 from voiced.events import HomeLearned
@@ -94,6 +95,8 @@ def test_bridge_devices_become_devices() -> None:
     assert (ceiling.color_temp_min, ceiling.color_temp_max, ceiling.color_format) == (153, 454, "hex")
     assert ceiling.command_topic == "zigbee2mqtt/Hallway Ceiling/set"
     assert by_name["kettle_plug"].room == "kitchen"
+    # Zigbee2MQTT takes a switch's state as JSON on /set, as its exposes document.
+    assert to_wire(by_name["kettle_plug"], SwitchSet(device="kettle_plug", state="ON")) == b'{"state": "ON"}'
     with pytest.raises(DiscoveryError, match="list"):
         parse_bridge_devices({"not": "a list"}, {})
 

@@ -82,6 +82,9 @@ class SwitchDevice(_DeviceBase):
     value_key: str | None = Field(
         None, max_length=64, description="the state's JSON field; None: the payload"
     )
+    command_key: str | None = Field(
+        None, max_length=64, description='send {"<key>": payload_on} (Zigbee2MQTT); None: the plain payload'
+    )
 
 
 Device = Annotated[LightDevice | DiffuserDevice | MusicDevice | SwitchDevice, Field(discriminator="kind")]

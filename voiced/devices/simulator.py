@@ -58,7 +58,9 @@ Command = LightSet | DiffuserSet | MusicSet | SwitchSet
 def parse_command(device: Device, raw: bytes) -> Command:
     """Parse a wire payload into the device's typed command; raises ValueError naming the problem."""
     if isinstance(device, SwitchDevice):
-        said = raw.decode("utf-8", errors="replace")
+        said: object = raw.decode("utf-8", errors="replace")
+        if device.command_key is not None:
+            said = read_object(raw).get(device.command_key)
         if said not in (device.payload_on, device.payload_off):
             raise ValueError(f"neither {device.payload_on!r} nor {device.payload_off!r}")
         return SwitchSet(device=device.name, state="ON" if said == device.payload_on else "OFF")

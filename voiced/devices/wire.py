@@ -20,7 +20,8 @@ from voiced.devices.payloads import PayloadError, read_json, read_state
 
 def to_wire(device: Device, command: DeviceCommand) -> bytes:
     if isinstance(device, SwitchDevice):
-        return (device.payload_on if command.payload().get("state") == "ON" else device.payload_off).encode()
+        word = device.payload_on if command.payload().get("state") == "ON" else device.payload_off
+        return (word if device.command_key is None else json.dumps({device.command_key: word})).encode()
     if not isinstance(device, LightDevice) or not isinstance(command, LightSet):
         return encode(command)
     body = command.payload()

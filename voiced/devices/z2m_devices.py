@@ -85,7 +85,12 @@ def _device(friendly: str, expose: dict[str, Any], areas: dict[str, str], base: 
             state = features["state"]
             on, off = state.get("value_on", "ON"), state.get("value_off", "OFF")
             return SwitchDevice(
-                kind="switch", **common, payload_on=str(on), payload_off=str(off), value_key="state"
+                kind="switch",
+                **common,
+                payload_on=str(on),
+                payload_off=str(off),
+                value_key="state",
+                command_key="state",
             )
         kinds: list[LightFeature] = []
         extra: dict[str, Any] = {}
