@@ -178,6 +178,9 @@ class DeviceGateway:
     def send(self, command: DeviceCommand) -> Sent:
         """Check, clamp, cap and publish; raises DeviceError or BrokerUnavailable."""
         topic, prepared = self._registry.prepare(command)
+        # A broker that is down says more than what the devices said before it went (a broker
+        # stopping sends Zigbee2MQTT's will: "bridge offline").
+        self._link.ensure_connected()
         if not self.is_online(prepared.device):
             raise DeviceError(f"{prepared.device.replace('_', ' ')} is offline; nothing sent")
         prepared, notes = self._safety.check(prepared, self._clock())

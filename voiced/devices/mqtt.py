@@ -157,8 +157,7 @@ class MqttLink:
         `expiry_s`: MQTT v5 message expiry; a broker holding the message longer drops it.
         """
         check_topic(topic)
-        if not self.connected:
-            raise BrokerUnavailable(f"MQTT broker {self._config.host}:{self._config.port} is not reachable")
+        self.ensure_connected()
         properties = None
         if expiry_s is not None:
             properties = Properties(PacketTypes.PUBLISH)
@@ -168,6 +167,11 @@ class MqttLink:
             # paho keeps it queued even so; the next connect drops it (see _handle_connect).
             raise BrokerUnavailable(f"publish to {topic} failed: {mqtt.error_string(info.rc)}")
         return self._awaiting(info.mid)
+
+    def ensure_connected(self) -> None:
+        """Raise BrokerUnavailable unless connected."""
+        if not self.connected:
+            raise BrokerUnavailable(f"MQTT broker {self._config.host}:{self._config.port} is not reachable")
 
     def probe(self) -> Future[None]:
         """A round trip that publishes nothing; it settles when the broker answers.
