@@ -14,9 +14,11 @@
 #                                                           discovery config -> usable by voice; colour confirmed from xy
 #   scripts/bench.sh web [--rates 50,100,...] [--stall-s S] [--idle-s S]
 #                                                           SSE events/s to 5 clients, idle CPU web on/off, memory, first paint
+#   scripts/bench.sh wake [--word okay_nabu] [--tries 50] [--minutes 30]
+#                                                           wake word: detections over spoken tries, false wakes over other speech
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh >/dev/null
 which="latency"
-case "${1:-}" in latency|bargein|vibe|brain|understanding|understanding-spoken|reliability|web|discovery) which=${1//-/_}; shift ;; esac
+case "${1:-}" in latency|bargein|vibe|brain|understanding|understanding-spoken|reliability|web|wake|discovery) which=${1//-/_}; shift ;; esac
 exec .venv/bin/python "bench/$which.py" "$@"

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from voiced.ear.asr_queue import AsrQueue, Priority
+from voiced.ear.transcriber import Hearing
 
 
 class GatedTranscriber:
@@ -20,16 +21,16 @@ class GatedTranscriber:
         self.started = threading.Event()
 
     def transcribe(self, samples: np.ndarray) -> str:
-        return self.transcribe_scored(samples)[0]
+        return self.transcribe_scored(samples).text
 
-    def transcribe_scored(self, samples: np.ndarray) -> tuple[str, float]:
+    def transcribe_scored(self, samples: np.ndarray) -> Hearing:
         self.started.set()
         assert self.gate.wait(10)
         tag = int(samples[0])
         if tag < 0:
             raise RuntimeError("the model broke")
         self.order.append(tag)
-        return f"job {tag}", 0.9
+        return Hearing(f"job {tag}", 0.9)
 
 
 def audio(tag: int) -> np.ndarray:
@@ -57,7 +58,7 @@ def test_the_most_urgent_job_goes_next_and_a_withdrawn_one_never_runs() -> None:
         await queue.drain()
         worker.cancel()
         await asyncio.wait([worker], timeout=5)
-        return model.order, [text for text, _confidence, _took in results]
+        return model.order, [hearing.text for hearing, _took in results]
 
     order, texts = asyncio.run(scenario())
     assert order == [1, 5, 2, 3]
@@ -74,7 +75,8 @@ def test_a_failed_call_reaches_its_caller_and_the_queue_goes_on() -> None:
         fine = queue.submit(audio(7), Priority.UTTERANCE)
         with pytest.raises(RuntimeError, match="the model broke"):
             await asyncio.wait_for(broken, 10)
-        text, _confidence, _took = await asyncio.wait_for(fine, 10)
+        hearing, _took = await asyncio.wait_for(fine, 10)
+        text = hearing.text
         worker.cancel()
         await asyncio.wait([worker], timeout=5)
         return text, "ok"
@@ -101,10 +103,10 @@ def test_stopping_the_queue_cancels_what_waits_so_no_caller_hangs() -> None:
 class OnlyFirstGated(GatedTranscriber):
     """Job 1 waits for the gate; every other job answers at once."""
 
-    def transcribe_scored(self, samples: np.ndarray) -> tuple[str, float]:
+    def transcribe_scored(self, samples: np.ndarray) -> Hearing:
         if int(samples[0]) != 1:
             self.order.append(int(samples[0]))
-            return f"job {int(samples[0])}", 0.9
+            return Hearing(f"job {int(samples[0])}", 0.9)
         return super().transcribe_scored(samples)
 
 
@@ -116,7 +118,8 @@ def test_a_job_withdrawn_while_it_runs_does_not_hold_up_the_next() -> None:
         guess = queue.submit(audio(1), Priority.SPECULATIVE)
         await until_started(model)
         guess.cancel()  # the speaker went on: that guess is worthless, though Whisper is still on it
-        text, _confidence, _took = await asyncio.wait_for(queue.submit(audio(2), Priority.UTTERANCE), 5)
+        hearing, _took = await asyncio.wait_for(queue.submit(audio(2), Priority.UTTERANCE), 5)
+        text = hearing.text
         model.gate.set()
         worker.cancel()
         await asyncio.wait([worker], timeout=5)

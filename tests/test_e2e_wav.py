@@ -90,6 +90,8 @@ def test_spoken_commands_reach_the_broker_as_exact_payloads(tmp_path: Path, brok
             "Set the diffuser to lavender.",
             "What is the capital of France?",
             "Turn off the kitchen light.",
+            "Play the song Clair de Lune.",  # tiny.en hears "Claire to learn", and doubts "Claire"
+            "Yes.",
         ],
         tmp_path / "in.wav",
     )
@@ -106,8 +108,10 @@ def test_spoken_commands_reach_the_broker_as_exact_payloads(tmp_path: Path, brok
         ("voiced/music/set", {"action": "play", "genre": "jazz"}),
         ("zigbee2mqtt/diffuser/set", {"state": "ON", "scent": "lavender"}),
         ("zigbee2mqtt/kitchen_light/set", {"state": "OFF"}),
+        ("voiced/music/set", {"action": "play", "query": "claire to learn"}),  # only after the yes
     ], result.stdout
     assert "didn't catch that" in result.stdout
+    assert 'Did you say "claire to learn"?' in result.stdout
     # Five replies, each at least a short sentence of real speech.
     assert speech_seconds(tmp_path / "out.wav") > 5.0
     samples, _ = read_wav(tmp_path / "out.wav")

@@ -113,6 +113,8 @@ def test_what_time_is_it_is_no_device() -> None:
         ("Set the sand to lavender", DiffuserSet(device="diffuser", state="ON", scent="lavender")),
         ("play some jass", MusicSet(device="music", action="play", genre="jazz")),
         ("turn on the kitchin light", LightSet(device="kitchen_light", state="ON")),
+        ("The fuser on.", DiffuserSet(device="diffuser", state="ON")),  # "di-" heard as "the"
+        ("The fusar intensity 30%.", DiffuserSet(device="diffuser", state="ON", intensity=30)),
     ],
 )
 def test_misheard_names_are_resolved_against_the_home(text: str, command: Any) -> None:
@@ -309,3 +311,19 @@ def test_the_lights_with_a_room_of_our_own_are_this_rooms_unless_all_is_said() -
 )
 def test_a_search_that_names_a_genre_plays_the_genre(text: str, genre: str) -> None:
     assert agent().understand(text).commands == (MusicSet(device="music", action="play", genre=genre),)
+
+
+def test_a_bare_play_with_words_left_over_plays_nothing() -> None:
+    """ "Play the song, glad to loom": the words not understood were what to play."""
+    local = agent()
+    reply = local.understand("Play the song, glad to loom.")
+    assert reply.commands == () and "glad to loom" in reply.text
+    assert local.understand("play music").commands  # with nothing left over it plays
+
+
+@pytest.mark.parametrize(
+    ("heard", "genre"), [("But on some classical music.", "classical"), ("I went to listen to rock.", "rock")]
+)
+def test_misheard_openings_of_requests(heard: str, genre: str) -> None:
+    reply = agent().understand(heard)
+    assert [c.genre for c in reply.commands if isinstance(c, MusicSet)] == [genre]

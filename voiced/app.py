@@ -34,6 +34,7 @@ from voiced.ear.frontend import EchoCancellingVad
 from voiced.ear.listener import Ear, Heard, Listener
 from voiced.ear.mute import MuteSwitch
 from voiced.ear.typed import TypedEar, TypedTurns
+from voiced.ear.wake import MicroWakeDetector, WakeGate, WakeSettings
 from voiced.ear.whisper import WhisperTranscriber, vocabulary_hotwords, vocabulary_prompt
 from voiced.llm_client import open_client
 from voiced.mouth.home_changes import follow_home
@@ -41,6 +42,7 @@ from voiced.mouth.hybrid import build_agent
 from voiced.mouth.intents import NOT_UNDERSTOOD, LocalIntentAgent
 from voiced.mouth.piper_tts import PiperSynthesizer
 from voiced.mouth.speech import SpeechOutput
+from voiced.mouth.understanding.titles import may_name_a_title
 from voiced.systemd import NotifySettings, notify_systemd
 from voiced.tasks import cancel_and_wait
 from voiced.vibe.narrator import SpokenNarrator
@@ -70,6 +72,7 @@ def load_engines(config: Config, registry: DeviceRegistry, *, whisper: bool = Tr
             config.models_dir,
             prompt=vocabulary_prompt(HomeVocabulary.of(registry)),
             hotwords=vocabulary_hotwords(HomeVocabulary.of(registry)),
+            weigh_words=may_name_a_title,
         )
         transcriber.transcribe(np.zeros(16000, dtype=np.int16))
     synthesizer = PiperSynthesizer(config.tts, config.models_dir)
@@ -97,18 +100,23 @@ def build_ear(
     stack: contextlib.AsyncExitStack,
     complete: Callable[[Heard], bool] | None = None,
     muted: Callable[[], bool] = lambda: False,
+    busy: Callable[[], bool] = lambda: False,
 ) -> Ear:
-    """The ear; what it opens that must be closed (the echo canceller) goes on `stack`."""
+    """The ear; what it opens that must be closed (the echo canceller) goes on `stack`.
+
+    `busy`: a turn is under way (the wake word's window stays open through it)."""
     transcriber = engines.transcriber
     if transcriber is None:
         raise ValueError("an ear needs Whisper: load the engines with whisper=True")
+    wake = wake_gate(config, bus, busy)
     audio = config.audio
     guard = GuardSettings(frame_ms=config.vad.frame_ms, confirm_ms=audio.barge_in_confirm_ms)
     if options.reference is None or audio.echo == "off":
-        return Ear(source, config.vad, transcriber, bus, is_deaf=muted, complete=complete)
+        return Ear(source, config.vad, transcriber, bus, is_deaf=muted, complete=complete, wake=wake)
     if audio.echo == "half_duplex":
         half = HalfDuplexGuard(speech)
-        return Ear(source, config.vad, transcriber, bus, is_deaf=lambda: muted() or half(), complete=complete)
+        deaf = lambda: muted() or half()  # noqa: E731
+        return Ear(source, config.vad, transcriber, bus, is_deaf=deaf, complete=complete, wake=wake)
     front = EchoCancellingVad(
         config.vad.aggressiveness,
         options.reference,
@@ -129,7 +137,20 @@ def build_ear(
         echo_db=audio.echo_unexplained_db,
         is_deaf=muted,
         complete=complete,
+        wake=wake,
     )
+
+
+def wake_gate(config: Config, bus: EventBus, busy: Callable[[], bool]) -> WakeGate | None:
+    """The wake word's gate, its model loaded (a few ms); None when always listening."""
+    if config.wake.word is None:
+        return None
+    settings = WakeSettings(
+        frame_ms=config.vad.frame_ms,
+        listen_ms=round(config.wake.listen_s * 1000),
+        follow_up_ms=round(config.wake.follow_up_s * 1000),
+    )
+    return WakeGate(MicroWakeDetector(config.wake.word), settings, bus, busy)
 
 
 def familiar_replies(registry: DeviceRegistry) -> list[str]:
@@ -215,11 +236,21 @@ async def run_daemon(
             agent = InterviewAgent(agent, brain)
         brain_wait_s = config.brain.barrier_timeout_s if brain is not None else None
         mute = MuteSwitch(bus)
+        mute.set(config.wake.muted)
         ear: Listener = (
             TypedEar(source, bus, brain_wait_s=brain_wait_s)
             if isinstance(source, TypedTurns)
             else build_ear(
-                config, engines, source, bus, speech, options, stack, ends_request(config, intents), mute
+                config,
+                engines,
+                source,
+                bus,
+                speech,
+                options,
+                stack,
+                ends_request(config, intents),
+                mute,
+                busy=lambda: daemon.busy or speech.speaking,
             )
         )
         daemon = Daemon(
@@ -249,6 +280,8 @@ async def run_daemon(
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, main.cancel)
             stack.callback(loop.remove_signal_handler, sig)
+        loop.add_signal_handler(signal.SIGUSR1, mute.toggle)
+        stack.callback(loop.remove_signal_handler, signal.SIGUSR1)
         try:
             await main  # the daemon closes the agent (and so the scenes) as it stops
             await asyncio.sleep(0.3)  # let the last device states arrive for the live view

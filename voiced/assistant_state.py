@@ -19,6 +19,8 @@ from voiced.events import (
     TtsStarted,
     TtsStopped,
     TurnFinished,
+    WakeWindowClosed,
+    WakeWordDetected,
 )
 
 
@@ -28,6 +30,10 @@ def next_mode(mode: AssistantMode, event: Event) -> AssistantMode:
         return "muted" if event.muted else "idle"
     if mode == "muted":
         return mode
+    if isinstance(event, WakeWordDetected):
+        return mode if mode == "speaking" else "listening"
+    if isinstance(event, WakeWindowClosed):
+        return "idle" if mode == "listening" else mode  # woken, but nothing was said
     if isinstance(event, SpeechStarted):
         return mode if event.over_reply and mode == "speaking" else "listening"
     if isinstance(event, (SpeechEnded, Transcript)):

@@ -267,6 +267,18 @@ class DevicesConfig(_Section):
     homeassistant_prefix: str = Field("homeassistant", pattern=r"^[A-Za-z0-9_-]+(/[A-Za-z0-9_-]+)*$")
 
 
+WakeWord = Literal["okay_nabu", "hey_jarvis", "hey_mycroft", "alexa"]  # the models pymicro-wakeword ships
+
+
+class WakeConfig(_Section):
+    word: WakeWord | None = Field(None, description="None = always listening; else only after this word")
+    follow_up_s: Float = Field(
+        8.0, ge=0, le=600, description="after a reply, how long speech goes on without the wake word"
+    )
+    listen_s: Float = Field(5.0, gt=0, le=60, description="after the wake word, how long speech has to begin")
+    muted: bool = Field(False, description="start with the microphone muted (SIGUSR1 toggles it)")
+
+
 class Config(_Section):
     devices_dir: SafePath = Path("devices")
     devices: DevicesConfig = DevicesConfig()
@@ -282,6 +294,7 @@ class Config(_Section):
     vibe: VibeConfig = VibeConfig()
     brain: BrainConfig = BrainConfig()
     web: WebConfig = WebConfig()
+    wake: WakeConfig = WakeConfig()
 
     @model_validator(mode="after")
     def _consistent(self) -> Config:

@@ -23,6 +23,7 @@ from voiced.events import (
     DeviceAvailability,
     DeviceStateChanged,
     Event,
+    MuteChanged,
     Ready,
     Transcript,
     VibeCancelled,
@@ -31,6 +32,8 @@ from voiced.events import (
     VibeStarted,
     VibeToolEnd,
     VibeToolStart,
+    WakeWindowClosed,
+    WakeWordDetected,
 )
 from voiced.tasks import cancel_and_wait
 
@@ -97,6 +100,12 @@ def describe(event: Event) -> str | None:
         return f"  device {event.device} is {'online' if event.online else 'offline'}"
     if isinstance(event, VibeStarted | VibeComplete | VibeError | VibeCancelled):
         return thought(event)
+    if isinstance(event, WakeWordDetected):
+        return f"  ({event.word}: listening)"
+    if isinstance(event, WakeWindowClosed):
+        return f"  (waiting for {event.word})"
+    if isinstance(event, MuteChanged):
+        return "  microphone muted" if event.muted else "  microphone on"
     if isinstance(event, BrokerStatus):
         return "  MQTT broker connected" if event.connected else f"  MQTT broker unavailable: {event.detail}"
     return None

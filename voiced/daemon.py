@@ -9,6 +9,7 @@ how much of its reply was actually heard.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import functools
 import logging
 import time
@@ -226,12 +227,15 @@ class Daemon:
                     asr_s=heard.asr_s,
                     early=heard.early,
                     confidence=round(heard.confidence, 3),
+                    doubtful=heard.doubtful,
                 )
             )
             if not text.strip():
                 return
             thinking = self._thinking
             context = await thinking.prepare(utterance.turn) if thinking is not None else NO_CONTEXT
+            if heard.doubtful:
+                context = dataclasses.replace(context, doubtful=frozenset(heard.doubtful))
             pieces = self._agent.reply(utterance.turn, text, context)
             understood = functools.partial(self._agent.understood, utterance.turn)
             if thinking is not None:

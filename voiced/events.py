@@ -77,6 +77,7 @@ class Transcript(Event):
     asr_s: float = 0.0
     early: bool = False  # ASR started at a pause, while the hangover was still running
     confidence: float = 1.0  # how sure the ASR was, 0..1
+    doubtful: tuple[str, ...] = ()  # words the ASR was unsure of (weighed only in titles to search)
 
 
 @dataclass(frozen=True)
@@ -282,7 +283,23 @@ class AssistantState(Event):
 
 @dataclass(frozen=True)
 class MuteChanged(Event):
-    """The microphone was muted or unmuted (from the web); while muted the ear drops what it hears."""
+    """The microphone was muted or unmuted (config, SIGUSR1, the web); muted, the ear drops all."""
 
     kind: ClassVar[str] = "mute_changed"
     muted: bool
+
+
+@dataclass(frozen=True)
+class WakeWordDetected(Event):
+    """The wake word was heard: what follows it (in the same breath or after a pause) is a turn."""
+
+    kind: ClassVar[str] = "wake_word"
+    word: str
+
+
+@dataclass(frozen=True)
+class WakeWindowClosed(Event):
+    """The conversation the wake word opened is over: speech needs the wake word again."""
+
+    kind: ClassVar[str] = "wake_window_closed"
+    word: str

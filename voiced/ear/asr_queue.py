@@ -18,12 +18,12 @@ from typing import Any
 
 import numpy as np
 
-from voiced.ear.transcriber import Transcriber
+from voiced.ear.transcriber import Hearing, Transcriber
 
 _LOGGER = logging.getLogger(__name__)
 DRAIN_TIMEOUT_S = 60.0
 
-Result = tuple[str, float, float]  # text, confidence, seconds Whisper took
+Result = tuple[Hearing, float]  # what was heard, seconds Whisper took
 
 
 class Priority(IntEnum):
@@ -100,11 +100,10 @@ class AsrQueue:
         if error is not None:  # the one waiting for it decides what a failed hearing means
             future.set_exception(error)
             return
-        text, confidence = call.result()
-        future.set_result((text, confidence, time.monotonic() - started))
+        future.set_result((call.result(), time.monotonic() - started))
 
 
-def _forget(call: asyncio.Future[tuple[str, float]]) -> None:
+def _forget(call: asyncio.Future[Hearing]) -> None:
     """A withdrawn job's thread has finished: its result (or failure) is not wanted."""
     if not call.cancelled():
         call.exception()

@@ -34,6 +34,7 @@ from voiced.ear.segmenter import (
     UtteranceStarted,
 )
 from voiced.ear.transcriber import Transcriber
+from voiced.ear.wake import WakeGate
 from voiced.events import BargeInIgnored, InputEnded, Ready, SpeechEnded, SpeechStarted
 from voiced.tasks import cancel_and_wait
 
@@ -47,6 +48,7 @@ class Heard:
     asr_s: float  # time Whisper took
     early: bool  # started at a pause, before the end of the utterance was certain
     confidence: float = 1.0  # how sure Whisper was, 0..1
+    doubtful: tuple[str, ...] = ()  # words Whisper was unsure of, where they were weighed
 
 
 OverReply = Literal["no", "check"]
@@ -123,10 +125,13 @@ class Ear:
         echo_db: float = -10.0,
         is_deaf: Callable[[], bool] = lambda: False,
         complete: Callable[[Heard], bool] | None = None,
+        wake: WakeGate | None = None,
     ) -> None:
         """`complete`: whether the words heard at a pause are a whole request (the turn may end
-        sooner); None: every turn waits the full hangover."""
+        sooner); None: every turn waits the full hangover. `wake`: speech needs the wake word
+        (or the conversation it opened) to become a turn; None: always listening."""
         self._source = source
+        self._wake = wake
         self._complete = complete
         self._judged: asyncio.Task[Heard] | None = None  # the early transcript already judged
         self._asr = AsrQueue(transcriber)
@@ -177,7 +182,10 @@ class Ear:
                 voiced = self._onset_frames + self._guard.frames_heard
                 evidence = self._gather(count, self._segmenter.audio_so_far() + kept, speech_frames=voiced)
                 self._hooks.check(self._turn, evidence)
-            for event in self._segmenter.process(kept, user_speech) + self._end_by_meaning():
+            events = self._segmenter.process(kept, user_speech) + self._end_by_meaning()
+            if self._wake is not None:
+                events = self._wake.admit(kept, events, self._restart)
+            for event in events:
                 self._on_event(event, deliver)
             # A backlog of frames is there without waiting: let the barge-in lane and the
             # speaker run between them, or catching up would hold everything else back.
@@ -188,6 +196,15 @@ class Ear:
         for task in list(self._checks):
             task.cancel()
         self._bus.publish(InputEnded())
+
+    def _restart(self, lookback: list[bytes]) -> None:
+        """The wake word was heard: drop the utterance in progress; what follows starts a new one,
+        with `lookback` (the frames just before) as its pre-roll."""
+        self._segmenter.reset()
+        self._guard.dropped()
+        self._drop_early()
+        for frame in lookback:
+            self._segmenter.process(frame, False)
 
     def _end_by_meaning(self) -> list[SegmenterEvent]:
         """The early transcript at this pause is in and a whole request: end the turn now (checked
@@ -282,8 +299,8 @@ class Ear:
         job = self._asr.submit(np.frombuffer(audio, dtype=np.int16), priority)
 
         async def heard() -> Heard:
-            text, confidence, took_s = await job
-            return Heard(text, took_s, early, confidence)
+            hearing, took_s = await job
+            return Heard(hearing.text, took_s, early, hearing.confidence, hearing.doubtful)
 
         return asyncio.create_task(heard(), name=f"asr-turn-{self._turn}")
 

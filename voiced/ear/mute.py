@@ -21,6 +21,10 @@ class MuteSwitch:
             _LOGGER.info("microphone %s", "muted" if muted else "unmuted")
             self._bus.publish(MuteChanged(muted=muted))
 
+    def toggle(self) -> None:
+        """SIGUSR1: mute if listening, listen if muted."""
+        self.set(not self.muted)
+
     def __call__(self) -> bool:
         """The ear's `is_deaf` check."""
         return self.muted

@@ -2,9 +2,19 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Protocol
 
 import numpy as np
+
+
+@dataclass(frozen=True)
+class Hearing:
+    """What the model heard: the text, how sure it was of it (0..1), and the words it doubted."""
+
+    text: str
+    confidence: float = 1.0
+    doubtful: tuple[str, ...] = ()  # lower case, without punctuation; only when asked for
 
 
 class Transcriber(Protocol):
@@ -12,6 +22,6 @@ class Transcriber(Protocol):
         """Blocking; callers run it off the event loop."""
         ...
 
-    def transcribe_scored(self, samples: np.ndarray) -> tuple[str, float]:
-        """The text and how sure the model was of it, 0..1 (blocking)."""
+    def transcribe_scored(self, samples: np.ndarray) -> Hearing:
+        """The text, how sure the model was of it and, where it matters, of each word (blocking)."""
         ...

@@ -32,6 +32,7 @@ class TurnContext:
     for_model: tuple[str, ...] = ()
     say: str | None = None
     confirm: bool = False  # wait for the devices to report the change, and say what they show
+    doubtful: frozenset[str] = frozenset()  # words the ear was unsure of: not acted on without asking
 
 
 NO_CONTEXT = TurnContext()

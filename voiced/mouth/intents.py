@@ -11,14 +11,14 @@ back. Every command is run through DeviceRegistry.prepare() before it is returne
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Collection
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from hassil import Intents
 
-from voiced.devices.model import DeviceCommand
+from voiced.devices.model import DeviceCommand, MusicSet
 from voiced.devices.registry import DeviceRegistry
 from voiced.devices.vocabulary import HomeVocabulary
 from voiced.errors import DeviceError
@@ -34,6 +34,7 @@ from voiced.mouth.understanding.matcher import Matcher
 from voiced.mouth.understanding.prefilter import one_per_block
 from voiced.mouth.understanding.reported import is_for_later, is_negated, is_reported
 from voiced.mouth.understanding.text import split_utterance
+from voiced.mouth.understanding.titles import ask, doubted_title, yes_or_no
 
 log = logging.getLogger(__name__)
 
@@ -58,6 +59,10 @@ WARM_UP = (
     "turn up the volume by ten",
     "set the diffuser intensity to one hundred twenty percent",
 )
+
+
+def _plays_anything(command: DeviceCommand) -> bool:
+    return isinstance(command, MusicSet) and command.action == "play" and not (command.query or command.genre)
 
 
 @dataclass(frozen=True)
@@ -90,6 +95,7 @@ class LocalIntentAgent:
         self._handler_args = (max(1, pct_to_brightness(brightness_step_pct)), scent_limit, now)
         self._handlers = handlers(*self._handler_args)
         self._question: _Question | None = None
+        self._doubted: AgentReply | None = None  # a search read back, waiting for a yes
 
     def learn(self) -> tuple[Matcher, Vocabulary, set[str]]:
         """The grammar and words of the home as the registry has it now (blocking: ~1 s; run it off
@@ -115,13 +121,20 @@ class LocalIntentAgent:
         """A new conversation: no "it", no question waiting for its answer, no muted volume kept."""
         self._home.last = ()
         self._question = None
+        self._doubted = None
         self._handlers = handlers(*self._handler_args)
 
     def complete(self, text: str) -> bool:
         """Whether `text` is a whole request as it stands (each part a template match with no free
         text that could go on, nothing reported, negated or for later), so the ear may end the turn
         at a short pause. Pure: no context is read or kept."""
-        if self._question is not None or is_reported(text) or is_negated(text) or is_for_later(text):
+        if (
+            self._question is not None
+            or self._doubted is not None
+            or is_reported(text)
+            or is_negated(text)
+            or is_for_later(text)
+        ):
             return False
         words = text.lower().replace(",", " ").rstrip(" .!?").split()
         if not words or words[-1] in GOES_ON:
@@ -139,24 +152,42 @@ class LocalIntentAgent:
         return self.understand(text)
 
     async def understand_fresh(
-        self, text: str, refresh: Callable[[list[str]], Awaitable[object]] | None
+        self,
+        text: str,
+        refresh: Callable[[list[str]], Awaitable[object]] | None,
+        doubtful: Collection[str] = (),
     ) -> AgentReply:
         """`understand`, but a request that needed a state nobody reported ("dimmer" with the
         light's brightness unknown) first asks the devices (`refresh`) and is understood again,
         instead of starting from a guess."""
-        before = (self._home.last, self._question)
-        reply = self.understand(text)
+        before = (self._home.last, self._question, self._doubted)
+        reply = self.understand(text, doubtful)
         unknown = sorted(self._home.unknown)
         if not unknown or refresh is None or not reply.commands:
             return reply
         log.info("asking %s for their state before %r", ", ".join(unknown), text)
         await refresh(unknown)
-        self._home.last, self._question = before
-        return self.understand(text)
+        self._home.last, self._question, self._doubted = before
+        return self.understand(text, doubtful)
 
-    def understand(self, text: str) -> AgentReply:
-        question, self._question = self._question, None
+    def understand(self, text: str, doubtful: Collection[str] = ()) -> AgentReply:
+        """`doubtful`: words the ear was unsure of; a title to search for with one is asked back."""
         self._home.unknown = set()
+        doubted, self._doubted = self._doubted, None
+        if doubted is not None:
+            answer = yes_or_no(text)
+            if answer is not None:
+                return doubted if answer else AgentReply(text="Okay, I won't play it.", understood=True)
+        reply = self._understand(text)
+        title = doubted_title(reply.commands, doubtful) if doubtful else None
+        if title is None:
+            return reply
+        log.info("not sure the ear heard the title %r right: asking back", title)
+        self._doubted = reply
+        return AgentReply(text=ask(title), understood=True)
+
+    def _understand(self, text: str) -> AgentReply:
+        question, self._question = self._question, None
         if question is not None and (answer := self._answer(question, text)) is not None:
             text = answer
         if is_reported(text):
@@ -308,6 +339,8 @@ class LocalIntentAgent:
             log.info("not understood: %r", text)
             return AgentReply(text=NOT_UNDERSTOOD, understood=False)
         unsure = [m for m in missed if self._names_vocabulary(m)]
+        if missed and any(_plays_anything(c) for o in outcomes for c in o.commands):
+            unsure = missed  # "play the song, glad to loom": the rest was what to play
         if unsure and any(o.commands or o.scene for o in outcomes):
             log.info("part of %r names a device or room but was not understood: %s", text, unsure)
             said = f"Sorry, I didn't understand \"{unsure[0]}\", so I didn't change anything."

@@ -114,6 +114,9 @@ class Vocabulary:
                     if not self._may_be(tokens[i], phrase.text):
                         continue
                     score = _similarity(heard, phrase.text)
+                    if end - start == 2 and tokens[start] == "the":
+                        # an unstressed first syllable heard as "the": "the fuser" for "diffuser"
+                        score = max(score, _similarity("di" + tokens[start + 1], phrase.text))
                     if score >= ACCEPT and score > by_meaning.get(phrase.meaning, (0.0, phrase))[0]:
                         by_meaning[phrase.meaning] = (score, phrase)
                 ranked = sorted(by_meaning.values(), key=lambda item: item[0], reverse=True)

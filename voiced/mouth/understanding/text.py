@@ -7,6 +7,12 @@ import re
 _PERCENT = re.compile(r"(\d)\s*%")
 _SEPARATORS = re.compile(r"(?:\s*(?:[,;!?:]|\.(?=\s|$)|\band\b|\bthen\b|\balso\b)\s*)+")
 _NOT_WORD = re.compile(r"[^\w\s']+")
+# How Whisper mishears the start of a request ("but on some jazz"): no request starts the other way.
+_MISHEARD_OPENINGS = (
+    ("but on ", "put on "),
+    ("i went to listen ", "i want to listen "),
+    ("i went to hear ", "i want to hear "),
+)
 _QUOTES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": " ", "\u201d": " ", '"': " "})
 
 
@@ -28,8 +34,15 @@ def split_utterance(text: str) -> list[str]:
     "set the bedroom to 50 percent"]. Apostrophes stay ("it's"); "50%" becomes "50 percent";
     other punctuation becomes a space.
     """
-    segments = (clean(part) for part in _SEPARATORS.split(normalise(text)))
+    segments = (_opening(clean(part)) for part in _SEPARATORS.split(normalise(text)))
     return [segment for segment in segments if segment]
+
+
+def _opening(segment: str) -> str:
+    for heard, meant in _MISHEARD_OPENINGS:
+        if segment.startswith(heard):
+            return meant + segment[len(heard) :]
+    return segment
 
 
 def words(text: str) -> list[str]:

@@ -1,0 +1,51 @@
+"""Titles to search for that the ear was unsure of: asked back before anything plays.
+
+A title is free text, so the grammar cannot tell "Claire to learn" from "Clair de Lune"; only the
+ear can say it doubted the words. A search for words it doubted is read back first ("Did you say
+'claire to learn'?"), and a yes plays it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+
+from voiced.devices.model import DeviceCommand, MusicSet
+
+YES = frozenset(
+    ["yes", "yeah", "yep", "yup", "sure", "correct", "right", "exactly", "ok", "okay", "please", "play", "go"]
+)
+AFTER_YES = frozenset(["it", "that", "that's", "one", "please", "go", "ahead", "do", "right", "play"])
+NO = frozenset(["no", "nope", "nah", "wrong", "not", "don't", "cancel", "never"])
+
+
+def doubted_title(commands: Sequence[DeviceCommand], doubtful: Collection[str]) -> str | None:
+    """The first title to search for that has a word the ear doubted."""
+    for command in commands:
+        if isinstance(command, MusicSet) and command.query and set(command.query.split()) & set(doubtful):
+            return command.query
+    return None
+
+
+def ask(title: str) -> str:
+    return f'Did you say "{title}"? Say yes to play it, or say the name again.'
+
+
+def yes_or_no(text: str) -> bool | None:
+    """True for a yes, False for a no, None for anything else (a request of its own)."""
+    words = text.lower().replace(",", " ").replace(".", " ").replace("!", " ").replace("?", " ").split()
+    if not words or len(words) > 4:
+        return None
+    if words[0] in NO or any(w in NO for w in words):
+        return False
+    if words[0] in YES and all(w in YES or w in AFTER_YES for w in words):
+        return True
+    return None
+
+
+_ASKS_TO_PLAY = ("play", "playing", "put on", "listen", "queue")
+
+
+def may_name_a_title(text: str) -> bool:
+    """Whether a transcript may hold a title to search for, so the ear should weigh its words."""
+    words = f" {' '.join(text.lower().replace(',', ' ').replace('.', ' ').split())} "
+    return any(f" {cue} " in words for cue in _ASKS_TO_PLAY)
