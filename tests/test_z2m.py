@@ -5,13 +5,16 @@ from __future__ import annotations
 
 import asyncio
 import json
+import subprocess
+import sys
 import threading
+from pathlib import Path
 from typing import Any
 
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
-from tests.conftest import Broker
+from tests.conftest import REPO, Broker
 from tests.vibe_home import Home, reply_of
 from voiced.bus import EventBus
 from voiced.config import Config
@@ -142,3 +145,30 @@ def test_a_bridge_gone_offline_takes_every_zigbee_device_with_it(
             await home.until(lambda: all(home.gateway.is_online(n) for n in zigbee), "bridge online")
 
     asyncio.run(scenario())
+
+
+def test_the_simulator_refuses_a_broker_where_a_bridge_is_already_online(
+    tmp_path: Path, broker: Broker
+) -> None:
+    """A real Zigbee2MQTT (its retained bridge/state online) means a real home: nothing is simulated."""
+    config = tmp_path / "config.yaml"
+    config.write_text(f"devices_dir: {REPO / 'devices'}\nmqtt:\n  port: {broker.port}\n")
+    home = mqtt.Client(callback_api_version=CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv5)
+    home.connect("127.0.0.1", broker.port)
+    home.loop_start()
+    seen: list[str] = []
+    home.on_message = lambda _c, _u, m: seen.append(m.topic)
+    try:
+        home.publish("zigbee2mqtt/bridge/state", '{"state":"online"}', qos=1, retain=True).wait_for_publish(5)
+        home.subscribe("zigbee2mqtt/#", qos=1)
+        refused = subprocess.run(
+            [sys.executable, "-m", "voiced", "-c", str(config), "simulate"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert refused.returncode == 2 and "already says online" in refused.stderr, refused.stderr
+        assert [t for t in seen if t != "zigbee2mqtt/bridge/state"] == []  # not one device state published
+    finally:
+        home.loop_stop()
+        home.disconnect()

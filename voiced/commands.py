@@ -26,7 +26,7 @@ from voiced.bus import EventBus
 from voiced.config import Config
 from voiced.devices.gateway import DeviceGateway
 from voiced.devices.registry import DeviceRegistry
-from voiced.devices.simulator import DeviceSimulator
+from voiced.devices.simulator import DeviceSimulator, bridge_already_online
 from voiced.ear.typed import TypedTurns, TypedTurnsError
 from voiced.errors import DeviceError
 
@@ -150,7 +150,13 @@ def simulate(args: argparse.Namespace, config: Config, registry: DeviceRegistry)
         except DeviceError as exc:
             return _fail(f"simulate: {exc}", 2)
 
-    async def serve() -> None:
+    async def serve() -> int:
+        if await bridge_already_online(config.mqtt):
+            return _fail(
+                f"simulate: a Zigbee2MQTT bridge already says online on {where}: that is a real home "
+                "(or another simulator); refusing to play devices there",
+                2,
+            )
         simulator = DeviceSimulator(
             registry,
             config.mqtt,
@@ -170,10 +176,10 @@ def simulate(args: argparse.Namespace, config: Config, registry: DeviceRegistry)
             await stop.wait()
         finally:
             simulator.stop()
+        return 0
 
     logging.getLogger("voiced.devices.simulator").setLevel(logging.INFO)
-    asyncio.run(serve())
-    return 0
+    return asyncio.run(serve())
 
 
 def devices(args: argparse.Namespace, config: Config, registry: DeviceRegistry) -> int:

@@ -13,6 +13,7 @@ Other devices (the MQTT music player) keep their retained state.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import threading
@@ -34,7 +35,14 @@ from voiced.devices.model import (
     SwitchSet,
 )
 from voiced.devices.mqtt import MqttLink
-from voiced.devices.payloads import Rejections, excerpt, problems, read_object
+from voiced.devices.payloads import (
+    PayloadError,
+    Rejections,
+    excerpt,
+    problems,
+    read_availability,
+    read_object,
+)
 from voiced.devices.registry import DeviceRegistry
 from voiced.devices.z2m import bridge_topic, friendly_name, get_topic
 from voiced.errors import BrokerUnavailable, DeviceError
@@ -243,3 +251,26 @@ class DeviceSimulator:
             self._publish_state(device)
         except BrokerUnavailable as exc:
             _LOGGER.warning("%s: state not published: %s", device.name, exc)
+
+
+async def bridge_already_online(mqtt_config: MqttConfig, wait_s: float = 1.0) -> bool:
+    """Whether a Zigbee2MQTT bridge (a real one, or another simulator) already says online on this
+    broker: its retained `bridge/state`. A simulator must never play devices beside a real home."""
+    said: list[bytes] = []
+    probe = MqttLink(
+        mqtt_config,
+        client_id=f"{mqtt_config.client_id}-bridge-check",
+        subscriptions=[bridge_topic()],
+        on_message=lambda _topic, payload: said.append(payload),
+    )
+    probe.start()
+    try:
+        if not await probe.wait_connected(mqtt_config.connect_timeout_s):
+            return False  # no broker yet: the simulator waits for it and checks nothing more
+        await asyncio.sleep(wait_s)  # a retained message comes right after the subscription
+    finally:
+        probe.stop()
+    try:
+        return bool(said) and read_availability(said[-1])
+    except PayloadError:
+        return False
