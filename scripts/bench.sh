@@ -10,6 +10,8 @@
 #                                                           the same sentences spoken by several voices into the daemon
 #   scripts/bench.sh reliability [--seed N] [--cases N] [--family config|payloads|llm]
 #                                                           hostile input: tracebacks, crashes, forbidden publishes, ...
+#   scripts/bench.sh discovery [--trials N] [--device-delay-ms MS]
+#                                                           discovery config -> usable by voice; colour confirmed from xy
 #   scripts/bench.sh web [--rates 50,100,...] [--stall-s S] [--idle-s S]
 #                                                           SSE events/s to 5 clients, idle CPU web on/off, memory, first paint
 #   scripts/bench.sh wake [--word okay_nabu] [--tries 50] [--minutes 30]
@@ -20,5 +22,5 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh >/dev/null
 which="latency"
-case "${1:-}" in latency|bargein|vibe|brain|understanding|understanding-spoken|reliability|web|wake|plans) which=${1//-/_}; shift ;; esac
+case "${1:-}" in latency|bargein|vibe|brain|understanding|understanding-spoken|reliability|web|wake|plans|discovery) which=${1//-/_}; shift ;; esac
 exec .venv/bin/python "bench/$which.py" "$@"

@@ -49,19 +49,17 @@ class SimulatedHome:
             if time.monotonic() > deadline or self._simulator.poll() is not None:
                 raise RuntimeError(f"the simulator did not come up:\n{''.join(self._output)}")
             time.sleep(0.05)
-        # It says "playing" even while it still waits for the broker: its states on the broker
-        # are the proof that it is connected.
-        if not self._states_retained(deadline - time.monotonic()):
-            raise RuntimeError(f"the simulator published no device state:\n{''.join(self._output)}")
+        # It says "playing" even while it still waits for the broker. Zigbee2MQTT retains no device
+        # state, but its bridge's retained `online` is the proof that it is connected.
+        if not self._bridge_online(deadline - time.monotonic()):
+            raise RuntimeError(f"the simulator's bridge never came online:\n{''.join(self._output)}")
         self._recorder = Recorder(self._port)
 
-    def _states_retained(self, timeout: float) -> bool:
+    def _bridge_online(self, timeout: float) -> bool:
         seen = threading.Event()
         client = mqtt.Client(callback_api_version=CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv5)
-        client.on_message = lambda _c, _u, m: (
-            seen.set() if m.retain and not m.topic.endswith("/set") else None
-        )
-        client.on_connect = lambda c, *_: c.subscribe("#", qos=1)
+        client.on_message = lambda _c, _u, m: seen.set() if m.retain and b'"online"' in m.payload else None
+        client.on_connect = lambda c, *_: c.subscribe("zigbee2mqtt/bridge/state", qos=1)
         client.connect("127.0.0.1", self._port)
         client.loop_start()
         try:

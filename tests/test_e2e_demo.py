@@ -39,6 +39,8 @@ def test_demo_drives_the_simulated_home_and_speaks(tmp_path: Path, broker: Broke
         simulator.send_signal(signal.SIGTERM)
         sim_out, _ = simulator.communicate(timeout=10)
     assert demo.returncode == 0, demo.stderr[-3000:]
+    # The demo's talk is not the user's conversation: no state file next to the config.
+    assert not (tmp_path / "voiced-state.sqlite").exists()
     out = demo.stdout
     for line in (
         # Whisper may or may not end the sentence with a full stop.

@@ -38,6 +38,7 @@ from voiced.ear.typed import TypedEar, TypedTurns
 from voiced.ear.wake import MicroWakeDetector, WakeGate, WakeSettings
 from voiced.ear.whisper import WhisperTranscriber, vocabulary_hotwords, vocabulary_prompt
 from voiced.llm_client import open_client
+from voiced.mouth.home_changes import follow_home
 from voiced.mouth.hybrid import build_agent
 from voiced.mouth.intents import NOT_UNDERSTOOD, LocalIntentAgent
 from voiced.mouth.piper_tts import PiperSynthesizer
@@ -193,7 +194,7 @@ async def run_daemon(
         presence = asyncio.create_task(publish_assistant_state(bus), name="assistant-state")
         systemd = asyncio.create_task(notify_systemd(bus, options.notify), name="systemd-notify")
         stack.push_async_callback(cancel_and_wait, [presence, systemd])
-        gateway = DeviceGateway(registry, config.mqtt, bus, config.safety)
+        gateway = DeviceGateway(registry, config.mqtt, bus, config.safety, devices=config.devices)
         gateway.start()
         stack.callback(gateway.stop)
         if not await gateway.wait_connected(config.mqtt.connect_timeout_s):
@@ -221,6 +222,11 @@ async def run_daemon(
             room=config.audio.room,
             scent_limit=config.safety.scent_max_intensity,
         )
+        if config.devices.discovery:  # discovered devices come and go: the understanding follows
+            hear = engines.transcriber
+            ear_words = (lambda: hear.hear_home(HomeVocabulary.of(registry))) if hear is not None else None
+            follower = asyncio.create_task(follow_home(bus, registry, intents, ear_words), name="follow-home")
+            stack.push_async_callback(cancel_and_wait, [follower])
         narrator = SpokenNarrator(speech, bus, lambda: daemon.busy, config.vibe.narrate_wait_s)
         vibe = build_vibe(config, registry, actions, bus, narrate=narrator, client=client)
         agent = build_agent(config, registry, actions, intents, vibe=vibe, bus=bus, client=client)

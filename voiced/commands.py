@@ -26,7 +26,7 @@ from voiced.bus import EventBus
 from voiced.config import Config
 from voiced.devices.gateway import DeviceGateway
 from voiced.devices.registry import DeviceRegistry
-from voiced.devices.simulator import DeviceSimulator
+from voiced.devices.simulator import DeviceSimulator, bridge_already_online
 from voiced.ear.typed import TypedTurns, TypedTurnsError
 from voiced.errors import DeviceError
 
@@ -129,6 +129,9 @@ def demo(args: argparse.Namespace, config: Config, registry: DeviceRegistry) -> 
     engines = load_engines(config, registry)
     sink = WavFileSink(args.output, engines.synthesizer.sample_rate)
     with tempfile.TemporaryDirectory(prefix="voiced-demo-") as tmp:
+        # A demo's talk is not the user's conversation: its state lives and dies with the demo.
+        brain = config.brain.model_copy(update={"state_file": Path(tmp) / "demo-state.sqlite"})
+        config = config.model_copy(update={"brain": brain})
         spoken = Path(tmp) / "user.wav"
         seconds = write_script_wav(engines.synthesizer, DEMO_SCRIPT, spoken)
         print(f"demo: playing {len(DEMO_SCRIPT)} spoken requests ({seconds:.0f} s) into the ear", flush=True)
@@ -147,7 +150,13 @@ def simulate(args: argparse.Namespace, config: Config, registry: DeviceRegistry)
         except DeviceError as exc:
             return _fail(f"simulate: {exc}", 2)
 
-    async def serve() -> None:
+    async def serve() -> int:
+        if await bridge_already_online(config.mqtt):
+            return _fail(
+                f"simulate: a Zigbee2MQTT bridge already says online on {where}: that is a real home "
+                "(or another simulator); refusing to play devices there",
+                2,
+            )
         simulator = DeviceSimulator(
             registry,
             config.mqtt,
@@ -167,25 +176,30 @@ def simulate(args: argparse.Namespace, config: Config, registry: DeviceRegistry)
             await stop.wait()
         finally:
             simulator.stop()
+        return 0
 
     logging.getLogger("voiced.devices.simulator").setLevel(logging.INFO)
-    asyncio.run(serve())
-    return 0
+    return asyncio.run(serve())
 
 
 def devices(args: argparse.Namespace, config: Config, registry: DeviceRegistry) -> int:
     async def collect() -> int:
-        gateway = DeviceGateway(registry, config.mqtt, EventBus())
+        gateway = DeviceGateway(registry, config.mqtt, EventBus(), devices=config.devices)
         gateway.start()
         try:
             if not await gateway.wait_connected(config.mqtt.connect_timeout_s):
                 where = f"{config.mqtt.host}:{config.mqtt.port}"
                 return _fail(f"MQTT broker {where} not reachable; no device states to show", EXIT_BROKER)
-            await asyncio.sleep(1.0)  # retained states arrive right after subscribing
+            # Retained states and discovery configs arrive right after subscribing; Zigbee2MQTT's
+            # states answer our `/get`, and a discovered device's answer comes after its config.
+            await asyncio.sleep(1.5)
             for device in registry:
                 state = gateway.state_of(device.name)
                 shown = json.dumps(state, separators=(",", ":")) if state is not None else "(no state yet)"
-                print(f"{device.name:<20} {device.kind:<9} {device.command_topic:<34} {shown}")
+                online = "online" if gateway.is_online(device.name) else "offline"
+                source = registry.source_of(device.name)
+                row = f"{device.name:<20} {device.kind:<9} {online:<8} {device.command_topic:<34} {shown}"
+                print(f"{row}  [{source}]")
             return 0
         finally:
             gateway.stop()

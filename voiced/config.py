@@ -258,6 +258,15 @@ class WebConfig(_Section):
         return self
 
 
+class DevicesConfig(_Section):
+    """Devices found on the broker, besides the YAML files in devices_dir (which win)."""
+
+    discovery: list[Literal["homeassistant", "zigbee2mqtt"]] = Field(
+        [], description="homeassistant: HA MQTT discovery configs; zigbee2mqtt: its bridge/devices"
+    )
+    homeassistant_prefix: str = Field("homeassistant", pattern=r"^[A-Za-z0-9_-]+(/[A-Za-z0-9_-]+)*$")
+
+
 WakeWord = Literal["okay_nabu", "hey_jarvis", "hey_mycroft", "alexa"]  # the models pymicro-wakeword ships
 
 
@@ -285,6 +294,7 @@ class PlansConfig(_Section):
 
 class Config(_Section):
     devices_dir: SafePath = Path("devices")
+    devices: DevicesConfig = DevicesConfig()
     models_dir: SafePath = Path("models")
     audio: AudioConfig = AudioConfig()
     vad: VadConfig = VadConfig()

@@ -240,6 +240,26 @@ class BrokerStatus(Event):
 
 
 @dataclass(frozen=True)
+class DevicesChanged(Event):
+    """Devices discovered on the broker appeared or disappeared (YAML devices never change)."""
+
+    kind: ClassVar[str] = "devices_changed"
+    added: tuple[str, ...] = ()
+    removed: tuple[str, ...] = ()
+    changed: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class HomeLearned(Event):
+    """The understanding has learned the home's devices anew (after DevicesChanged): from now on
+    they can be named by voice."""
+
+    kind: ClassVar[str] = "home_learned"
+    devices: tuple[str, ...] = ()
+    seconds: float = 0.0
+
+
+@dataclass(frozen=True)
 class PayloadRejected(Event):
     """An MQTT payload refused at the edge; `excerpt` is bounded and escaped, never the payload."""
 

@@ -47,6 +47,7 @@ from voiced.config import LlmConfig, MqttConfig, VibeConfig  # noqa: E402
 from voiced.devices.actions import DeviceActions  # noqa: E402
 from voiced.devices.gateway import DeviceGateway  # noqa: E402
 from voiced.devices.registry import DeviceRegistry  # noqa: E402
+from voiced.devices.z2m import bridge_topic, get_topic  # noqa: E402
 from voiced.errors import ConfigError  # noqa: E402
 from voiced.mouth.hybrid import LOST_THREAD_APOLOGY, UNAVAILABLE_APOLOGY, ApologizingAgent  # noqa: E402
 from voiced.mouth.llm import LlmAgent  # noqa: E402
@@ -195,6 +196,7 @@ async def _hostile(
     counts: dict[str, int],
 ) -> None:
     allowed = {device.command_topic for device in registry}
+    allowed |= {t for d in registry if (t := get_topic(d))}  # asking Zigbee2MQTT for a state
     config = broker.mqtt_config("reliability-llm")
     forbidden = _watch(broker.port, allowed, config.availability_topic, counts)
     bus = EventBus()
@@ -280,7 +282,7 @@ def _watch(port: int, allowed: set[str], own: str, counts: dict[str, int]) -> th
     ready = threading.Event()
 
     def on_message(_client: Any, _userdata: Any, message: mqtt.MQTTMessage) -> None:
-        if message.topic == own:
+        if message.topic in (own, bridge_topic()):  # the simulator's retained bridge state is Z2M's own
             return
         if message.topic not in allowed or message.retain:
             counts["forbidden_publishes"] += 1

@@ -51,6 +51,7 @@ from voiced.devices.actions import DeviceActions  # noqa: E402
 from voiced.devices.gateway import DeviceGateway  # noqa: E402
 from voiced.devices.registry import DeviceRegistry  # noqa: E402
 from voiced.devices.simulator import DeviceSimulator  # noqa: E402
+from voiced.devices.z2m import bridge_topic, get_topic  # noqa: E402
 from voiced.mouth.intents import LocalIntentAgent  # noqa: E402
 from voiced.mouth.local_agent import LocalAgent  # noqa: E402
 
@@ -117,6 +118,8 @@ class Watch:
         self.device_reports = {d.state_topic for d in registry} | {
             d.availability_topic for d in registry if d.availability_topic
         }
+        # Zigbee2MQTT's: the gateway's `/get` requests and the simulator's retained bridge state.
+        self.device_reports |= {t for d in registry if (t := get_topic(d))} | {bridge_topic()}
         self.own = config.availability_topic
         self.forbidden: list[str] = []
         self.commands_seen = 0

@@ -265,7 +265,9 @@ def baseline(device: Device) -> dict[str, Any]:
 
 def setup_payload(device: Device, state: dict[str, Any]) -> dict[str, Any]:
     """The command that puts a simulated device into `state`."""
-    if isinstance(device, LightDevice | DiffuserDevice):
+    if isinstance(device, LightDevice):
+        return {k: v for k, v in state.items() if k != "color_mode"}  # reported, never commanded
+    if isinstance(device, DiffuserDevice):
         return dict(state)
     payload = {k: v for k, v in state.items() if k != "state"}
     if "state" in state:
@@ -326,6 +328,7 @@ class Home:
         self.simulator = DeviceSimulator(self.registry, self._mqtt(f"voiced-bench-sim-{tag}"))
         self.gateway: DeviceGateway | None = None
         self.recorder: Recorder | None = None
+        self._touched: set[str] = set()  # devices the last case published to
         try:
             self.simulator.start()
             if not await self.simulator.wait_connected(WAIT_S):
@@ -359,22 +362,28 @@ class Home:
         assert self.gateway is not None
         return self.gateway.state_of(name)
 
-    async def _until(self, condition: Callable[[], bool], what: str) -> None:
+    async def _until(
+        self, condition: Callable[[], bool], what: str, now: Callable[[], str] = lambda: ""
+    ) -> None:
         deadline = time.monotonic() + WAIT_S
         while not condition():
             if time.monotonic() > deadline:
-                raise TimeoutError(f"timed out after {WAIT_S} s waiting for {what}")
+                raise TimeoutError(f"timed out after {WAIT_S} s waiting for {what} {now()}")
             await asyncio.sleep(0.002)
 
     async def prepare(self, states: dict[str, dict[str, Any]]) -> None:
         """Every device into its baseline state overlaid with `states`, as the gateway sees it."""
         assert self.recorder is not None
         wanted = {d.name: {**baseline(d), **states.get(d.name, {})} for d in self.registry}
+        touched, self._touched = self._touched, set()
         for device in self.registry:
-            if not _matches(self._state(device.name), wanted[device.name]):
+            # A device the last case commanded may not have reported yet: set it up regardless.
+            if device.name in touched or not _matches(self._state(device.name), wanted[device.name]):
                 self.recorder.publish(device.command_topic, setup_payload(device, wanted[device.name]))
         await self._until(
-            lambda: all(_matches(self._state(n), s) for n, s in wanted.items()), f"the states {wanted}"
+            lambda: all(_matches(self._state(n), s) for n, s in wanted.items()),
+            f"the states {wanted}",
+            lambda: f"they are {[self._state(n) for n in wanted]}",
         )
         await self.recorder.collect(quiet=False)  # our own set-up commands, acknowledged: not the agent's
 
@@ -397,6 +406,7 @@ class Home:
             log.exception("case %r", case.text)
             error = f"{type(exc).__name__}: {exc}"
         published = await self.recorder.collect()
+        self._touched = {device for device, _payload in published}
         return Result(
             case,
             classify(case.expect, published, error),

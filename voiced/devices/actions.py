@@ -55,6 +55,14 @@ class DeviceActions:
     def is_online(self, name: str) -> bool:
         return self._gateway.is_online(name)
 
+    async def refresh(self, names: list[str]) -> list[str]:
+        """Ask these devices for their state (Zigbee2MQTT's `/get`) and wait for their reports, at
+        most 2 s (or the PUBACK timeout, if shorter); returns those that did not report."""
+        missing = await self._gateway.refresh(names, min(self._ack_timeout_s, 2.0))
+        if missing:
+            _LOGGER.warning("no state reported by %s when asked", ", ".join(missing))
+        return missing
+
     def _send(self, turn: int, command: DeviceCommand, task_id: str) -> Sent | ActionResult:
         try:
             sent = self._gateway.send(command)

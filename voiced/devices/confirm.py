@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from voiced.devices.model import DeviceCommand, DiffuserSet, LightSet, MusicSet
+from voiced.devices.colours import hex_to_xy, xy_close
+from voiced.devices.model import DeviceCommand, DiffuserSet, LightSet, MusicSet, SwitchSet
 
 MUSIC_STATES = {"play": "playing", "pause": "paused", "stop": "stopped"}
 # Zigbee lights report brightness and colour temperature rounded their own way.
@@ -21,7 +22,7 @@ def expected_state(command: DeviceCommand) -> dict[str, Any]:
         if command.color_hex is not None:
             expected["color"] = {"hex": command.color_hex.upper()}
         return expected
-    if isinstance(command, DiffuserSet):
+    if isinstance(command, DiffuserSet | SwitchSet):
         return command.payload()
     assert isinstance(command, MusicSet)
     expected = command.payload()
@@ -36,7 +37,19 @@ def expected_state(command: DeviceCommand) -> dict[str, Any]:
 def _same(key: str, want: Any, got: Any) -> bool:
     if key == "color" and isinstance(want, dict):
         hex_got = got.get("hex") if isinstance(got, dict) else None
-        return isinstance(hex_got, str) and hex_got.upper() == want["hex"]
+        if isinstance(hex_got, str):
+            return hex_got.upper() == want["hex"]
+        # Zigbee2MQTT reports what the bulb took, as xy (with color_mode), never the hex we sent;
+        # an ESPHome light reports r, g, b.
+        if isinstance(got, dict) and all(isinstance(got.get(c), int) for c in "rgb"):
+            got = dict(
+                zip(
+                    "xy",
+                    hex_to_xy("#" + "".join(f"{min(255, max(0, got[c])):02X}" for c in "rgb")),
+                    strict=True,
+                )
+            )
+        return xy_close(hex_to_xy(want["hex"]), got)
     if isinstance(want, bool) != isinstance(got, bool):
         return False  # JSON true is not 1
     if isinstance(want, str) and isinstance(got, str):

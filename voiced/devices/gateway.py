@@ -11,15 +11,24 @@ from concurrent.futures import Future
 from typing import Any
 
 from voiced.bus import EventBus, Subscription
-from voiced.config import MqttConfig, SafetyConfig
+from voiced.config import DevicesConfig, MqttConfig, SafetyConfig
 from voiced.devices.confirm import expected_state, mismatches
-from voiced.devices.model import DeviceCommand, encode
+from voiced.devices.discovery import Change, Discovery
+from voiced.devices.model import Device, DeviceCommand
 from voiced.devices.mqtt import MqttLink
-from voiced.devices.payloads import PayloadError, Rejections, escape, read_availability, read_state
+from voiced.devices.payloads import PayloadError, Rejections, escape, read_availability
 from voiced.devices.registry import DeviceRegistry
 from voiced.devices.safety import SafetyGate
+from voiced.devices.wire import from_wire, to_wire
+from voiced.devices.z2m import bridge_topic, friendly_name, get_payload, get_topic
 from voiced.errors import BrokerUnavailable, DeviceError
-from voiced.events import BrokerStatus, DeviceAvailability, DeviceStateChanged, PayloadRejected
+from voiced.events import (
+    BrokerStatus,
+    DeviceAvailability,
+    DevicesChanged,
+    DeviceStateChanged,
+    PayloadRejected,
+)
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -53,7 +62,9 @@ class DeviceGateway:
         bus: EventBus,
         safety: SafetyConfig | None = None,
         clock: Callable[[], float] = time.monotonic,
+        devices: DevicesConfig | None = None,
     ) -> None:
+        """`devices`: its `discovery` sources add the devices found on the broker to `registry`."""
         self._registry = registry
         self._bus = bus
         self._safety = SafetyGate(safety or SafetyConfig())
@@ -63,6 +74,7 @@ class DeviceGateway:
         self._online: dict[str, bool] = {}
         self._reports: dict[str, int] = {}  # state messages received per device
         self._lock = threading.Lock()
+        self._followed: dict[str, list[str]] = {}  # a discovered device's topics we subscribed to
         self.rejections = Rejections(
             "devices",
             clock=clock,
@@ -70,14 +82,20 @@ class DeviceGateway:
                 PayloadRejected(topic=topic, reason=why, excerpt=sample)
             ),
         )
+        self._bridge_online = True  # Zigbee2MQTT's bridge/state; offline takes every Zigbee device along
         subscriptions = [device.state_topic for device in registry]
         subscriptions += [d.availability_topic for d in registry if d.availability_topic]
+        subscriptions.append(bridge_topic())
+        self._discovery = None
+        if devices is not None and devices.discovery:
+            self._discovery = Discovery(registry, devices, self.rejections, self._discovered)
+            subscriptions += self._discovery.topics()
         self._link = MqttLink(
             mqtt_config,
             client_id=mqtt_config.client_id,
             subscriptions=subscriptions,
             on_message=self._handle_message,
-            on_status=lambda up, detail: bus.publish_threadsafe(BrokerStatus(connected=up, detail=detail)),
+            on_status=self._handle_status,
             availability_topic=mqtt_config.availability_topic,
         )
 
@@ -109,19 +127,66 @@ class DeviceGateway:
             return dict(state) if state is not None else None
 
     def is_online(self, name: str) -> bool:
-        """False only when the device's availability topic said offline."""
+        """False when the device's availability topic said offline, or it is a Zigbee2MQTT device
+        and the bridge said offline."""
+        try:
+            device = self._registry.get(name)
+        except DeviceError:
+            return False  # a discovered device that has gone
         with self._lock:
+            if not self._bridge_online and friendly_name(device) is not None:
+                return False
             return self._online.get(name, True)
+
+    def _handle_status(self, connected: bool, detail: str) -> None:
+        self._bus.publish_threadsafe(BrokerStatus(connected=connected, detail=detail))
+        if connected:  # Zigbee2MQTT retains no state: ask for what we do not know
+            self.ask([d.name for d in self._registry if self.state_of(d.name) is None])
+
+    def ask(self, names: list[str]) -> list[str]:
+        """Ask Zigbee2MQTT (`<name>/get`) for these devices' states; returns those asked."""
+        asked = []
+        for name in names:
+            device = self._registry.get(name)
+            topic = get_topic(device)
+            if topic is None or not self.connected:
+                continue
+            try:
+                self._link.publish(topic, get_payload(device), expiry_s=self._expiry_s)
+            except BrokerUnavailable as exc:
+                _LOGGER.warning("%s: state not asked for: %s", name, exc)
+                continue
+            asked.append(name)
+        return asked
+
+    async def refresh(self, names: list[str], timeout: float) -> list[str]:
+        """Ask for these devices' states and wait (at most `timeout`) for their reports; returns
+        the names still without a report since asking."""
+        before = {name: self._report(name)[0] for name in names}
+        reports = self._bus.subscribe("refresh")
+        try:
+            waiting = set(self.ask(names))
+            async with asyncio.timeout(timeout):
+                while waiting := {n for n in waiting if self._report(n)[0] <= before[n]}:
+                    await reports.get()
+        except TimeoutError:
+            pass
+        finally:
+            self._bus.unsubscribe(reports)
+        return sorted(n for n in names if self._report(n)[0] <= before[n])
 
     def send(self, command: DeviceCommand) -> Sent:
         """Check, clamp, cap and publish; raises DeviceError or BrokerUnavailable."""
         topic, prepared = self._registry.prepare(command)
+        # A broker that is down says more than what the devices said before it went (a broker
+        # stopping sends Zigbee2MQTT's will: "bridge offline").
+        self._link.ensure_connected()
         if not self.is_online(prepared.device):
             raise DeviceError(f"{prepared.device.replace('_', ' ')} is offline; nothing sent")
         prepared, notes = self._safety.check(prepared, self._clock())
         for note in notes:
             _LOGGER.info("%s: %s", prepared.device, note)
-        payload = encode(prepared)
+        payload = to_wire(self._registry.get(prepared.device), prepared)
         with self._lock:
             reports = self._reports.get(prepared.device, 0)
         delivered = self._link.publish(topic, payload, expiry_s=self._expiry_s)
@@ -162,10 +227,54 @@ class DeviceGateway:
         while not (isinstance(event := await reports.get(), DeviceStateChanged) and event.device == name):
             pass
 
+    def _handle_bridge(self, topic: str, payload: bytes) -> None:
+        try:
+            online = read_availability(payload)
+        except PayloadError as exc:
+            self.rejections.reject(topic, f"Zigbee2MQTT bridge: malformed state: {exc}", payload)
+            return
+        with self._lock:
+            changed, self._bridge_online = self._bridge_online != online, online
+        if not changed:
+            return
+        _LOGGER.warning("Zigbee2MQTT bridge is %s", "online" if online else "offline")
+        for device in self._registry:
+            if friendly_name(device) is not None:
+                self._bus.publish_threadsafe(
+                    DeviceAvailability(device=device.name, online=self.is_online(device.name))
+                )
+        if online:  # what happened while it was down, we do not know
+            self.ask([d.name for d in self._registry if friendly_name(d) is not None])
+
+    def _discovered(self, change: Change) -> None:
+        """Devices came or went on the broker: follow their topics, ask for their state, tell."""
+        gone = [t for n in change.removed for t in self._topics(n)]
+        with self._lock:
+            for name in change.removed:
+                self._states.pop(name, None)
+                self._online.pop(name, None)
+        for name in change.added + change.changed:
+            device = self._registry.get(name)
+            self._followed[name] = [t for t in (device.state_topic, device.availability_topic) if t]
+        self._link.unsubscribe(gone)
+        self._link.subscribe(t for n in change.added + change.changed for t in self._followed[n])
+        self.ask([n for n in change.added if self.state_of(n) is None])
+        self._bus.publish_threadsafe(
+            DevicesChanged(added=change.added, removed=change.removed, changed=change.changed)
+        )
+
+    def _topics(self, name: str) -> list[str]:
+        return self._followed.pop(name, [])
+
     def _handle_message(self, topic: str, payload: bytes) -> None:
+        if self._discovery is not None and self._discovery.handle(topic, payload):
+            return
+        if topic == bridge_topic():
+            self._handle_bridge(topic, payload)
+            return
         device = self._registry.by_state_topic(topic)
         if device is not None:
-            self._handle_state(device.name, device.kind, topic, payload)
+            self._handle_state(device, topic, payload)
             return
         device = self._registry.by_availability_topic(topic)
         if device is None:
@@ -177,11 +286,14 @@ class DeviceGateway:
             return
         with self._lock:
             self._online[device.name] = online
-        self._bus.publish_threadsafe(DeviceAvailability(device=device.name, online=online))
+        self._bus.publish_threadsafe(
+            DeviceAvailability(device=device.name, online=self.is_online(device.name))
+        )
 
-    def _handle_state(self, name: str, kind: str, topic: str, payload: bytes) -> None:
+    def _handle_state(self, device: Device, topic: str, payload: bytes) -> None:
+        name = device.name
         try:
-            state = read_state(kind, payload)
+            state = from_wire(device, payload)
         except PayloadError as exc:
             self.rejections.reject(topic, f"{name}: malformed state: {exc}", payload)
             return

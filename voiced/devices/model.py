@@ -34,11 +34,21 @@ class _DeviceBase(_Strict):
         return None if value is None else check_topic(value)
 
 
+LightFeature = Literal["brightness", "color_temp", "color"]
+
+
 class LightDevice(_DeviceBase):
     kind: Literal["light"]
     brightness_max: int = Field(254, ge=1, le=254)
     color_temp_min: int = Field(153, ge=50, le=1000)
     color_temp_max: int = Field(500, ge=50, le=1000)
+    features: tuple[LightFeature, ...] = Field(
+        ("brightness", "color_temp", "color"), description="what it can change besides on/off"
+    )
+    color_format: Literal["hex", "xy", "hs", "rgb"] = Field(
+        "hex", description="how a colour goes on the wire: Zigbee2MQTT takes hex, HA's JSON lights xy/hs/rgb"
+    )
+    brightness_scale: int = Field(254, ge=1, le=65535, description="the device's full brightness on the wire")
 
     @model_validator(mode="after")
     def _range_in_order(self) -> LightDevice:
@@ -61,7 +71,24 @@ class MusicDevice(_DeviceBase):
     volume_max: int = Field(100, ge=1, le=100)
 
 
-Device = Annotated[LightDevice | DiffuserDevice | MusicDevice, Field(discriminator="kind")]
+class SwitchDevice(_DeviceBase):
+    """A plain on/off switch (a plug, a relay), as Home Assistant's MQTT switch speaks: plain
+    payloads out, the state read from the payload or one field of its JSON."""
+
+    kind: Literal["switch"]
+    payload_on: str = Field("ON", max_length=64)
+    payload_off: str = Field("OFF", max_length=64)
+    state_on: str | None = Field(None, max_length=64, description="None: payload_on")
+    state_off: str | None = Field(None, max_length=64, description="None: payload_off")
+    value_key: str | None = Field(
+        None, max_length=64, description="the state's JSON field; None: the payload"
+    )
+    command_key: str | None = Field(
+        None, max_length=64, description='send {"<key>": payload_on} (Zigbee2MQTT); None: the plain payload'
+    )
+
+
+Device = Annotated[LightDevice | DiffuserDevice | MusicDevice | SwitchDevice, Field(discriminator="kind")]
 
 
 class LightSet(_Strict):
@@ -113,7 +140,15 @@ class MusicSet(_Strict):
         return self.model_dump(exclude={"device"}, exclude_none=True)
 
 
-DeviceCommand = LightSet | DiffuserSet | MusicSet
+class SwitchSet(_Strict):
+    device: str
+    state: Literal["ON", "OFF"]
+
+    def payload(self) -> dict[str, object]:
+        return {"state": self.state}
+
+
+DeviceCommand = LightSet | DiffuserSet | MusicSet | SwitchSet
 
 
 def encode(command: DeviceCommand) -> bytes:

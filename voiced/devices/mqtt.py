@@ -111,6 +111,22 @@ class MqttLink:
     def connected(self) -> bool:
         return self._connected.is_set() and self._client.is_connected()
 
+    def subscribe(self, topics: Iterable[str]) -> None:
+        """Subscribe to more topics now (if connected) and on every reconnect."""
+        for topic in topics:
+            if topic in self._subscriptions:
+                continue
+            self._subscriptions.append(topic)
+            if self.connected:
+                self._client.subscribe(topic, qos=1)
+
+    def unsubscribe(self, topics: Iterable[str]) -> None:
+        for topic in topics:
+            if topic in self._subscriptions:
+                self._subscriptions.remove(topic)
+                if self.connected:
+                    self._client.unsubscribe(topic)
+
     def start(self) -> None:
         self._client.connect_async(self._config.host, self._config.port, self._config.keepalive_s)
         self._client.loop_start()
@@ -141,8 +157,7 @@ class MqttLink:
         `expiry_s`: MQTT v5 message expiry; a broker holding the message longer drops it.
         """
         check_topic(topic)
-        if not self.connected:
-            raise BrokerUnavailable(f"MQTT broker {self._config.host}:{self._config.port} is not reachable")
+        self.ensure_connected()
         properties = None
         if expiry_s is not None:
             properties = Properties(PacketTypes.PUBLISH)
@@ -152,6 +167,11 @@ class MqttLink:
             # paho keeps it queued even so; the next connect drops it (see _handle_connect).
             raise BrokerUnavailable(f"publish to {topic} failed: {mqtt.error_string(info.rc)}")
         return self._awaiting(info.mid)
+
+    def ensure_connected(self) -> None:
+        """Raise BrokerUnavailable unless connected."""
+        if not self.connected:
+            raise BrokerUnavailable(f"MQTT broker {self._config.host}:{self._config.port} is not reachable")
 
     def probe(self) -> Future[None]:
         """A round trip that publishes nothing; it settles when the broker answers.
@@ -232,7 +252,7 @@ class MqttLink:
         stale = client.drop_out_messages()
         if stale:
             _LOGGER.warning("MQTT: dropped %d message(s) unconfirmed before the outage", len(stale))
-        for topic in self._subscriptions:
+        for topic in list(self._subscriptions):
             client.subscribe(topic, qos=1)
         if self._availability is not None:
             client.publish(self._availability, ONLINE, qos=1, retain=True)

@@ -129,7 +129,12 @@ class MusicState(_State):
     volume: Annotated[_Level, Field(le=1000)] | None = None
 
 
-STATE_MODELS: dict[str, type[_State]] = {"light": LightState, "diffuser": DiffuserState, "music": MusicState}
+STATE_MODELS: dict[str, type[_State]] = {
+    "light": LightState,
+    "diffuser": DiffuserState,
+    "music": MusicState,
+    "switch": _State,
+}
 
 
 def problems(exc: ValidationError) -> str:

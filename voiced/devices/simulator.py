@@ -1,14 +1,19 @@
 """A simulator that plays every declared device on the broker.
 
-It applies each valid command and publishes the new state, retained, on the
-device's state topic (after `delay_s`, as real radios take a moment). A malformed
-payload is logged and ignored. Devices with an availability topic are announced
-online; `offline` ones are announced offline and ignore commands, `silent` ones
-take commands but never report (a device that does not confirm).
+It applies each valid command and publishes the new state on the device's state topic (after
+`delay_s`, as real radios take a moment). A malformed payload is logged and ignored. Devices with
+an availability topic are announced online (retained); `offline` ones are announced offline and
+ignore commands, `silent` ones take commands but never report (a device that does not confirm).
+
+Zigbee2MQTT's devices (voiced/devices/z2m.py) behave as Zigbee2MQTT does by default: their state
+is not retained, a colour is reported as the xy the bulb took (with `color_mode`), `<name>/get` is
+answered with the state, and `bridge/state` is retained online (offline as the will and on stop).
+Other devices (the MQTT music player) keep their retained state.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import threading
@@ -18,6 +23,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from voiced.config import MqttConfig
+from voiced.devices.colours import hex_to_xy
 from voiced.devices.model import (
     Device,
     DiffuserDevice,
@@ -25,10 +31,20 @@ from voiced.devices.model import (
     LightDevice,
     LightSet,
     MusicSet,
+    SwitchDevice,
+    SwitchSet,
 )
 from voiced.devices.mqtt import MqttLink
-from voiced.devices.payloads import Rejections, excerpt, problems, read_object
+from voiced.devices.payloads import (
+    PayloadError,
+    Rejections,
+    excerpt,
+    problems,
+    read_availability,
+    read_object,
+)
 from voiced.devices.registry import DeviceRegistry
+from voiced.devices.z2m import bridge_topic, friendly_name, get_topic
 from voiced.errors import BrokerUnavailable, DeviceError
 
 _LOGGER = logging.getLogger(__name__)
@@ -36,14 +52,26 @@ _LOGGER = logging.getLogger(__name__)
 
 def initial_state(device: Device) -> dict[str, Any]:
     if isinstance(device, LightDevice):
-        return {"state": "OFF", "brightness": 127, "color_temp": 300}
+        return {"state": "OFF", "brightness": 127, "color_temp": 300, "color_mode": "color_temp"}
     if isinstance(device, DiffuserDevice):
         return {"state": "OFF", "scent": device.scents[0], "intensity": 50}
+    if isinstance(device, SwitchDevice):
+        return {"state": "OFF"}
     return {"state": "stopped", "genre": None, "volume": 50}
 
 
-def parse_command(device: Device, raw: bytes) -> LightSet | DiffuserSet | MusicSet:
+Command = LightSet | DiffuserSet | MusicSet | SwitchSet
+
+
+def parse_command(device: Device, raw: bytes) -> Command:
     """Parse a wire payload into the device's typed command; raises ValueError naming the problem."""
+    if isinstance(device, SwitchDevice):
+        said: object = raw.decode("utf-8", errors="replace")
+        if device.command_key is not None:
+            said = read_object(raw).get(device.command_key)
+        if said not in (device.payload_on, device.payload_off):
+            raise ValueError(f"neither {device.payload_on!r} nor {device.payload_off!r}")
+        return SwitchSet(device=device.name, state="ON" if said == device.payload_on else "OFF")
     body = dict(read_object(raw), device=device.name)  # PayloadError is a ValueError
     try:
         if isinstance(device, LightDevice):
@@ -60,7 +88,7 @@ def parse_command(device: Device, raw: bytes) -> LightSet | DiffuserSet | MusicS
         raise ValueError(problems(exc)) from None
 
 
-def apply(state: dict[str, Any], command: LightSet | DiffuserSet | MusicSet) -> dict[str, Any]:
+def apply(state: dict[str, Any], command: Command) -> dict[str, Any]:
     new = dict(state)
     if isinstance(command, MusicSet):
         if command.action is not None:
@@ -76,9 +104,21 @@ def apply(state: dict[str, Any], command: LightSet | DiffuserSet | MusicSet) -> 
         if command.tracks is not None:
             new["tracks"] = list(command.tracks)
             new["track"] = command.tracks[0]
+    elif isinstance(command, LightSet):
+        new.update(command.payload())
+        if command.color_hex is not None:
+            new["color"], new["color_mode"] = bulb_xy(command.color_hex), "xy"
+        elif command.color_temp is not None:
+            new["color_mode"] = "color_temp"
     else:
         new.update(command.payload())
     return new
+
+
+def bulb_xy(hex_colour: str) -> dict[str, float]:
+    """What a Zigbee bulb reports for a colour: xy through its 16-bit registers, 4 places."""
+    x, y = hex_to_xy(hex_colour)
+    return {"x": round(int(x * 65535) / 65535, 4), "y": round(int(y * 65535) / 65535, 4)}
 
 
 class DeviceSimulator:
@@ -99,17 +139,21 @@ class DeviceSimulator:
         self._timers: set[threading.Timer] = set()
         self._registry = registry
         self._by_command_topic = {d.command_topic: d for d in registry}
+        self._by_get_topic = {t: d for d in registry if (t := get_topic(d)) is not None}
+        self._zigbee = any(friendly_name(d) is not None for d in registry)
         self._states = {d.name: initial_state(d) for d in registry}
         self._lock = threading.Lock()
+        self._bridge_down = False
         self.applied = 0
         self._rejections = Rejections("simulator")
         self._link = MqttLink(
             mqtt_config,
             client_id=f"{mqtt_config.client_id}-simulator",
-            subscriptions=list(self._by_command_topic),
+            subscriptions=[*self._by_command_topic, *self._by_get_topic],
             on_message=self._handle,
             on_status=self._publish_all_on_connect,
-            availability_topic=None,
+            # Zigbee2MQTT's bridge: retained online on connect, offline on stop and as the will.
+            availability_topic=bridge_topic() if self._zigbee else None,
         )
 
     def start(self) -> None:
@@ -145,13 +189,39 @@ class DeviceSimulator:
         if connected:
             for device in self._registry:
                 self._publish_availability(device)
+                # Zigbee2MQTT sends its cached states at start (cache_state_send_on_startup), not
+                # retained: whoever subscribes later has to ask.
                 self._publish_state(device)
 
+    def set_bridge_online(self, online: bool) -> None:
+        """Zigbee2MQTT's bridge going down (or back): every Zigbee device is out of reach."""
+        self._bridge_down = not online
+        self._link.publish(
+            bridge_topic(), json.dumps({"state": "online" if online else "offline"}).encode(), retain=True
+        )
+
     def _publish_state(self, device: Device) -> None:
-        payload = json.dumps(self.state_of(device.name)).encode()
-        self._link.publish(device.state_topic, payload, retain=True)
+        state = self.state_of(device.name)
+        payload = json.dumps(state).encode()
+        if isinstance(device, SwitchDevice):  # as an HA MQTT switch reports: a word, or one JSON field
+            word = (
+                device.state_on or device.payload_on
+                if state["state"] == "ON"
+                else device.state_off or device.payload_off
+            )
+            payload = (
+                word.encode() if device.value_key is None else json.dumps({device.value_key: word}).encode()
+            )
+        self._link.publish(device.state_topic, payload, retain=friendly_name(device) is None)
 
     def _handle(self, topic: str, payload: bytes) -> None:
+        if self._bridge_down:
+            return
+        asked = self._by_get_topic.get(topic)
+        if asked is not None:
+            if asked.name not in self._offline and asked.name not in self._silent:
+                self._publish_state(asked)
+            return
         device = self._by_command_topic.get(topic)
         if device is None or device.name in self._offline:
             return
@@ -181,3 +251,26 @@ class DeviceSimulator:
             self._publish_state(device)
         except BrokerUnavailable as exc:
             _LOGGER.warning("%s: state not published: %s", device.name, exc)
+
+
+async def bridge_already_online(mqtt_config: MqttConfig, wait_s: float = 1.0) -> bool:
+    """Whether a Zigbee2MQTT bridge (a real one, or another simulator) already says online on this
+    broker: its retained `bridge/state`. A simulator must never play devices beside a real home."""
+    said: list[bytes] = []
+    probe = MqttLink(
+        mqtt_config,
+        client_id=f"{mqtt_config.client_id}-bridge-check",
+        subscriptions=[bridge_topic()],
+        on_message=lambda _topic, payload: said.append(payload),
+    )
+    probe.start()
+    try:
+        if not await probe.wait_connected(mqtt_config.connect_timeout_s):
+            return False  # no broker yet: the simulator waits for it and checks nothing more
+        await asyncio.sleep(wait_s)  # a retained message comes right after the subscription
+    finally:
+        probe.stop()
+    try:
+        return bool(said) and read_availability(said[-1])
+    except PayloadError:
+        return False

@@ -176,7 +176,11 @@ class DeviceTools:
 
     def __init__(self, registry: DeviceRegistry) -> None:
         self._registry = registry
-        self._enums: dict[str, dict[str, list[str]]] = {
+
+    @property
+    def _enums(self) -> dict[str, dict[str, list[str]]]:
+        """Read from the registry at each call: discovered devices come and go."""
+        return {
             "set_light": {"device": self.names("light")},
             "set_scent": {"device": self.names("diffuser"), "scent": self._declared("diffuser", "scents")},
             "play_music": {"device": self.names("music"), "genre": self._declared("music", "genres")},

@@ -71,6 +71,13 @@ class WhisperTranscriber:
             language=config.language,
         )
 
+    def hear_home(self, vocabulary: HomeVocabulary) -> None:
+        """The home changed (devices discovered): its words steer Whisper from the next utterance,
+        unless the config fixed the prompt or the hotwords."""
+        self._prompt = self._config.initial_prompt or vocabulary_prompt(vocabulary)
+        if self._config.hotwords is None:
+            self._hotwords = vocabulary_hotwords(vocabulary) or None
+
     def transcribe(self, samples: np.ndarray) -> str:
         return self.transcribe_scored(samples).text
 

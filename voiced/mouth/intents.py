@@ -11,7 +11,7 @@ back. Every command is run through DeviceRegistry.prepare() before it is returne
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Collection
+from collections.abc import Awaitable, Callable, Collection
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -90,21 +90,32 @@ class LocalIntentAgent:
     ) -> None:
         self._registry = registry
         self._home = Home(registry, states, room)
-        grammar = one_per_block(build_grammar(registry, room))
-        self._matcher = Matcher(Intents.from_dict(grammar), load_unsupported(), room, fuzzy=fuzzy)
-        self._vocabulary = Vocabulary(
-            home_phrases(HomeVocabulary.of(registry), rooms(registry, room)),
-            self._matcher.vocabulary,
-            english_words(),
-        )
-        self._rooms = set(rooms(registry, room))
+        self._room, self._fuzzy = room, fuzzy
+        self._matcher, self._vocabulary, self._rooms = self.learn()
         self._handler_args = (max(1, pct_to_brightness(brightness_step_pct)), scent_limit, now)
         self._handlers = handlers(*self._handler_args)
         self._question: _Question | None = None
         self._doubted: AgentReply | None = None  # a search read back, waiting for a yes
+
+    def learn(self) -> tuple[Matcher, Vocabulary, set[str]]:
+        """The grammar and words of the home as the registry has it now (blocking: ~1 s; run it off
+        the loop, then `adopt` the result, when discovered devices come or go)."""
+        room = self._room
+        grammar = one_per_block(build_grammar(self._registry, room))
+        matcher = Matcher(Intents.from_dict(grammar), load_unsupported(), room, fuzzy=self._fuzzy)
         for text in WARM_UP:  # hassil compiles on first use, and the fuzzy models open their databases
-            self._matcher.strict(text)
-            self._matcher.fuzzy(text, [])
+            matcher.strict(text)
+            matcher.fuzzy(text, [])
+        vocabulary = Vocabulary(
+            home_phrases(HomeVocabulary.of(self._registry), rooms(self._registry, room)),
+            matcher.vocabulary,
+            english_words(),
+        )
+        return matcher, vocabulary, set(rooms(self._registry, room))
+
+    def adopt(self, learned: tuple[Matcher, Vocabulary, set[str]]) -> None:
+        self._matcher, self._vocabulary, self._rooms = learned
+        self._question = None  # it offered readings of the old grammar
 
     def forget(self) -> None:
         """A new conversation: no "it", no question waiting for its answer, no muted volume kept."""
@@ -140,8 +151,28 @@ class LocalIntentAgent:
     async def respond(self, text: str) -> AgentReply:
         return self.understand(text)
 
+    async def understand_fresh(
+        self,
+        text: str,
+        refresh: Callable[[list[str]], Awaitable[object]] | None,
+        doubtful: Collection[str] = (),
+    ) -> AgentReply:
+        """`understand`, but a request that needed a state nobody reported ("dimmer" with the
+        light's brightness unknown) first asks the devices (`refresh`) and is understood again,
+        instead of starting from a guess."""
+        before = (self._home.last, self._question, self._doubted)
+        reply = self.understand(text, doubtful)
+        unknown = sorted(self._home.unknown)
+        if not unknown or refresh is None or not reply.commands:
+            return reply
+        log.info("asking %s for their state before %r", ", ".join(unknown), text)
+        await refresh(unknown)
+        self._home.last, self._question, self._doubted = before
+        return self.understand(text, doubtful)
+
     def understand(self, text: str, doubtful: Collection[str] = ()) -> AgentReply:
         """`doubtful`: words the ear was unsure of; a title to search for with one is asked back."""
+        self._home.unknown = set()
         doubted, self._doubted = self._doubted, None
         if doubted is not None:
             answer = yes_or_no(text)

@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from voiced.devices.colours import COLORS
-from voiced.devices.model import DeviceCommand, DiffuserSet, LightSet, MusicSet
+from voiced.devices.model import DeviceCommand, DiffuserSet, LightSet, MusicSet, SwitchSet
 from voiced.plans.model import ExecutionPlan, PlanStep
 
 _HEX_NAMES = {value.upper(): name for name, value in COLORS.items()}
@@ -40,6 +40,8 @@ def describe(command: DeviceCommand) -> str:
         scent = f" with {command.scent}" if command.scent else ""
         strength = f" at {command.intensity} %" if command.intensity is not None else ""
         return f"turn on the {name}{scent}{strength}"
+    if isinstance(command, SwitchSet):
+        return f"turn {command.state.lower()} the {name}"
     return _music(command)
 
 

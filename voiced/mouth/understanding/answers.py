@@ -22,7 +22,7 @@ def _is_on(home: Home, name: str) -> bool | None:
 
 def get_state(home: Home, match: Match) -> Outcome | None:
     domain = match.get("domain")
-    kinds = DOMAIN_KINDS.get(str(domain)) if domain else ("light", "diffuser", "music")
+    kinds = DOMAIN_KINDS.get(str(domain)) if domain else ("light", "diffuser", "music", "switch")
     if kinds is None:
         return None
     picked = home.pick(match, kinds)

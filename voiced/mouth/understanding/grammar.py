@@ -39,7 +39,7 @@ HA_INTENTS = (
     "HassGetCurrentTime",
     "HassGetCurrentDate",
 )
-DOMAINS = {"light": "light", "music": "media_player", "diffuser": "switch"}
+DOMAINS = {"light": "light", "music": "media_player", "diffuser": "switch", "switch": "switch"}
 KEPT_DOMAINS = {*DOMAINS.values(), "scene"}
 SCENE_PREFIX = "\x00scene:"  # a `name` value that stands for one of our scenes
 SCENE_NAMES = {
@@ -89,9 +89,15 @@ def _ha_english() -> dict[str, Any]:
     return data
 
 
-def _ours(path: Path) -> dict[str, Any]:
+@cache
+def _read_ours(path: Path) -> dict[str, Any]:
     data: dict[str, Any] = yaml.safe_load(path.read_text(encoding="utf-8"))
     return data
+
+
+def _ours(path: Path) -> dict[str, Any]:
+    """Our templates, parsed once per process (the home is learned again as devices come and go)."""
+    return copy.deepcopy(_read_ours(path))
 
 
 def _ha_subset() -> dict[str, Any]:

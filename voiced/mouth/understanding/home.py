@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from voiced.devices.model import DeviceCommand, DiffuserSet, LightSet, MusicSet
+from voiced.devices.model import DeviceCommand, DiffuserSet, LightSet, MusicSet, SwitchSet
 from voiced.devices.registry import DeviceRegistry
 from voiced.mouth.understanding.grammar import human
 
@@ -19,11 +19,12 @@ KIND_WORDS = {
     "light": ("light", "lights"),
     "music": ("music player", "music players"),
     "diffuser": ("diffuser", "diffusers"),
+    "switch": ("switch", "switches"),
 }
 DOMAIN_KINDS = {
     "light": ("light",),
     "media_player": ("music",),
-    "switch": ("diffuser",),
+    "switch": ("diffuser", "switch"),
     "fan": ("diffuser",),
 }
 
@@ -34,6 +35,10 @@ def light(device: str, **fields: Any) -> LightSet:
 
 def diffuser(device: str, **fields: Any) -> DiffuserSet:
     return DiffuserSet.model_validate({"device": device, **fields})
+
+
+def switch(device: str, state: str) -> SwitchSet:
+    return SwitchSet.model_validate({"device": device, "state": state})
 
 
 def music(device: str, **fields: Any) -> MusicSet:
@@ -92,6 +97,7 @@ class Home:
         self.states = states
         self.room = room.lower() if room else None
         self.last: tuple[str, ...] = ()  # devices last acted on
+        self.unknown: set[str] = set()  # devices whose state a handler needed and did not have
 
     def state(self, name: str) -> dict[str, Any]:
         return self.states(name) or {}

@@ -34,8 +34,11 @@ def light_state(home: Home, match: Match, state: str) -> Outcome | None:
 
 
 def level(home: Home, name: str) -> int:
-    """Current brightness 0..254 (0 when off), DEFAULT_BRIGHTNESS when unknown."""
+    """Current brightness 0..254 (0 when off), DEFAULT_BRIGHTNESS when unknown (and noted in
+    `home.unknown`, so the state can be asked for and the request understood again)."""
     state = home.state(name)
+    if not state or ("brightness" not in state and str(state.get("state", "ON")).upper() != "OFF"):
+        home.unknown.add(name)
     if str(state.get("state", "ON")).upper() == "OFF":
         return 0
     try:

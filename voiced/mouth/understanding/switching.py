@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from voiced.devices.model import DeviceCommand
 from voiced.mouth.understanding.grammar import SCENE_PREFIX
-from voiced.mouth.understanding.home import DOMAIN_KINDS, Home, Match, Outcome, diffuser, light, music
+from voiced.mouth.understanding.home import DOMAIN_KINDS, Home, Match, Outcome, diffuser, light, music, switch
 
-ALL_KINDS = ("light", "diffuser", "music")
+ALL_KINDS = ("light", "diffuser", "music", "switch")
 
 
 def command_for(home: Home, name: str, on: bool) -> DeviceCommand:
@@ -16,6 +16,8 @@ def command_for(home: Home, name: str, on: bool) -> DeviceCommand:
         return light(name, state=state)
     if kind == "diffuser":
         return diffuser(name, state=state)
+    if kind == "switch":
+        return switch(name, state)
     return music(name, action="play" if on else "stop")
 
 
