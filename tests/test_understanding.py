@@ -331,3 +331,18 @@ def test_a_bare_play_with_words_left_over_plays_nothing() -> None:
 def test_misheard_openings_of_requests(heard: str, genre: str) -> None:
     reply = agent().understand(heard)
     assert [c.genre for c in reply.commands if isinstance(c, MusicSet)] == [genre]
+
+
+@pytest.mark.parametrize(
+    "text", ["set all the lights to 50 percent", "Change the brightness of every lamp to 50%."]
+)
+def test_all_the_lights_is_every_light_not_this_rooms(text: str) -> None:
+    """The matcher fills in the daemon's room when none is said; "all" and "every" say otherwise."""
+    reply = AGENT.understand(text)
+    assert sorted(c.device for c in reply.commands) == sorted(LIGHTS)
+
+
+def test_a_leftover_that_names_a_colour_stops_the_request() -> None:
+    """ "Turn on the living room light, blues": the light was to be blue, so nothing is done."""
+    reply = AGENT.understand("Turn on the living room light, blues.")
+    assert reply.commands == () and "blues" in reply.text

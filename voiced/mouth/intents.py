@@ -42,6 +42,7 @@ NOT_UNDERSTOOD = "Sorry, I didn't catch that."
 REPORTED = "That sounded like something someone else said, so I didn't change anything."
 NEGATED = "Okay, I'll leave it as it is."
 LATER = "Sorry, I can't do things at a later time yet, so I didn't change anything."
+EVERYWHERE = frozenset({"all", "every", "everything", "everywhere", "house", "home", "each"})
 KIND_WORDS = {"light", "lights", "lamp", "lamps", "diffuser", "scent", "music", "speaker", "volume"}
 SHORT_ANSWER_WORDS = 4  # "the bathroom one" answers a question; a longer request is a new one
 # A request ending in one of these is still being said ("turn on the light and ...").
@@ -291,6 +292,13 @@ class LocalIntentAgent:
     def _scoped(self, match: Match, text: str) -> Match:
         """ "Dim the lights" with a room of our own means this room's, unless "all" or "house" was said."""
         room = self._home.room
+        area = match.slots.get("area")
+        said = set(text.split())
+        if area is not None and not area.text and EVERYWHERE & said and not {"here", "room"} & said:
+            # "set all the lights to max": the room the matcher took from context is not what was said
+            return Match(
+                match.intent, {k: v for k, v in match.slots.items() if k != "area"}, match.fuzzy, match.wild
+            )
         if room is None or "domain" not in match.slots or "name" in match.slots or "area" in match.slots:
             return match
         if SCOPE & set(text.split()) or not self._home.in_room(room, ("light", "music", "diffuser")):
@@ -329,7 +337,12 @@ class LocalIntentAgent:
     def _names_vocabulary(self, segment: str) -> bool:
         words = f" {segment} "
         named = {d.name.replace("_", " ") for d in self._registry} | self._rooms | KIND_WORDS
-        return any(f" {n} " in words for n in named)
+        if any(f" {n} " in words for n in named):
+            return True
+        # a colour, scent or genre ("…, blues"): what the rest of the request was about
+        vocabulary = HomeVocabulary.of(self._registry)
+        values = {w for v in (*vocabulary.colours, *vocabulary.scents, *vocabulary.genres) for w in v.split()}
+        return any(w in values or w.rstrip("s") in values for w in segment.split())
 
     def _reply(self, text: str, outcomes: list[Outcome], missed: list[str]) -> AgentReply:
         if not outcomes:
