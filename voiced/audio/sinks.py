@@ -6,6 +6,7 @@ import asyncio
 import logging
 import threading
 import wave
+from collections import deque
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -40,6 +41,13 @@ class AudioSink(Protocol):
         """Drop audio still queued in the device, at once."""
         ...
 
+    def pause(self) -> None:
+        """Fall silent at once and keep the place: what the device had not yet played plays on
+        `resume` (a little of it twice, rather than a word lost). `play` waits meanwhile."""
+        ...
+
+    def resume(self) -> None: ...
+
     def close(self) -> None: ...
 
 
@@ -70,6 +78,12 @@ class WavFileSink:
         return None
 
     def abort(self) -> None:
+        return None
+
+    def pause(self) -> None:
+        return None  # a file has no listener to yield to
+
+    def resume(self) -> None:
         return None
 
     def close(self) -> None:
@@ -104,12 +118,18 @@ class SpeakerSink:
         self._rate = 0
         self._pending = bytearray()
         self._lock = threading.Lock()
+        self._paused = False
+        # What the callback handed over lately: the device may not have played it yet when we pause.
+        self._sent: deque[bytes] = deque()
+        self._sent_bytes = 0
+        self._rewind = 0  # bytes: the device's own buffer and a block more, at most handed over unheard
 
     def _open(self, rate: int) -> None:
         import sounddevice as sd
 
         if self._reference is not None and rate != EAR_RATE:
             raise AudioSinkError(f"with echo cancellation the speaker plays at {EAR_RATE} Hz, not {rate}")
+        self._rewind = int((OUTPUT_LATENCY_S + BLOCK_S) * rate) * 2
         try:
             self._stream = sd.RawOutputStream(
                 samplerate=rate,
@@ -121,6 +141,7 @@ class SpeakerSink:
                 callback=self._fill,
             )
             self._stream.start()
+            self._rewind = int((float(self._stream.latency) + BLOCK_S) * rate) * 2
         except (sd.PortAudioError, ValueError) as exc:
             raise AudioSinkError(f"cannot open speaker {self._device or '(default)'}: {exc}") from None
         self._rate = rate
@@ -128,8 +149,13 @@ class SpeakerSink:
     def _fill(self, outdata: Any, frames: int, _time: Any, _status: Any) -> None:
         wanted = frames * 2
         with self._lock:
-            chunk = bytes(self._pending[:wanted])
-            del self._pending[:wanted]
+            chunk = b"" if self._paused else bytes(self._pending[:wanted])
+            del self._pending[: len(chunk)]
+            if chunk:
+                self._sent.append(chunk)
+                self._sent_bytes += len(chunk)
+                while len(self._sent) > 1 and self._sent_bytes - len(self._sent[0]) >= self._rewind:
+                    self._sent_bytes -= len(self._sent.popleft())
         chunk += bytes(wanted - len(chunk))
         outdata[:] = chunk
         if self._reference is not None:
@@ -158,6 +184,23 @@ class SpeakerSink:
     def abort(self) -> None:
         with self._lock:
             self._pending.clear()
+            self._sent.clear()
+            self._sent_bytes = 0
+            self._paused = False
+
+    def pause(self) -> None:
+        with self._lock:
+            if self._paused:
+                return
+            self._paused = True
+            unheard = b"".join(self._sent)[-self._rewind :]
+            self._pending[:0] = unheard
+            self._sent.clear()
+            self._sent_bytes = 0
+
+    def resume(self) -> None:
+        with self._lock:
+            self._paused = False
 
     def close(self) -> None:
         stream, self._stream = self._stream, None
