@@ -13,6 +13,7 @@ import logging
 import time
 from collections import deque
 from collections.abc import Callable, Coroutine
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
@@ -151,6 +152,8 @@ class Ear:
         self._onset_frames = max(1, config.onset_ms // config.frame_ms)
         self._pause_frames = max(1, config.early_asr_ms // config.frame_ms) if config.early_asr_ms else 0
         self._checks: set[asyncio.Task[None]] = set()
+        # Echo checks (milliseconds of numpy) in a thread of their own: never behind Whisper or piper.
+        self._checker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="echo-check")
         self._hooks: BargeInHooks = _NoHooks()
         self._guard = BargeInGuard(guard or GuardSettings(frame_ms=config.frame_ms))
         settings = settings_from(config)
@@ -170,6 +173,7 @@ class Ear:
             await self._asr.drain()  # the last utterance's words still count
         finally:
             await cancel_and_wait([asr])
+            self._checker.shutdown(wait=False, cancel_futures=True)
 
     async def _hear(self, deliver: Callable[[Utterance], None]) -> None:
         ready = False
@@ -217,7 +221,10 @@ class Ear:
 
     async def _onset_check(self, turn: int, job: Callable[[], float | None]) -> None:
         """Speech just began over our reply: how much of it does our echo not explain?"""
-        self._hooks.acoustics(turn, await asyncio.to_thread(job))
+        self._hooks.acoustics(turn, await self._echo_share(job))
+
+    async def _echo_share(self, job: Callable[[], float | None]) -> float | None:
+        return await asyncio.get_running_loop().run_in_executor(self._checker, job)
 
     def _raw_tail(self, frames: int) -> bytes:
         return b"".join(list(self._raw)[-frames:])
@@ -240,7 +247,7 @@ class Ear:
         turn = self._turn
 
         async def gather() -> Evidence:
-            share = await asyncio.to_thread(job)
+            share = await self._echo_share(job)
             self._hooks.acoustics(turn, share)  # the floor hears the acoustics before the words
             if share is not None and share <= self._echo_db:
                 return Evidence("", "", share, short)  # our echo through and through: no need for words
