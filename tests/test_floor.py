@@ -20,7 +20,7 @@ REQUEST = "Please turn on the kitchen light."
 
 
 def over_a_reply(utterance: int = 5, reply: int = 1) -> FloorPolicy:
-    policy = FloorPolicy(FloorSettings(echo_db=-10, drop_extra_db=8, pause_db=-10))
+    policy = FloorPolicy(FloorSettings(echo_db=-10, drop_extra_db=8, pause_db=-6, repause_db=-3))
     assert policy.feed(ReplyStarted(reply)) == []
     assert policy.feed(VoiceOver(utterance, reply)) == []  # no acoustics yet: nothing done
     return policy
@@ -87,6 +87,7 @@ def test_our_own_echo_is_dropped_on_acoustics_alone_and_never_pauses() -> None:
 def test_an_unsure_voice_waits_for_its_words_without_pausing() -> None:
     policy = over_a_reply()
     assert policy.feed(Acoustics(5, -14.0)) == []  # between echo and voice
+    assert policy.feed(Acoustics(5, -8.0)) == []
     assert policy.feed(Acoustics(5, None)) == []  # no echo path yet
     assert not policy.paused(1)
     assert policy.feed(Words(5, Verdict.ECHO, "clouds break up", "early")) == [
@@ -94,10 +95,18 @@ def test_an_unsure_voice_waits_for_its_words_without_pausing() -> None:
     ]
 
 
-def test_echo_found_after_a_pause_resumes_the_reply() -> None:
+def test_echo_found_after_a_pause_resumes_the_reply_and_raises_the_bar_for_it() -> None:
     policy = over_a_reply()
     policy.feed(Acoustics(5, -5.0))
     assert policy.feed(Words(5, Verdict.ECHO, "", "early")) == [Resume(1, 5), Drop(5, "", Verdict.ECHO)]
+    # The replay after the resume sounds the same: it must not pause the reply again and again.
+    policy.feed(VoiceOver(6, 1))
+    assert policy.feed(Acoustics(6, -5.0)) == []
+    assert policy.feed(Acoustics(6, -1.0)) == [Pause(1, 6, -1.0)]  # a real voice still does
+    # A new reply starts with the usual bar.
+    policy.feed(ReplyStarted(2))
+    policy.feed(VoiceOver(7, 2))
+    assert policy.feed(Acoustics(7, -5.0)) == [Pause(2, 7, -5.0)]
 
 
 def test_no_words_at_all_gives_the_floor_back() -> None:

@@ -60,7 +60,7 @@ class Daemon:
         self.floor = FloorLane(
             bus=bus,
             speech=speech,
-            policy=FloorPolicy(FloorSettings(echo_db=echo_db, pause_db=echo_db)),
+            policy=FloorPolicy(FloorSettings(echo_db=echo_db)),
             echo_db=echo_db,
             cancel=self.interrupt,
             drop=ear.drop,

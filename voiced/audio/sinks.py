@@ -17,11 +17,13 @@ from voiced.audio.reference import PlaybackReference
 
 _LOGGER = logging.getLogger(__name__)
 # Device-side buffering in fixed 30 ms blocks: enough that a busy CPU never underruns (an
-# underrun would shift the echo path under the canceller). Under PulseAudio's ALSA plugin a
-# latency without a fixed block size can make the stream stall or race ahead.
-OUTPUT_LATENCY_S = 0.2
+# underrun would shift the echo path under the canceller), and short, as a pause is heard only
+# once the device has played what it holds. Under PulseAudio's ALSA plugin a latency without a
+# fixed block size can make the stream stall or race ahead.
+OUTPUT_LATENCY_S = 0.12
 BLOCK_S = 0.03
 AHEAD_S = 0.15  # how far our own buffer runs ahead of the device
+REWIND_MARGIN_S = 0.1  # on pause, play again this much more than the device says it holds
 
 
 class AudioSinkError(Exception):
@@ -122,14 +124,14 @@ class SpeakerSink:
         # What the callback handed over lately: the device may not have played it yet when we pause.
         self._sent: deque[bytes] = deque()
         self._sent_bytes = 0
-        self._rewind = 0  # bytes: the device's own buffer and a block more, at most handed over unheard
+        self._rewind = 0  # bytes: the device's buffer and a margin, at most handed over unheard
 
     def _open(self, rate: int) -> None:
         import sounddevice as sd
 
         if self._reference is not None and rate != EAR_RATE:
             raise AudioSinkError(f"with echo cancellation the speaker plays at {EAR_RATE} Hz, not {rate}")
-        self._rewind = int((OUTPUT_LATENCY_S + BLOCK_S) * rate) * 2
+        self._rewind = int((OUTPUT_LATENCY_S + BLOCK_S + REWIND_MARGIN_S) * rate) * 2
         try:
             self._stream = sd.RawOutputStream(
                 samplerate=rate,
@@ -141,7 +143,7 @@ class SpeakerSink:
                 callback=self._fill,
             )
             self._stream.start()
-            self._rewind = int((float(self._stream.latency) + BLOCK_S) * rate) * 2
+            self._rewind = int((float(self._stream.latency) + BLOCK_S + REWIND_MARGIN_S) * rate) * 2
         except (sd.PortAudioError, ValueError) as exc:
             raise AudioSinkError(f"cannot open speaker {self._device or '(default)'}: {exc}") from None
         self._rate = rate

@@ -114,13 +114,19 @@ class _Over:
 class _Reply:
     paused: bool = False
     holds: set[int] = field(default_factory=set)  # utterances that keep it paused
+    fooled: bool = False  # paused once for what was our own echo: the bar is higher from now on
 
 
 @dataclass(frozen=True)
 class FloorSettings:
     echo_db: float = -10.0  # explained to this level: our echo (as `audio.echo_unexplained_db`)
     drop_extra_db: float = 8.0  # drop on acoustics alone only this far below echo_db
-    pause_db: float = -10.0  # more unexplained than this: confidently not our echo, pause
+    # More unexplained than this: confidently not our echo, pause. A voice over our reply
+    # measures -3 to 0 dB; our echo at the start of a reply, before the path is fitted, -9.
+    pause_db: float = -6.0
+    # The bar once our echo has paused this reply: its replay after the resume must not pause it
+    # again (and again), the reply never getting further.
+    repause_db: float = -3.0
 
 
 class FloorPolicy:
@@ -158,11 +164,11 @@ class FloorPolicy:
             return []  # unknowable: the words decide; decided: already acted on
         if db <= self._s.echo_db - self._s.drop_extra_db:
             return self._drop(event.utterance, over, "", Verdict.ECHO)
-        if db <= self._s.pause_db:
-            return []  # not sure either way: the words decide
         reply = self._replies.get(over.reply)
         if reply is None:
             return []  # it has ended meanwhile
+        if db <= (self._s.repause_db if reply.fooled else self._s.pause_db):
+            return []  # not sure either way: the words decide
         reply.holds.add(event.utterance)
         if reply.paused:
             return []
@@ -212,4 +218,7 @@ class FloorPolicy:
     def _drop(self, utterance: int, over: _Over, heard: str, verdict: Verdict) -> list[FloorAction]:
         over.settled = True
         del self._over[utterance]
+        reply = self._replies.get(over.reply)
+        if verdict is Verdict.ECHO and reply is not None and utterance in reply.holds:
+            reply.fooled = True
         return [*self._release(utterance, over), Drop(utterance, heard, verdict)]
