@@ -36,7 +36,7 @@ from tests.conftest import Broker  # noqa: E402
 from tests.live import LiveDaemon  # noqa: E402
 from tests.openai_server import ScriptedServer  # noqa: E402
 from tests.pulse import PulseServer  # noqa: E402
-from tests.room import ECHO_MS, EchoRoom, Trial, TrialError, respond  # noqa: E402
+from tests.room import DETERMINISTIC_VOICE, ECHO_MS, EchoRoom, Trial, TrialError, respond  # noqa: E402
 
 
 def p95(values: list[float]) -> float:
@@ -203,7 +203,12 @@ def main() -> int:
         pulse.start()
         broker.start()
         llm.start()
-        config = {"mqtt": {"port": broker.port}, "llm": {"base_url": llm.base_url}, "agent": {"kind": "llm"}}
+        config = {
+            "mqtt": {"port": broker.port},
+            "tts": DETERMINISTIC_VOICE,
+            "llm": {"base_url": llm.base_url},
+            "agent": {"kind": "llm"},
+        }
         daemon = LiveDaemon(work, pulse, config, log_level=args.log_level)
         room = EchoRoom(work, pulse, daemon)
         started = time.monotonic()

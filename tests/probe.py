@@ -106,15 +106,6 @@ def silent_run(samples: np.ndarray, rate: int = RATE, min_s: float = 0.3) -> tup
     return None
 
 
-def replayed(samples: np.ndarray, start: int, end: int, rate: int = RATE, tail_s: float = 0.1) -> bool:
-    """Did the sound that resumed at `end` begin at or before where it broke off at `start`?
-    True when the last `tail_s` before the break is heard again in the second after the resume
-    (a paused speaker that lost nothing plays it again; one that lost words never does)."""
-    tail = samples[max(0, start - int(rate * tail_s)) : start]
-    after = samples[end : end + rate + len(tail)]
-    return len(tail) > rate * tail_s / 2 and find(tail, after, min_match=0.95) is not None
-
-
 class MonitorRecorder:
     """Records one pulse source for as long as it runs (16 kHz mono), with a StreamClock."""
 
