@@ -63,7 +63,7 @@ class Daemon:
             policy=FloorPolicy(FloorSettings(echo_db=echo_db)),
             echo_db=echo_db,
             cancel=self.interrupt,
-            drop=ear.drop,
+            drop=lambda turn: self._ear.drop(turn),
         )
         self.turns_done = 0
         self._outside_turns = 0

@@ -6,7 +6,6 @@ import asyncio
 import logging
 import threading
 import wave
-from collections import deque
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -17,13 +16,13 @@ from voiced.audio.reference import PlaybackReference
 
 _LOGGER = logging.getLogger(__name__)
 # Device-side buffering in fixed 30 ms blocks: enough that a busy CPU never underruns (an
-# underrun would shift the echo path under the canceller), and short, as a pause is heard only
-# once the device has played what it holds. Under PulseAudio's ALSA plugin a latency without a
-# fixed block size can make the stream stall or race ahead.
-OUTPUT_LATENCY_S = 0.12
+# underrun would shift the echo path under the canceller: at 0.12 s, on a box with a load of
+# 10, the echo delay jumped and the first words of replies passed for the user). A pause is
+# heard once the device has played what it holds. Under PulseAudio's ALSA plugin a latency
+# without a fixed block size can make the stream stall or race ahead.
+OUTPUT_LATENCY_S = 0.2
 BLOCK_S = 0.03
 AHEAD_S = 0.15  # how far our own buffer runs ahead of the device
-REWIND_MARGIN_S = 0.1  # on pause, play again this much more than the device says it holds
 
 
 class AudioSinkError(Exception):
@@ -44,8 +43,8 @@ class AudioSink(Protocol):
         ...
 
     def pause(self) -> None:
-        """Fall silent at once and keep the place: what the device had not yet played plays on
-        `resume` (a little of it twice, rather than a word lost). `play` waits meanwhile."""
+        """Fall silent as soon as the device allows, and keep the place: nothing is skipped on
+        `resume`. `play` waits meanwhile."""
         ...
 
     def resume(self) -> None: ...
@@ -121,17 +120,12 @@ class SpeakerSink:
         self._pending = bytearray()
         self._lock = threading.Lock()
         self._paused = False
-        # What the callback handed over lately: the device may not have played it yet when we pause.
-        self._sent: deque[bytes] = deque()
-        self._sent_bytes = 0
-        self._rewind = 0  # bytes: the device's buffer and a margin, at most handed over unheard
 
     def _open(self, rate: int) -> None:
         import sounddevice as sd
 
         if self._reference is not None and rate != EAR_RATE:
             raise AudioSinkError(f"with echo cancellation the speaker plays at {EAR_RATE} Hz, not {rate}")
-        self._rewind = int((OUTPUT_LATENCY_S + BLOCK_S + REWIND_MARGIN_S) * rate) * 2
         try:
             self._stream = sd.RawOutputStream(
                 samplerate=rate,
@@ -143,7 +137,6 @@ class SpeakerSink:
                 callback=self._fill,
             )
             self._stream.start()
-            self._rewind = int((float(self._stream.latency) + BLOCK_S + REWIND_MARGIN_S) * rate) * 2
         except (sd.PortAudioError, ValueError) as exc:
             raise AudioSinkError(f"cannot open speaker {self._device or '(default)'}: {exc}") from None
         self._rate = rate
@@ -153,11 +146,6 @@ class SpeakerSink:
         with self._lock:
             chunk = b"" if self._paused else bytes(self._pending[:wanted])
             del self._pending[: len(chunk)]
-            if chunk:
-                self._sent.append(chunk)
-                self._sent_bytes += len(chunk)
-                while len(self._sent) > 1 and self._sent_bytes - len(self._sent[0]) >= self._rewind:
-                    self._sent_bytes -= len(self._sent.popleft())
         chunk += bytes(wanted - len(chunk))
         outdata[:] = chunk
         if self._reference is not None:
@@ -186,19 +174,13 @@ class SpeakerSink:
     def abort(self) -> None:
         with self._lock:
             self._pending.clear()
-            self._sent.clear()
-            self._sent_bytes = 0
             self._paused = False
 
     def pause(self) -> None:
+        """The device plays out what it holds (it cannot be recalled, and so is heard, not
+        lost), then zeros; what waits in our buffer stays for `resume`."""
         with self._lock:
-            if self._paused:
-                return
             self._paused = True
-            unheard = b"".join(self._sent)[-self._rewind :]
-            self._pending[:0] = unheard
-            self._sent.clear()
-            self._sent_bytes = 0
 
     def resume(self) -> None:
         with self._lock:
