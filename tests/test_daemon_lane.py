@@ -115,3 +115,22 @@ def test_a_request_over_the_reply_cancels_it_and_a_later_short_look_does_not_dro
     assert [e.turn for e in events if isinstance(e, BargeIn)] == [7]
     assert not [e for e in events if isinstance(e, BargeInIgnored)]
     assert dropped == []
+
+
+def test_an_utterance_given_up_unheard_gives_the_floor_back() -> None:
+    """Muted (or restarted by the wake word) mid-utterance: no words will come, the reply resumes."""
+
+    async def scenario() -> tuple[bool, bool, Verdict]:
+        daemon, speech, sink, _ear, _queue = await _room()
+        aside = asyncio.create_task(speech.speak_aside(7, REPLY))
+        await until(lambda: speech.speaking)
+        daemon.floor.voice_over(5)
+        daemon.floor.acoustics(5, -2.0)
+        paused = sink.paused
+        daemon.floor.abandoned(5)
+        outcome = await asyncio.wait_for(daemon.floor.outcome(5), 10)
+        return paused, await asyncio.wait_for(aside, 60), outcome
+
+    paused, said_whole, outcome = asyncio.run(scenario())
+    assert paused and said_whole
+    assert outcome is Verdict.BACKCHANNEL

@@ -83,6 +83,10 @@ class FloorLane:
         self._words.setdefault(turn, []).append(task)
         task.add_done_callback(lambda done: self._word_done(turn, done))
 
+    def abandoned(self, turn: int) -> None:
+        """The ear gave the utterance up unheard (muted, restarted): no words will come."""
+        self.feed(Words(turn, None, "", "final"))
+
     async def outcome(self, turn: int) -> Verdict:
         """What the utterance `turn`, spoken over a reply, turned out to be (SPEECH: a turn)."""
         try:

@@ -82,6 +82,10 @@ class BargeInHooks(Protocol):
         "paused" (a short burst paused), "final" (the utterance ended)."""
         ...
 
+    def abandoned(self, turn: int) -> None:
+        """The utterance was given up unheard (muted, or restarted): it will bring no words."""
+        ...
+
 
 class Listener(Protocol):
     """What the daemon takes its turns from: the `Ear`, or typed lines (`typed.py`)."""
@@ -105,6 +109,9 @@ class _NoHooks:
     def words(self, turn: int, evidence: asyncio.Task[Evidence], stage: Stage) -> None:
         if stage != "final":  # a final one travels with its utterance
             evidence.cancel()
+
+    def abandoned(self, turn: int) -> None:
+        return None
 
 
 def settings_from(config: VadConfig) -> SegmenterSettings:
@@ -182,6 +189,7 @@ class Ear:
                 self._bus.publish(Ready())
                 ready = True
             if self._is_deaf():
+                self._abandon()
                 self._segmenter.reset()
                 continue
             kept, user_speech = self._front.classify(frame)
@@ -202,6 +210,12 @@ class Ear:
         for task in list(self._checks):
             task.cancel()
         self._bus.publish(InputEnded())
+
+    def _abandon(self) -> None:
+        """An utterance over our reply is given up unheard: the floor must not wait for its words."""
+        if self._guard.active:
+            self._guard.dropped()
+            self._hooks.abandoned(self._turn)
 
     def _end_by_meaning(self) -> list[SegmenterEvent]:
         """The early transcript at this pause is in and a whole request: end the turn now (checked
