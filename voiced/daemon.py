@@ -228,14 +228,17 @@ class Daemon:
                     early=heard.early,
                     confidence=round(heard.confidence, 3),
                     doubtful=heard.doubtful,
+                    alternatives=heard.alternatives,
                 )
             )
             if not text.strip():
                 return
             thinking = self._thinking
             context = await thinking.prepare(utterance.turn) if thinking is not None else NO_CONTEXT
-            if heard.doubtful:
-                context = dataclasses.replace(context, doubtful=frozenset(heard.doubtful))
+            if heard.doubtful or heard.alternatives:
+                context = dataclasses.replace(
+                    context, doubtful=frozenset(heard.doubtful), alternatives=heard.alternatives
+                )
             pieces = self._agent.reply(utterance.turn, text, context)
             understood = functools.partial(self._agent.understood, utterance.turn)
             if thinking is not None:

@@ -78,6 +78,7 @@ class Transcript(Event):
     early: bool = False  # ASR started at a pause, while the hangover was still running
     confidence: float = 1.0  # how sure the ASR was, 0..1
     doubtful: tuple[str, ...] = ()  # words the ASR was unsure of (weighed only in titles to search)
+    alternatives: tuple[str, ...] = ()  # other readings of the same audio, most likely first
 
 
 @dataclass(frozen=True)

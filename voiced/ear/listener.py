@@ -49,6 +49,7 @@ class Heard:
     early: bool  # started at a pause, before the end of the utterance was certain
     confidence: float = 1.0  # how sure Whisper was, 0..1
     doubtful: tuple[str, ...] = ()  # words Whisper was unsure of, where they were weighed
+    alternatives: tuple[str, ...] = ()  # other readings of the audio, most likely first
 
 
 OverReply = Literal["no", "check"]
@@ -300,7 +301,9 @@ class Ear:
 
         async def heard() -> Heard:
             hearing, took_s = await job
-            return Heard(hearing.text, took_s, early, hearing.confidence, hearing.doubtful)
+            return Heard(
+                hearing.text, took_s, early, hearing.confidence, hearing.doubtful, hearing.alternatives
+            )
 
         return asyncio.create_task(heard(), name=f"asr-turn-{self._turn}")
 

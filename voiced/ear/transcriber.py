@@ -10,11 +10,13 @@ import numpy as np
 
 @dataclass(frozen=True)
 class Hearing:
-    """What the model heard: the text, how sure it was of it (0..1), and the words it doubted."""
+    """What the model heard: the text, how sure it was of it (0..1), the words it doubted, and what
+    else it might have been."""
 
     text: str
     confidence: float = 1.0
     doubtful: tuple[str, ...] = ()  # lower case, without punctuation; only when asked for
+    alternatives: tuple[str, ...] = ()  # other readings of the same audio, most likely first (short speech)
 
 
 class Transcriber(Protocol):

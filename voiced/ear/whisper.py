@@ -13,6 +13,7 @@ from voiced.audio.pcm import EAR_RATE
 from voiced.config import AsrConfig
 from voiced.devices.vocabulary import HomeVocabulary
 from voiced.ear.transcriber import Hearing
+from voiced.ear.whisper_beams import decode_beams
 from voiced.errors import ConfigError
 
 _LOGGER = logging.getLogger(__name__)
@@ -88,6 +89,17 @@ class WhisperTranscriber:
         # A wider beam on short commands hears the voices tiny.en finds hard (the spoken bench:
         # espeak +8-10 points) and still ends within the VAD hangover; long speech keeps the narrow one.
         short = len(samples) <= self._config.short_utterance_s * EAR_RATE
+        if short:
+            beams = decode_beams(
+                self._model,
+                self._tokenizer,
+                audio,
+                prompt=self._prompt,
+                hotwords=self._hotwords,
+                beam_size=self._config.short_beam_size,
+            )
+            if beams is not None:
+                return self._heard(audio, beams.text, list(beams.tokens), beams.avg_logprob, beams.others)
         segments, _info = self._model.transcribe(
             audio,
             language=self._config.language,
@@ -103,11 +115,16 @@ class WhisperTranscriber:
         if not pieces:
             return Hearing(text)
         mean_logprob = sum(s.avg_logprob for s in pieces) / len(pieces)
+        tokens = [t for s in pieces for t in s.tokens if t < self._tokenizer.eot]
+        return self._heard(audio, text, tokens, mean_logprob)
+
+    def _heard(
+        self, audio: np.ndarray, text: str, tokens: list[int], logprob: float, others: tuple[str, ...] = ()
+    ) -> Hearing:
         doubtful: tuple[str, ...] = ()
         if text and self._weigh_words is not None and self._weigh_words(text):
-            tokens = [t for s in pieces for t in s.tokens if t < self._tokenizer.eot]
             doubtful = self._doubtful(audio, tokens)
-        return Hearing(text, float(math.exp(mean_logprob)), doubtful)
+        return Hearing(text, float(math.exp(logprob)), doubtful, others)
 
     def _doubtful(self, audio: np.ndarray, tokens: list[int]) -> tuple[str, ...]:
         """The words whose tokens the model, forced to say them again, gives little probability.

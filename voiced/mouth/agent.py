@@ -23,6 +23,7 @@ class AgentReply:
     understood: bool = True
     scene: str | None = None  # a preset name or the user's own words for the vibe agent
     reset_scene: bool = False  # "never mind", "stop the scene"
+    missed: bool = False  # some or all of the words meant nothing here (not a refusal)
 
 
 @dataclass(frozen=True)
@@ -33,6 +34,7 @@ class TurnContext:
     say: str | None = None
     confirm: bool = False  # wait for the devices to report the change, and say what they show
     doubtful: frozenset[str] = frozenset()  # words the ear was unsure of: not acted on without asking
+    alternatives: tuple[str, ...] = ()  # the ear's other readings, tried when its best means nothing
 
 
 NO_CONTEXT = TurnContext()

@@ -82,7 +82,9 @@ class HybridAgent:
     ) -> AsyncGenerator[str, None]:
         messages = self._vibe.poll_messages() if self._vibe is not None else []
         news = [message.for_model() for message in messages]
-        understood = await self._local.understand_fresh(text, self._actions.refresh, context.doubtful)
+        understood = await self._local.understand_fresh(
+            text, self._actions.refresh, context.doubtful, context.alternatives
+        )
         if understood.understood:
             done = await carry_out(turn, understood, self._actions, self._vibe)
             said = " ".join(part for part in (context.say, mentions(messages), done.said) if part)

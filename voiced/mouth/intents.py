@@ -11,7 +11,7 @@ back. Every command is run through DeviceRegistry.prepare() before it is returne
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable, Collection
+from collections.abc import Awaitable, Callable, Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -32,6 +32,7 @@ from voiced.mouth.understanding.hearing import Phrase, Vocabulary, english_words
 from voiced.mouth.understanding.home import Home, Match, Outcome, Slot, pct_to_brightness
 from voiced.mouth.understanding.matcher import Matcher
 from voiced.mouth.understanding.prefilter import one_per_block
+from voiced.mouth.understanding.readings import name_words, safe_readings
 from voiced.mouth.understanding.reported import is_for_later, is_negated, is_reported
 from voiced.mouth.understanding.text import split_utterance
 from voiced.mouth.understanding.titles import ask, doubted_title, yes_or_no
@@ -157,22 +158,27 @@ class LocalIntentAgent:
         text: str,
         refresh: Callable[[list[str]], Awaitable[object]] | None,
         doubtful: Collection[str] = (),
+        alternatives: Sequence[str] = (),
     ) -> AgentReply:
         """`understand`, but a request that needed a state nobody reported ("dimmer" with the
         light's brightness unknown) first asks the devices (`refresh`) and is understood again,
         instead of starting from a guess."""
         before = (self._home.last, self._question, self._doubted)
-        reply = self.understand(text, doubtful)
+        reply = self.understand(text, doubtful, alternatives)
         unknown = sorted(self._home.unknown)
         if not unknown or refresh is None or not reply.commands:
             return reply
         log.info("asking %s for their state before %r", ", ".join(unknown), text)
         await refresh(unknown)
         self._home.last, self._question, self._doubted = before
-        return self.understand(text, doubtful)
+        return self.understand(text, doubtful, alternatives)
 
-    def understand(self, text: str, doubtful: Collection[str] = ()) -> AgentReply:
-        """`doubtful`: words the ear was unsure of; a title to search for with one is asked back."""
+    def understand(
+        self, text: str, doubtful: Collection[str] = (), alternatives: Sequence[str] = ()
+    ) -> AgentReply:
+        """`doubtful`: words the ear was unsure of; a title to search for with one is asked back.
+        `alternatives`: the ear's other readings of the audio, tried in order when `text` means nothing
+        here, each only if it cannot turn a mishearing into a wrong effect (`readings.safe_readings`)."""
         self._home.unknown = set()
         doubted, self._doubted = self._doubted, None
         if doubted is not None:
@@ -180,12 +186,27 @@ class LocalIntentAgent:
             if answer is not None:
                 return doubted if answer else AgentReply(text="Okay, I won't play it.", understood=True)
         reply = self._understand(text)
+        if reply.missed and alternatives:
+            reply = self._another_reading(text, alternatives, reply)
         title = doubted_title(reply.commands, doubtful) if doubtful else None
         if title is None:
             return reply
         log.info("not sure the ear heard the title %r right: asking back", title)
         self._doubted = reply
         return AgentReply(text=ask(title), understood=True)
+
+    def _another_reading(self, text: str, alternatives: Sequence[str], missed: AgentReply) -> AgentReply:
+        names = name_words(HomeVocabulary.of(self._registry))
+        after_miss = (self._home.last, self._question)
+        for reading in safe_readings(text, alternatives, names):
+            reply = self._understand(reading)
+            # a title to search for, read from a guess, would be a guess sent: only whole requests
+            searches = any(isinstance(c, MusicSet) and c.query for c in reply.commands)
+            if reply.understood and not reply.missed and not searches:
+                log.info("heard %r, understood the ear's other reading %r", text, reading)
+                return reply
+            self._home.last, self._question = after_miss
+        return missed
 
     def _understand(self, text: str) -> AgentReply:
         question, self._question = self._question, None
@@ -348,16 +369,20 @@ class LocalIntentAgent:
         if not outcomes:
             refusal = self._matcher.unsupported(" ".join(split_utterance(text)))
             if refusal is not None:
-                return AgentReply(text=cannot_do(self._home, refusal).reply, understood=False)
+                # "I can't turn on the lights gear": a thing named like this home's is likely misheard
+                named = " ".join(str(refusal.get(slot) or "") for slot in ("thing", "value")).lower()
+                misheard = "brightness" in named or self._names_vocabulary(f" {named} ")
+                said = cannot_do(self._home, refusal).reply
+                return AgentReply(text=said, understood=False, missed=misheard)
             log.info("not understood: %r", text)
-            return AgentReply(text=NOT_UNDERSTOOD, understood=False)
+            return AgentReply(text=NOT_UNDERSTOOD, understood=False, missed=True)
         unsure = [m for m in missed if self._names_vocabulary(m)]
         if missed and any(_plays_anything(c) for o in outcomes for c in o.commands):
             unsure = missed  # "play the song, glad to loom": the rest was what to play
         if unsure and any(o.commands or o.scene for o in outcomes):
             log.info("part of %r names a device or room but was not understood: %s", text, unsure)
             said = f"Sorry, I didn't understand \"{unsure[0]}\", so I didn't change anything."
-            return AgentReply(text=said, understood=False)
+            return AgentReply(text=said, understood=False, missed=True)
         replies = list(dict.fromkeys(o.reply for o in outcomes if o.reply))
         if missed:
             log.info("understood only part of %r; missed %s", text, missed)
@@ -369,6 +394,7 @@ class LocalIntentAgent:
             text=" ".join(replies),
             commands=commands,
             understood=True,
+            missed=bool(missed),
             scene=None if scene == RESET_SCENE else scene,
             reset_scene=scene == RESET_SCENE,
         )

@@ -94,7 +94,9 @@ class LocalAgent:
         self, turn: int, text: str, context: TurnContext = NO_CONTEXT
     ) -> AsyncGenerator[str, None]:
         news = mentions(self._vibe.poll_messages()) if self._vibe is not None else ""
-        understood = await self._intents.understand_fresh(text, self._actions.refresh, context.doubtful)
+        understood = await self._intents.understand_fresh(
+            text, self._actions.refresh, context.doubtful, context.alternatives
+        )
         self._understood = (turn, understood.understood)
         done = await carry_out(turn, understood, self._actions, self._vibe)
         said = " ".join(part for part in (context.say, news, done.said) if part)

@@ -116,7 +116,8 @@ def current_date(now: datetime) -> Outcome:
 
 def cannot_do(home: Home, match: Match) -> Outcome:
     verb, thing = str(match.get("verb", "do")), str(match.get("thing", "that")).strip()
-    thing = thing.removeprefix("the ").removeprefix("my ").removeprefix("our ")
+    for article in ("the ", "my ", "our ", "that ", "this "):
+        thing = thing.removeprefix(article)
     value = match.get("value")
     for device in home.registry:
         scents = getattr(device, "scents", None)

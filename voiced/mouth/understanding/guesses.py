@@ -131,6 +131,8 @@ def acceptable(intent: str, slots: dict[str, Slot], text: str, stop_words: Colle
     if any(not (k in slots and slots[k].text) for k in policy.needs):
         return False
     if policy.target:
+        if "that room" in text:
+            return False  # a room not named and not this one ("change that room lamp": Whisper's "bedroom")
         named = any(slots[k].text for k in ("name", "area") if k in slots)
         return named or bool(SCOPE & set(words))
     return True

@@ -13,6 +13,7 @@ _MISHEARD_OPENINGS = (
     ("i went to listen ", "i want to listen "),
     ("i went to hear ", "i want to hear "),
 )
+_COURTESY = re.compile(r"^(?:please|thanks|thank you)(?: |$)|(?:^| )(?:please|thanks|thank you)$")
 _QUOTES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": " ", "\u201d": " ", '"': " "})
 
 
@@ -34,8 +35,13 @@ def split_utterance(text: str) -> list[str]:
     "set the bedroom to 50 percent"]. Apostrophes stay ("it's"); "50%" becomes "50 percent";
     other punctuation becomes a space.
     """
-    segments = (_opening(clean(part)) for part in _SEPARATORS.split(normalise(text)))
+    segments = (_polite(_opening(clean(part))) for part in _SEPARATORS.split(normalise(text)))
     return [segment for segment in segments if segment]
+
+
+def _polite(segment: str) -> str:
+    """Without the courtesy around it: "please" and "thanks" ask for nothing ("…, please.")."""
+    return _COURTESY.sub("", segment).strip()
 
 
 def _opening(segment: str) -> str:

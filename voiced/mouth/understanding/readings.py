@@ -1,0 +1,113 @@
+"""Other readings of the same audio, for when the ear's best one is not understood.
+
+Whisper's beam search keeps several readings; the best is what the ear heard. When that one means
+nothing here ("Set the room to 50%"), the next may ("Set the bedroom to 50%"). A reading is only
+tried when it cannot turn a mishearing into a wrong effect, so it must not, against the best one:
+
+- drop a name, number or direction the best one heard ("…light blue" → "…light");
+- swap one name, number or direction for another ("bedroom" → "bathroom", "on" → "up");
+- bring in a word that widens or points elsewhere ("every", "them", "that", "all", "not").
+
+Pure: words in, words out (measured on the spoken bench's audio: see README, "Understanding").
+"""
+
+from __future__ import annotations
+
+import difflib
+import functools
+import re
+from collections.abc import Iterable, Sequence
+
+from voiced.devices.vocabulary import HomeVocabulary
+
+DIRECTIONS = frozenset({"on", "off", "up", "down"})
+# Words that widen a request or point at something the audio did not name.
+WIDENING = frozenset(
+    {
+        "every",
+        "everything",
+        "everywhere",
+        "all",
+        "whole",
+        "house",
+        "home",
+        "them",
+        "it",
+        "they",
+        "that",
+        "this",
+        "those",
+        "these",
+        "not",
+        "no",
+        "never",
+        "nothing",
+        "don't",
+        "dont",
+    }
+)
+# Words in the home's names that name nothing by themselves ("living room" is a room, "room" is not).
+GENERIC = frozenset({"room", "light", "lights", "lamp", "lamps", "the", "music", "player", "speaker", "of"})
+TEMPERATURES = frozenset({"warm", "warmer", "cool", "cooler", "cold", "daylight", "white"})
+_WORD = re.compile(r"[a-z0-9%']+")
+
+
+def words_of(text: str) -> list[str]:
+    return _WORD.findall(text.lower())
+
+
+def name_words(vocabulary: HomeVocabulary) -> frozenset[str]:
+    """Every word that, alone, names something in this home: a room, device, scent, colour, genre."""
+    phrases = (*vocabulary.terms, *vocabulary.aliases, *vocabulary.colours)
+    found = {w for phrase in phrases for w in words_of(phrase)} | TEMPERATURES
+    return frozenset(found - GENERIC)
+
+
+def safe_readings(heard: str, others: Iterable[str], names: frozenset[str]) -> list[str]:
+    """The readings in `others` that may be tried in place of `heard`, in their order."""
+    best = words_of(heard)
+    chosen: list[str] = []
+    seen = {tuple(best)}
+    for other in others:
+        reading = words_of(other)
+        if tuple(reading) in seen or not reading:
+            continue  # the same words: a comma more is no new reading
+        seen.add(tuple(reading))
+        if _safe(best, reading, names):
+            chosen.append(other)
+    return chosen
+
+
+def _safe(best: Sequence[str], reading: Sequence[str], names: frozenset[str]) -> bool:
+    for op, a1, a2, b1, b2 in difflib.SequenceMatcher(a=best, b=reading, autojunk=False).get_opcodes():
+        if op == "equal":
+            continue
+        removed, added = best[a1:a2], reading[b1:b2]
+        if any(w in WIDENING for w in added):
+            return False
+        for kind in (functools.partial(_is_name, names), _is_direction):
+            lost = {_singular(w) for w in removed if kind(w)}
+            gained = {_singular(w) for w in added if kind(w)}
+            if lost and not gained and op == "delete":
+                return False  # a name dropped: the reading says less than was heard
+            if lost and gained and lost != gained:
+                return False  # one name swapped for another: a guess between two things
+    return True
+
+
+def _is_name(names: frozenset[str], word: str) -> bool:
+    # any "...room" is a room to Whisper's ear, ours or not ("bathroom" for "bedroom")
+    return (
+        word in names
+        or _singular(word) in names
+        or (word.endswith("room") and word != "room")
+        or any(c.isdigit() for c in word)
+    )
+
+
+def _is_direction(word: str) -> bool:
+    return word in DIRECTIONS
+
+
+def _singular(word: str) -> str:
+    return word[:-1] if word.endswith("s") and len(word) > 3 else word
