@@ -211,6 +211,8 @@ async def _exercise(
     mark.UserProperty = ("origin", "fuzz")
     side = Side(registry, config, bus)
     crashes = 0 if await side.start() else 1
+    if crashes:
+        print("payloads: the first start failed", file=sys.stderr)
     base = rss_kb()
     for i in range(cases):
         info = fuzzer.publish(
@@ -226,14 +228,18 @@ async def _exercise(
     fuzzer.publish("zigbee2mqtt/kitchen_light", b'{"state":"OFF","brightness":1}', qos=1, properties=mark)
     if not await _until(lambda: (side.gateway.state_of("kitchen_light") or {}).get("brightness") == 1, 30):
         crashes += 1
+        print("payloads: the valid state after the flood did not arrive within 30 s", file=sys.stderr)
     gc.collect()
     growth = max(0, rss_kb() - base)
-    crashes += int(not side.gateway.connected)
+    if not side.gateway.connected:
+        crashes += 1
+        print("payloads: the gateway was disconnected after the flood", file=sys.stderr)
     side.stop()
     # Both restart over whatever junk is retained, then a spoken command must still work.
     side = Side(registry, config, bus)
     if not await side.start():
         crashes += 1
+        print("payloads: the restart over the retained junk failed", file=sys.stderr)
     fuzzer.publish("zigbee2mqtt/kitchen_light/availability", b"online", qos=1, retain=True, properties=mark)
     await asyncio.sleep(0.3)
     seen = watch.commands_seen
