@@ -332,7 +332,9 @@ def test_part_not_understood_still_runs_the_rest() -> None:
 
 @pytest.mark.parametrize("text", ["what's the weather on mars", "", "   ", "and, then"])
 def test_not_understood(text: str) -> None:
-    assert ask(text) == AgentReply(text="Sorry, I didn't catch that.", commands=(), understood=False, missed=True)
+    assert ask(text) == AgentReply(
+        text="Sorry, I didn't catch that.", commands=(), understood=False, missed=True
+    )
 
 
 def test_respond_is_understand() -> None:

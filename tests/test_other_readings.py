@@ -139,3 +139,20 @@ def test_the_best_reading_is_what_faster_whisper_itself_hears_and_the_others_com
         assert reference.alternatives == ()  # long speech: one reading, as before
         others += heard.alternatives
     assert others  # beam search nearly always keeps another reading of a command
+
+
+def test_every_heard_where_another_reading_names_a_light_is_asked_and_the_answer_acts() -> None:
+    local = agent()
+    asked = local.understand(
+        "Change the brightness of every lamp to the highest.",
+        alternatives=("Change the brightness of bedroom lamp to the highest.",),
+    )
+    assert asked.commands == () and asked.text == "Sorry, did you mean bedroom lamp or every lamp?"
+    answered = local.understand("the bedroom one")
+    assert [(c.device, c.brightness) for c in answered.commands if isinstance(c, LightSet)] == [
+        ("bedroom_light", 254)
+    ]
+    clear = local.understand(
+        "Turn off all the lights.", alternatives=("Turn off all the lights!", "Turn off all lights.")
+    )
+    assert len(clear.commands) == 3  # no other reading named a light in place of "all"

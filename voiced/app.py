@@ -40,9 +40,10 @@ from voiced.ear.whisper import WhisperTranscriber, vocabulary_hotwords, vocabula
 from voiced.llm_client import open_client
 from voiced.mouth.home_changes import follow_home
 from voiced.mouth.hybrid import build_agent
-from voiced.mouth.intents import NOT_UNDERSTOOD, LocalIntentAgent
+from voiced.mouth.intents import LocalIntentAgent
 from voiced.mouth.piper_tts import PiperSynthesizer
 from voiced.mouth.speech import SpeechOutput
+from voiced.mouth.understanding.replies import NOT_UNDERSTOOD
 from voiced.mouth.understanding.titles import may_name_a_title
 from voiced.plans.setup import build_plans
 from voiced.plans.voice import PlanAgent

@@ -24,27 +24,25 @@ from voiced.devices.vocabulary import HomeVocabulary
 from voiced.errors import DeviceError
 from voiced.mouth.agent import AgentReply
 from voiced.mouth.understanding import pronouns
-from voiced.mouth.understanding.answers import cannot_do
 from voiced.mouth.understanding.grammar import build_grammar, load_unsupported, rooms
 from voiced.mouth.understanding.guesses import SCOPE
-from voiced.mouth.understanding.handlers import RESET_SCENE, handlers
+from voiced.mouth.understanding.handlers import handlers
 from voiced.mouth.understanding.hearing import Phrase, Vocabulary, english_words, home_phrases
 from voiced.mouth.understanding.home import Home, Match, Outcome, Slot, pct_to_brightness
 from voiced.mouth.understanding.matcher import Matcher
 from voiced.mouth.understanding.prefilter import one_per_block
-from voiced.mouth.understanding.readings import name_words, safe_readings
+from voiced.mouth.understanding.readings import name_words, safe_readings, widened
+from voiced.mouth.understanding.replies import compose
 from voiced.mouth.understanding.reported import is_for_later, is_negated, is_reported
 from voiced.mouth.understanding.text import split_utterance
 from voiced.mouth.understanding.titles import ask, doubted_title, yes_or_no
 
 log = logging.getLogger(__name__)
 
-NOT_UNDERSTOOD = "Sorry, I didn't catch that."
 REPORTED = "That sounded like something someone else said, so I didn't change anything."
 NEGATED = "Okay, I'll leave it as it is."
 LATER = "Sorry, I can't do things at a later time yet, so I didn't change anything."
 EVERYWHERE = frozenset({"all", "every", "everything", "everywhere", "house", "home", "each"})
-KIND_WORDS = {"light", "lights", "lamp", "lamps", "diffuser", "scent", "music", "speaker", "volume"}
 SHORT_ANSWER_WORDS = 4  # "the bathroom one" answers a question; a longer request is a new one
 # A request ending in one of these is still being said ("turn on the light and ...").
 GOES_ON = frozenset({"and", "then", "also", "but", "or", "to", "the", "a", "in", "at", "with", "for", "of"})
@@ -61,10 +59,6 @@ WARM_UP = (
     "turn up the volume by ten",
     "set the diffuser intensity to one hundred twenty percent",
 )
-
-
-def _plays_anything(command: DeviceCommand) -> bool:
-    return isinstance(command, MusicSet) and command.action == "play" and not (command.query or command.genre)
 
 
 @dataclass(frozen=True)
@@ -188,6 +182,8 @@ class LocalIntentAgent:
         reply = self._understand(text)
         if reply.missed and alternatives:
             reply = self._another_reading(text, alternatives, reply)
+        elif reply.commands and alternatives:
+            reply = self._unless_widened(text, alternatives, reply)
         title = doubted_title(reply.commands, doubtful) if doubtful else None
         if title is None:
             return reply
@@ -207,6 +203,16 @@ class LocalIntentAgent:
                 return reply
             self._home.last, self._question = after_miss
         return missed
+
+    def _unless_widened(self, text: str, alternatives: Sequence[str], reply: AgentReply) -> AgentReply:
+        phrases = widened(text, alternatives[:2], name_words(HomeVocabulary.of(self._registry)))
+        said = ", ".join(split_utterance(text))
+        if phrases is None or phrases[0] not in said:
+            return reply
+        log.info("heard %r, but the ear also heard %r for %r: asking", text, phrases[1], phrases[0])
+        options = tuple(Phrase(p, p, p) for p in phrases)
+        self._question = _Question(said, phrases[0], options)
+        return AgentReply(text=self._ask(self._question), understood=True)
 
     def _understand(self, text: str) -> AgentReply:
         question, self._question = self._question, None
@@ -355,46 +361,5 @@ class LocalIntentAgent:
 
     # -- the reply ------------------------------------------------------------------------------
 
-    def _names_vocabulary(self, segment: str) -> bool:
-        words = f" {segment} "
-        named = {d.name.replace("_", " ") for d in self._registry} | self._rooms | KIND_WORDS
-        if any(f" {n} " in words for n in named):
-            return True
-        # a colour, scent or genre ("…, blues"): what the rest of the request was about
-        vocabulary = HomeVocabulary.of(self._registry)
-        values = {w for v in (*vocabulary.colours, *vocabulary.scents, *vocabulary.genres) for w in v.split()}
-        return any(w in values or w.rstrip("s") in values for w in segment.split())
-
     def _reply(self, text: str, outcomes: list[Outcome], missed: list[str]) -> AgentReply:
-        if not outcomes:
-            refusal = self._matcher.unsupported(" ".join(split_utterance(text)))
-            if refusal is not None:
-                # "I can't turn on the lights gear": a thing named like this home's is likely misheard
-                named = " ".join(str(refusal.get(slot) or "") for slot in ("thing", "value")).lower()
-                misheard = "brightness" in named or self._names_vocabulary(f" {named} ")
-                said = cannot_do(self._home, refusal).reply
-                return AgentReply(text=said, understood=False, missed=misheard)
-            log.info("not understood: %r", text)
-            return AgentReply(text=NOT_UNDERSTOOD, understood=False, missed=True)
-        unsure = [m for m in missed if self._names_vocabulary(m)]
-        if missed and any(_plays_anything(c) for o in outcomes for c in o.commands):
-            unsure = missed  # "play the song, glad to loom": the rest was what to play
-        if unsure and any(o.commands or o.scene for o in outcomes):
-            log.info("part of %r names a device or room but was not understood: %s", text, unsure)
-            said = f"Sorry, I didn't understand \"{unsure[0]}\", so I didn't change anything."
-            return AgentReply(text=said, understood=False, missed=True)
-        replies = list(dict.fromkeys(o.reply for o in outcomes if o.reply))
-        if missed:
-            log.info("understood only part of %r; missed %s", text, missed)
-            replies.append(f'I didn\'t catch "{missed[0]}".')
-        scene = next((o.scene for o in reversed(outcomes) if o.scene), None)
-        # "Turn on the living room. Lights on.": one request heard twice is sent once.
-        commands = tuple(dict.fromkeys(c for o in outcomes for c in o.commands))
-        return AgentReply(
-            text=" ".join(replies),
-            commands=commands,
-            understood=True,
-            missed=bool(missed),
-            scene=None if scene == RESET_SCENE else scene,
-            reset_scene=scene == RESET_SCENE,
-        )
+        return compose(text, outcomes, missed, self._matcher, self._home, self._rooms)

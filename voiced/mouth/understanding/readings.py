@@ -111,3 +111,23 @@ def _is_direction(word: str) -> bool:
 
 def _singular(word: str) -> str:
     return word[:-1] if word.endswith("s") and len(word) > 3 else word
+
+
+QUANTIFIERS = frozenset({"every", "all", "everything", "everywhere", "whole", "house", "home"})
+
+
+def widened(heard: str, others: Iterable[str], names: frozenset[str]) -> tuple[str, str] | None:
+    """Where the best reading says "every" and another says a name in its place ("every lamp" or
+    "bedroom lamp"): the two phrases, so the user is asked rather than every light changed."""
+    best = words_of(heard)
+    for other in others:
+        reading = words_of(other)
+        matcher = difflib.SequenceMatcher(a=best, b=reading, autojunk=False)
+        for op, a1, a2, b1, b2 in matcher.get_opcodes():
+            removed, added = best[a1:a2], reading[b1:b2]
+            named = any(_is_name(names, w) for w in added)
+            if op != "replace" or not QUANTIFIERS & set(removed) or not named:
+                continue
+            after = best[a2 : a2 + 1] if a2 < len(best) and best[a2].isalpha() else []
+            return " ".join([*removed, *after]), " ".join([*added, *after])
+    return None

@@ -1,0 +1,74 @@
+"""The local agent's answer from what it understood: what it did, what it missed, and when a part it
+missed means it should do nothing at all."""
+
+from __future__ import annotations
+
+import logging
+
+from voiced.devices.model import DeviceCommand, MusicSet
+from voiced.devices.registry import DeviceRegistry
+from voiced.devices.vocabulary import HomeVocabulary
+from voiced.mouth.agent import AgentReply
+from voiced.mouth.understanding.answers import cannot_do
+from voiced.mouth.understanding.handlers import RESET_SCENE
+from voiced.mouth.understanding.home import Home, Outcome
+from voiced.mouth.understanding.matcher import Matcher
+from voiced.mouth.understanding.text import split_utterance
+
+log = logging.getLogger(__name__)
+
+NOT_UNDERSTOOD = "Sorry, I didn't catch that."
+KIND_WORDS = {"light", "lights", "lamp", "lamps", "diffuser", "scent", "music", "speaker", "volume"}
+
+
+def plays_anything(command: DeviceCommand) -> bool:
+    return isinstance(command, MusicSet) and command.action == "play" and not (command.query or command.genre)
+
+
+def names_vocabulary(segment: str, registry: DeviceRegistry, rooms: set[str]) -> bool:
+    """Whether `segment` names a device, a room, a kind of device, or a colour, scent or genre."""
+    words = f" {segment} "
+    named = {d.name.replace("_", " ") for d in registry} | rooms | KIND_WORDS
+    if any(f" {n} " in words for n in named):
+        return True
+    # a colour, scent or genre ("…, blues"): what the rest of the request was about
+    vocabulary = HomeVocabulary.of(registry)
+    values = {w for v in (*vocabulary.colours, *vocabulary.scents, *vocabulary.genres) for w in v.split()}
+    return any(w in values or w.rstrip("s") in values for w in segment.split())
+
+
+def compose(
+    text: str, outcomes: list[Outcome], missed: list[str], matcher: Matcher, home: Home, rooms: set[str]
+) -> AgentReply:
+    registry = home.registry
+    if not outcomes:
+        refusal = matcher.unsupported(" ".join(split_utterance(text)))
+        if refusal is not None:
+            # "I can't turn on the lights gear": a thing named like this home's is likely misheard
+            named = " ".join(str(refusal.get(slot) or "") for slot in ("thing", "value")).lower()
+            misheard = "brightness" in named or names_vocabulary(f" {named} ", registry, rooms)
+            return AgentReply(text=cannot_do(home, refusal).reply, understood=False, missed=misheard)
+        log.info("not understood: %r", text)
+        return AgentReply(text=NOT_UNDERSTOOD, understood=False, missed=True)
+    unsure = [m for m in missed if names_vocabulary(m, registry, rooms)]
+    if missed and any(plays_anything(c) for o in outcomes for c in o.commands):
+        unsure = missed  # "play the song, glad to loom": the rest was what to play
+    if unsure and any(o.commands or o.scene for o in outcomes):
+        log.info("part of %r names a device or room but was not understood: %s", text, unsure)
+        said = f"Sorry, I didn't understand \"{unsure[0]}\", so I didn't change anything."
+        return AgentReply(text=said, understood=False, missed=True)
+    replies = list(dict.fromkeys(o.reply for o in outcomes if o.reply))
+    if missed:
+        log.info("understood only part of %r; missed %s", text, missed)
+        replies.append(f'I didn\'t catch "{missed[0]}".')
+    scene = next((o.scene for o in reversed(outcomes) if o.scene), None)
+    # "Turn on the living room. Lights on.": one request heard twice is sent once.
+    commands = tuple(dict.fromkeys(c for o in outcomes for c in o.commands))
+    return AgentReply(
+        text=" ".join(replies),
+        commands=commands,
+        understood=True,
+        missed=bool(missed),
+        scene=None if scene == RESET_SCENE else scene,
+        reset_scene=scene == RESET_SCENE,
+    )
