@@ -156,3 +156,16 @@ def test_every_heard_where_another_reading_names_a_light_is_asked_and_the_answer
         "Turn off all the lights.", alternatives=("Turn off all the lights!", "Turn off all lights.")
     )
     assert len(clear.commands) == 3  # no other reading named a light in place of "all"
+
+
+def test_a_name_only_another_reading_heard_is_asked_about_and_the_answer_acts() -> None:
+    local = agent()
+    heard, other = "Turn on the living room light.", "Turn on the living room. Light blue."
+    asked = local.understand(heard, alternatives=(other,))
+    assert asked.commands == () and asked.text == "Sorry, did you mean light or light blue?"
+    blue = local.understand("blue")
+    assert [(c.device, c.color_hex) for c in blue.commands if isinstance(c, LightSet)] == [
+        ("living_room_light", "#0000FF")
+    ]
+    local.understand(heard, alternatives=(other,))
+    assert local.understand("no").commands == ()

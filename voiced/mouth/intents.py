@@ -31,8 +31,8 @@ from voiced.mouth.understanding.hearing import Phrase, Vocabulary, english_words
 from voiced.mouth.understanding.home import Home, Match, Outcome, Slot, pct_to_brightness
 from voiced.mouth.understanding.matcher import Matcher
 from voiced.mouth.understanding.prefilter import one_per_block
-from voiced.mouth.understanding.readings import name_words, safe_readings, widened
-from voiced.mouth.understanding.replies import compose
+from voiced.mouth.understanding.readings import name_words, safe_readings, unsure_part
+from voiced.mouth.understanding.replies import compose, plays_anything
 from voiced.mouth.understanding.reported import is_for_later, is_negated, is_reported
 from voiced.mouth.understanding.text import split_utterance
 from voiced.mouth.understanding.titles import ask, doubted_title, yes_or_no
@@ -183,7 +183,7 @@ class LocalIntentAgent:
         if reply.missed and alternatives:
             reply = self._another_reading(text, alternatives, reply)
         elif reply.commands and alternatives:
-            reply = self._unless_widened(text, alternatives, reply)
+            reply = self._unless_unsure(text, alternatives, reply)
         title = doubted_title(reply.commands, doubtful) if doubtful else None
         if title is None:
             return reply
@@ -197,15 +197,17 @@ class LocalIntentAgent:
         for reading in safe_readings(text, alternatives, names):
             reply = self._understand(reading)
             # a title to search for, read from a guess, would be a guess sent: only whole requests
-            searches = any(isinstance(c, MusicSet) and c.query for c in reply.commands)
+            searches = any(isinstance(c, MusicSet) and (c.query or plays_anything(c)) for c in reply.commands)
             if reply.understood and not reply.missed and not searches:
                 log.info("heard %r, understood the ear's other reading %r", text, reading)
                 return reply
             self._home.last, self._question = after_miss
         return missed
 
-    def _unless_widened(self, text: str, alternatives: Sequence[str], reply: AgentReply) -> AgentReply:
-        phrases = widened(text, alternatives[:2], name_words(HomeVocabulary.of(self._registry)))
+    def _unless_unsure(self, text: str, alternatives: Sequence[str], reply: AgentReply) -> AgentReply:
+        """Ask which was meant when one of the ear's two next readings is more specific ("every lamp"
+        or "bedroom lamp", "light" or "light blue"): acting on the best one could be a wrong effect."""
+        phrases = unsure_part(text, alternatives[:2], name_words(HomeVocabulary.of(self._registry)))
         said = ", ".join(split_utterance(text))
         if phrases is None or phrases[0] not in said:
             return reply

@@ -4,7 +4,8 @@ Whisper's beam search keeps several readings; the best is what the ear heard. Wh
 nothing here ("Set the room to 50%"), the next may ("Set the bedroom to 50%"). A reading is only
 tried when it cannot turn a mishearing into a wrong effect, so it must not, against the best one:
 
-- drop a name, number or direction the best one heard ("…light blue" → "…light");
+- drop a name, number or direction the best one heard ("…light blue" → "…light"), or more than
+  one word;
 - swap one name, number or direction for another ("bedroom" → "bathroom", "on" → "up");
 - bring in a word that widens or points elsewhere ("every", "them", "that", "all", "not").
 
@@ -85,6 +86,8 @@ def _safe(best: Sequence[str], reading: Sequence[str], names: frozenset[str]) ->
         removed, added = best[a1:a2], reading[b1:b2]
         if any(w in WIDENING for w in added):
             return False
+        if op == "delete" and len(removed) > 1:
+            return False  # "play the song, glad to loom" → "play the song": what to play was dropped
         for kind in (functools.partial(_is_name, names), _is_direction):
             lost = {_singular(w) for w in removed if kind(w)}
             gained = {_singular(w) for w in added if kind(w)}
@@ -116,18 +119,21 @@ def _singular(word: str) -> str:
 QUANTIFIERS = frozenset({"every", "all", "everything", "everywhere", "whole", "house", "home"})
 
 
-def widened(heard: str, others: Iterable[str], names: frozenset[str]) -> tuple[str, str] | None:
-    """Where the best reading says "every" and another says a name in its place ("every lamp" or
-    "bedroom lamp"): the two phrases, so the user is asked rather than every light changed."""
+def unsure_part(heard: str, others: Iterable[str], names: frozenset[str]) -> tuple[str, str] | None:
+    """Where another reading is more specific than the best one, which would act: it says a name
+    where the best says "every" ("every lamp" or "bedroom lamp"), or it has a name the best lacks
+    ("light" or "light blue"). The two phrases, to ask which was meant; None if there is no such."""
     best = words_of(heard)
     for other in others:
         reading = words_of(other)
         matcher = difflib.SequenceMatcher(a=best, b=reading, autojunk=False)
         for op, a1, a2, b1, b2 in matcher.get_opcodes():
             removed, added = best[a1:a2], reading[b1:b2]
-            named = any(_is_name(names, w) for w in added)
-            if op != "replace" or not QUANTIFIERS & set(removed) or not named:
+            if not any(_is_name(names, w) for w in added):
                 continue
-            after = best[a2 : a2 + 1] if a2 < len(best) and best[a2].isalpha() else []
-            return " ".join([*removed, *after]), " ".join([*added, *after])
+            if op == "replace" and QUANTIFIERS & set(removed):
+                after = best[a2 : a2 + 1] if a2 < len(best) and best[a2].isalpha() else []
+                return " ".join([*removed, *after]), " ".join([*added, *after])
+            if op == "insert" and a1 > 0 and best[a1 - 1].isalpha():
+                return best[a1 - 1], " ".join([best[a1 - 1], *added])
     return None
