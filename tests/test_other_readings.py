@@ -54,6 +54,8 @@ def test_a_reading_that_only_mends_what_was_misheard_may_be_tried(heard: str, re
         ("Turn that room on bread.", "Turn that room up, red.", "swaps on for up"),
         ("Set the bedroom like 50%.", "Set the bathroom like 50%.", "swaps one room for another"),
         ("Turn every bump red.", "Turn on the bedroom.", "swaps red for bedroom"),
+        ("Turn every bump red.", "Turn the lamp red.", "loses every for this room's lamp"),
+        ("Play the song, glad to loom.", "Play the song.", "drops what to play"),
         ("Set the kitchen light to 50%.", "Set the kitchen light to 15%.", "swaps a number"),
         ("Sandalwood diffuser intensity to 70%.", "Sandalwood diffuser, intensity to 70%.", "the same words"),
     ],

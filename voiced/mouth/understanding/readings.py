@@ -7,7 +7,8 @@ tried when it cannot turn a mishearing into a wrong effect, so it must not, agai
 - drop a name, number or direction the best one heard ("…light blue" → "…light"), or more than
   one word;
 - swap one name, number or direction for another ("bedroom" → "bathroom", "on" → "up");
-- bring in a word that widens or points elsewhere ("every", "them", "that", "all", "not").
+- bring in a word that widens or points elsewhere ("every", "them", "that", "all", "not"), or
+  lose an "every" or "all" but for a name ("every bump" → "the lamp", this room's).
 
 Pure: words in, words out (measured on the spoken bench's audio: see README, "Understanding").
 """
@@ -47,6 +48,7 @@ WIDENING = frozenset(
         "dont",
     }
 )
+QUANTIFIERS = frozenset({"every", "all", "everything", "everywhere", "whole", "house", "home"})
 # Words in the home's names that name nothing by themselves ("living room" is a room, "room" is not).
 GENERIC = frozenset({"room", "light", "lights", "lamp", "lamps", "the", "music", "player", "speaker", "of"})
 TEMPERATURES = frozenset({"warm", "warmer", "cool", "cooler", "cold", "daylight", "white"})
@@ -86,6 +88,8 @@ def _safe(best: Sequence[str], reading: Sequence[str], names: frozenset[str]) ->
         removed, added = best[a1:a2], reading[b1:b2]
         if any(w in WIDENING for w in added):
             return False
+        if QUANTIFIERS & set(removed) and not any(_is_name(names, w) for w in added):
+            return False  # "every bump" → "the lamp": this room's lamp is a guess, a name is not
         if op == "delete" and len(removed) > 1:
             return False  # "play the song, glad to loom" → "play the song": what to play was dropped
         for kind in (functools.partial(_is_name, names), _is_direction):
@@ -114,9 +118,6 @@ def _is_direction(word: str) -> bool:
 
 def _singular(word: str) -> str:
     return word[:-1] if word.endswith("s") and len(word) > 3 else word
-
-
-QUANTIFIERS = frozenset({"every", "all", "everything", "everywhere", "whole", "house", "home"})
 
 
 def unsure_part(heard: str, others: Iterable[str], names: frozenset[str]) -> tuple[str, str] | None:
