@@ -11,6 +11,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import get_args
 
 import numpy as np
 
@@ -23,7 +24,7 @@ from voiced.brain.interview import InterviewAgent
 from voiced.brain.setup import build_brain
 from voiced.brain.turns import TurnThinking
 from voiced.bus import EventBus
-from voiced.config import Config
+from voiced.config import Config, WakeWord
 from voiced.console import drain_printer, print_events
 from voiced.daemon import Daemon, HalfDuplexGuard
 from voiced.devices.actions import DeviceActions
@@ -35,8 +36,9 @@ from voiced.ear.frontend import EchoCancellingVad
 from voiced.ear.listener import Ear, Heard, Listener
 from voiced.ear.mute import MuteSwitch
 from voiced.ear.typed import TypedEar, TypedTurns
-from voiced.ear.wake import MicroWakeDetector, WakeGate, WakeSettings
+from voiced.ear.wake import MicroWakeDetector, WakeGate, WakeSettings, WakeWordChoice
 from voiced.ear.whisper import WhisperTranscriber, vocabulary_hotwords, vocabulary_prompt
+from voiced.ha_entities import HaEntities
 from voiced.llm_client import open_client
 from voiced.mouth.home_changes import follow_home
 from voiced.mouth.hybrid import build_agent
@@ -104,15 +106,12 @@ def build_ear(
     stack: contextlib.AsyncExitStack,
     complete: Callable[[Heard], bool] | None = None,
     muted: Callable[[], bool] = lambda: False,
-    busy: Callable[[], bool] = lambda: False,
+    wake: WakeGate | None = None,
 ) -> Ear:
-    """The ear; what it opens that must be closed (the echo canceller) goes on `stack`.
-
-    `busy`: a turn is under way (the wake word's window stays open through it)."""
+    """The ear; what it opens that must be closed (the echo canceller) goes on `stack`."""
     transcriber = engines.transcriber
     if transcriber is None:
         raise ValueError("an ear needs Whisper: load the engines with whisper=True")
-    wake = wake_gate(config, bus, busy)
     audio = config.audio
     guard = GuardSettings(frame_ms=config.vad.frame_ms, confirm_ms=audio.barge_in_confirm_ms)
     if options.reference is None or audio.echo == "off":
@@ -146,7 +145,9 @@ def build_ear(
 
 
 def wake_gate(config: Config, bus: EventBus, busy: Callable[[], bool]) -> WakeGate | None:
-    """The wake word's gate, its model loaded (a few ms); None when always listening."""
+    """The wake word's gate, its model loaded (a few ms); None when always listening.
+
+    `busy`: a turn is under way (the wake word's window stays open through it)."""
     if config.wake.word is None:
         return None
     settings = WakeSettings(
@@ -249,6 +250,9 @@ async def run_daemon(
         brain_wait_s = config.brain.barrier_timeout_s if brain is not None else None
         mute = MuteSwitch(bus)
         mute.set(config.wake.muted)
+        wake = None
+        if not isinstance(source, TypedTurns):
+            wake = wake_gate(config, bus, busy=lambda: daemon.busy or speech.speaking)
         ear: Listener = (
             TypedEar(source, bus, brain_wait_s=brain_wait_s)
             if isinstance(source, TypedTurns)
@@ -262,7 +266,7 @@ async def run_daemon(
                 stack,
                 ends_request(config, intents),
                 mute,
-                busy=lambda: daemon.busy or speech.speaking,
+                wake,
             )
         )
         daemon = Daemon(
@@ -291,6 +295,19 @@ async def run_daemon(
             web = WebServer(config.web, controls, options.web_socket)
             await web.start()
             stack.push_async_callback(web.stop)
+        if config.homeassistant.discovery:
+            choice = WakeWordChoice(wake, get_args(WakeWord)) if wake is not None else None
+            entities = HaEntities(
+                config.homeassistant,
+                config.mqtt,
+                bus,
+                mute=mute.set,
+                is_muted=mute,
+                wake=choice,
+                room=config.audio.room,
+            )
+            await entities.start()
+            stack.push_async_callback(entities.stop)
         await asyncio.to_thread(speech.warm, familiar_replies(registry))
         main = asyncio.create_task(daemon.run(), name="daemon")
         for sig in (signal.SIGTERM, signal.SIGINT):

@@ -279,6 +279,18 @@ class WakeConfig(_Section):
     muted: bool = Field(False, description="start with the microphone muted (SIGUSR1 toggles it)")
 
 
+class HomeAssistantConfig(_Section):
+    discovery: bool = Field(
+        True, description="publish voiced's own entities (state, transcript, mute, wake word) for HA"
+    )
+    prefix: str = Field(
+        "homeassistant", pattern=r"^[A-Za-z0-9_-]{1,64}$", description="HA's discovery prefix"
+    )
+    node_id: str = Field(
+        "voiced", pattern=r"^[A-Za-z0-9_-]{1,64}$", description="this daemon in HA: one per room"
+    )
+
+
 class PlansConfig(_Section):
     enabled: bool = Field(True, description="multi-step and timed requests become plans (voiced/plans)")
     checkpoint_file: SafePath | None = Field(
@@ -309,6 +321,7 @@ class Config(_Section):
     web: WebConfig = WebConfig()
     wake: WakeConfig = WakeConfig()
     plans: PlansConfig = PlansConfig()
+    homeassistant: HomeAssistantConfig = HomeAssistantConfig()
 
     @model_validator(mode="after")
     def _consistent(self) -> Config:

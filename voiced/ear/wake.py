@@ -136,6 +136,11 @@ class WakeGate:
     def word(self) -> str:
         return self._detector.word
 
+    def listen_for(self, detector: WakeDetector) -> None:
+        """Another wake word from the next frame on (Home Assistant's select, say)."""
+        _LOGGER.info("wake word: %s (was %s)", detector.word, self._detector.word)
+        self._detector = detector
+
     def admit(
         self, frame: bytes, events: list[SegmenterEvent], restart: Callable[[list[bytes]], None]
     ) -> list[SegmenterEvent]:
@@ -181,3 +186,19 @@ def quiet_start(frames: list[bytes], cut_ms: int = CUT_MS) -> list[bytes]:
     data = audio.astype(np.int16).tobytes()
     size = len(frames[0])
     return [data[i : i + size] for i in range(0, len(data), size)]
+
+
+class WakeWordChoice:
+    """The wake word as a choice among the models pymicro-wakeword ships (Home Assistant's select)."""
+
+    def __init__(self, gate: WakeGate, words: tuple[str, ...]) -> None:
+        self._gate = gate
+        self.words = words
+
+    @property
+    def word(self) -> str:
+        return self._gate.word
+
+    def choose(self, word: str) -> None:
+        if word != self._gate.word:
+            self._gate.listen_for(MicroWakeDetector(word))  # a few ms: its model ships in the package
