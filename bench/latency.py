@@ -8,6 +8,7 @@ plus the daemon's peak RSS. Run: scripts/bench.sh [--turns N]
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import resource
 import shutil
@@ -22,6 +23,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from tests.wyoming_servers import wyoming_servers  # noqa: E402
 from voiced.config import TtsConfig  # noqa: E402
 from voiced.demo import write_script_wav  # noqa: E402
 from voiced.mouth.piper_tts import PiperSynthesizer  # noqa: E402
@@ -114,16 +116,42 @@ def main() -> int:
     parser.add_argument(
         "--llm", action="store_true", help="questions answered by a scripted OpenAI-compatible server"
     )
+    parser.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="SECTION.KEY=VALUE",
+        help="a config value for the daemon, e.g. vad.early_asr_ms=60 (repeatable)",
+    )
+    parser.add_argument(
+        "--wyoming",
+        action="store_true",
+        help="Whisper and piper on the real Wyoming servers (wyoming-faster-whisper, wyoming-piper) on loopback",
+    )
     args = parser.parse_args()
     source = QUESTIONS if args.llm else COMMANDS
     lines = [source[i % len(source)] for i in range(args.turns)]
-    with tempfile.TemporaryDirectory(prefix="voiced-bench-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="voiced-bench-") as tmp, contextlib.ExitStack() as stack:
         work = Path(tmp)
         print(f"bench: synthesizing {len(lines)} spoken commands…", flush=True)
         seconds = write_script_wav(PiperSynthesizer(TtsConfig(), REPO / "models"), lines, work / "in.wav")
         broker, port = start_broker(work)
         config = work / "config.yaml"
         config.write_text(f"devices_dir: {REPO / 'devices'}\nweb:\n  port: 0\nmqtt:\n  port: {port}\n")
+        sections: dict[str, list[str]] = {}
+        for item in args.set:
+            key, _, value = item.partition("=")
+            section, _, name = key.partition(".")
+            if not (section and name and value):
+                parser.error(f"--set {item!r}: expected SECTION.KEY=VALUE")
+            sections.setdefault(section, []).append(f"  {name}: {value}\n")
+        if args.wyoming:
+            asr_uri, tts_uri = stack.enter_context(wyoming_servers(work))
+            for section, uri in (("asr", asr_uri), ("tts", tts_uri)):
+                sections.setdefault(section, []).extend(["  backend: wyoming\n", f"  uri: {uri}\n"])
+            print(f"bench: Wyoming servers at {asr_uri} (ASR) and {tts_uri} (TTS)", flush=True)
+        with config.open("a") as out:
+            out.writelines(f"{section}:\n{''.join(lines)}" for section, lines in sections.items())
         llm = None
         if args.llm:
             from tests.openai_server import ScriptedServer, Text
@@ -137,6 +165,12 @@ def main() -> int:
                 out.write(f"llm:\n  base_url: {llm.base_url}\nagent:\n  kind: hybrid\n")
                 out.write("brain:\n  use_llm: false\n")
         print(f"bench: playing {seconds:.0f} s of speech into `voiced run --input` in real time…", flush=True)
+        # The devices answer as real ones do (a relative change asks the light for its state first).
+        simulator = subprocess.Popen(
+            [sys.executable, "-m", "voiced", "-c", str(config), "simulate"],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         try:
             run = ["run", "--input", str(work / "in.wav"), "--output", str(work / "out.wav")]
             subprocess.run(
@@ -155,6 +189,8 @@ def main() -> int:
                 timeout=seconds * 3 + 120,
             )
         finally:
+            simulator.terminate()
+            simulator.wait(timeout=10)
             broker.terminate()
             broker.wait(timeout=10)
             if llm is not None:

@@ -38,6 +38,7 @@ from voiced.ear.mute import MuteSwitch
 from voiced.ear.typed import TypedEar, TypedTurns
 from voiced.ear.wake import MicroWakeDetector, WakeGate, WakeSettings, WakeWordChoice
 from voiced.ear.whisper import WhisperTranscriber, vocabulary_hotwords, vocabulary_prompt
+from voiced.ear.wyoming_asr import WyomingTranscriber
 from voiced.ha_entities import HaEntities
 from voiced.llm_client import open_client
 from voiced.mouth.home_changes import follow_home
@@ -47,6 +48,7 @@ from voiced.mouth.piper_tts import PiperSynthesizer
 from voiced.mouth.speech import SpeechOutput
 from voiced.mouth.understanding.replies import NOT_UNDERSTOOD
 from voiced.mouth.understanding.titles import may_name_a_title
+from voiced.mouth.wyoming_tts import WyomingSynthesizer
 from voiced.plans.setup import build_plans
 from voiced.plans.voice import PlanAgent
 from voiced.systemd import NotifySettings, notify_systemd
@@ -62,8 +64,8 @@ COMPLETE_MIN_CONFIDENCE = 0.5  # Whisper's mean token probability; misheard word
 
 @dataclass(frozen=True)
 class Engines:
-    transcriber: WhisperTranscriber | None  # None when nothing is heard (typed turns)
-    synthesizer: PiperSynthesizer
+    transcriber: WhisperTranscriber | WyomingTranscriber | None  # None when nothing is heard (typed turns)
+    synthesizer: PiperSynthesizer | WyomingSynthesizer
 
 
 def load_engines(config: Config, registry: DeviceRegistry, *, whisper: bool = True) -> Engines:
@@ -71,18 +73,30 @@ def load_engines(config: Config, registry: DeviceRegistry, *, whisper: bool = Tr
 
     `whisper=False`: only piper, for typed turns that need no ears.
     """
-    transcriber = None
+    asr, tts = config.asr, config.tts
+    transcriber: WhisperTranscriber | WyomingTranscriber | None = None
     if whisper:
-        transcriber = WhisperTranscriber(
-            config.asr,
+        whisper_model = WhisperTranscriber(
+            asr,
             config.models_dir,
             prompt=vocabulary_prompt(HomeVocabulary.of(registry)),
             hotwords=vocabulary_hotwords(HomeVocabulary.of(registry)),
             weigh_words=may_name_a_title,
         )
-        transcriber.transcribe(np.zeros(16000, dtype=np.int16))
-    synthesizer = PiperSynthesizer(config.tts, config.models_dir)
-    synthesizer.synthesize("Ready.")
+        whisper_model.transcribe(np.zeros(16000, dtype=np.int16))
+        transcriber = whisper_model
+        # A remote engine wraps the local one, loaded above: the fallback is ready before the first turn.
+        if asr.backend == "wyoming" and asr.uri is not None:
+            transcriber = WyomingTranscriber(
+                asr.uri, whisper_model, language=asr.language, connect_s=asr.connect_s, answer_s=asr.answer_s
+            )
+    piper = PiperSynthesizer(tts, config.models_dir)
+    piper.synthesize("Ready.")
+    synthesizer: PiperSynthesizer | WyomingSynthesizer = piper
+    if tts.backend == "wyoming" and tts.uri is not None:
+        synthesizer = WyomingSynthesizer(
+            tts.uri, piper, voice=tts.remote_voice, connect_s=tts.connect_s, answer_s=tts.answer_s
+        )
     return Engines(transcriber, synthesizer)
 
 

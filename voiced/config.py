@@ -77,7 +77,25 @@ class VadConfig(_Section):
     )
 
 
-class AsrConfig(_Section):
+WYOMING_URI = r"^tcp://[A-Za-z0-9._-]+:[0-9]{1,5}$"
+
+
+class _Remote(_Section):
+    """A Wyoming server for the engine, with the local engine as its fallback."""
+
+    backend: Literal["local", "wyoming"] = Field("local", description="wyoming: the server at `uri` first")
+    uri: str | None = Field(None, pattern=WYOMING_URI, description="the Wyoming server, tcp://host:port")
+    connect_s: Float = Field(2.0, gt=0, le=30, description="a server not connected by then: the local engine")
+    answer_s: Float = Field(10.0, gt=0, le=120, description="a server not done by then: the local engine")
+
+    @model_validator(mode="after")
+    def _uri_for_wyoming(self) -> _Remote:
+        if self.backend == "wyoming" and self.uri is None:
+            raise ValueError("backend wyoming needs uri: tcp://host:port")
+        return self
+
+
+class AsrConfig(_Remote):
     model: PathText = Field("tiny.en", description="'tiny.en' (pip package) or a CTranslate2 model dir")
     compute_type: Literal["int8", "int8_float32", "int16", "float32", "default"] = "int8"
     beam_size: Int = Field(1, ge=1, le=10)
@@ -93,7 +111,8 @@ class AsrConfig(_Section):
     )
 
 
-class TtsConfig(_Section):
+class TtsConfig(_Remote):
+    remote_voice: str | None = Field(None, description="the Wyoming server's voice to use; None = its own")
     voice: PathText = Field("en_US-joe-medium", description="bundled voice name or path to a .onnx")
     length_scale: Float = Field(1.0, gt=0.3, le=3.0)
     noise_scale: Float | None = Field(None, ge=0, le=2, description="None = the voice's own; 0 = repeatable")
