@@ -126,7 +126,7 @@ def main() -> int:
     parser.add_argument(
         "--wyoming",
         action="store_true",
-        help="Whisper and piper on the real Wyoming servers (wyoming-faster-whisper, wyoming-piper) on loopback",
+        help="Whisper and piper on the real Wyoming servers (wyoming-faster-whisper, -piper) on loopback",
     )
     args = parser.parse_args()
     source = QUESTIONS if args.llm else COMMANDS
