@@ -7,8 +7,9 @@ cd "$(dirname "$0")/.."
 # openssl: the TLS test makes its own certificate authority. systemd: systemd-analyze rates the
 # unit. chromium + chromium-driver: the dashboard's browser tests (Selenium drives Debian's
 # browser; no browser is ever downloaded). wamerican: English words, so a real word Whisper heard
-# is not "corrected" into a device name that merely looks like it.
-APT_PACKAGES=(systemd wamerican libportaudio2 libspeexdsp1 mosquitto mosquitto-clients pulseaudio pulseaudio-utils libasound2-plugins openssl chromium chromium-driver)
+# is not "corrected" into a device name that merely looks like it. mpd + sox: the MPD music
+# device's tests run a real MPD (its own, on a free port) over a library of tones sox writes.
+APT_PACKAGES=(systemd wamerican libportaudio2 libspeexdsp1 mosquitto mosquitto-clients pulseaudio pulseaudio-utils libasound2-plugins openssl chromium chromium-driver mpd sox)
 VENV=${VOICED_VENV:-.venv}
 
 missing=()

@@ -29,6 +29,8 @@ from voiced.console import drain_printer, print_events
 from voiced.daemon import Daemon, HalfDuplexGuard
 from voiced.devices.actions import DeviceActions
 from voiced.devices.gateway import DeviceGateway
+from voiced.devices.model import MusicDevice
+from voiced.devices.mpd_player import MpdPlayer
 from voiced.devices.registry import DeviceRegistry
 from voiced.devices.vocabulary import HomeVocabulary
 from voiced.ear.bargein import GuardSettings
@@ -172,6 +174,15 @@ def wake_gate(config: Config, bus: EventBus, busy: Callable[[], bool]) -> WakeGa
     return WakeGate(MicroWakeDetector(config.wake.word), settings, bus, busy)
 
 
+def mpd_players(registry: DeviceRegistry, config: Config) -> list[MpdPlayer]:
+    """The music devices an MPD plays (`mpd: host:port` in their file), each driven by the daemon."""
+    return [
+        MpdPlayer(device, config.mqtt, device.mpd)
+        for device in registry.by_kind("music")
+        if isinstance(device, MusicDevice) and device.mpd is not None
+    ]
+
+
 def familiar_replies(registry: DeviceRegistry) -> list[str]:
     """The replies said most, synthesized before the first turn."""
     names = [device.name.replace("_", " ") for device in registry]
@@ -213,6 +224,9 @@ async def run_daemon(
         gateway = DeviceGateway(registry, config.mqtt, bus, config.safety, devices=config.devices)
         gateway.start()
         stack.callback(gateway.stop)
+        for player in mpd_players(registry, config):
+            player.start()
+            stack.callback(player.stop)
         if not await gateway.wait_connected(config.mqtt.connect_timeout_s):
             _LOGGER.warning(
                 "MQTT broker %s:%s not reachable yet; device commands will be refused until it is",

@@ -157,8 +157,10 @@ def simulate(args: argparse.Namespace, config: Config, registry: DeviceRegistry)
                 "(or another simulator); refusing to play devices there",
                 2,
             )
+        # a music device with its own MPD is played by the daemon on MPD, not pretended here
+        played = DeviceRegistry([d for d in registry if getattr(d, "mpd", None) is None])
         simulator = DeviceSimulator(
-            registry,
+            played,
             config.mqtt,
             delay_s=args.delay_ms / 1000,
             silent=args.silent,

@@ -70,7 +70,7 @@ class VadConfig(_Section):
     min_speech_ms: Int = Field(250, ge=0, le=5000)
     max_utterance_s: Float = Field(15.0, gt=1, le=120)
     early_asr_ms: Int = Field(
-        150, ge=0, le=5000, description="start ASR after this much silence (0 = at the end)"
+        60, ge=0, le=5000, description="start ASR after this much silence (0 = at the end)"
     )
     complete_hangover_ms: int = Field(
         300, ge=0, le=5000, description="silence that ends a whole, confident local command (0 = off)"

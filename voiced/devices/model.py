@@ -69,6 +69,11 @@ class MusicDevice(_DeviceBase):
     kind: Literal["music"]
     genres: list[str] = []
     volume_max: int = Field(100, ge=1, le=100)
+    mpd: str | None = Field(
+        None,
+        pattern=r"^[A-Za-z0-9._-]+:[0-9]{1,5}$",
+        description="host:port of an MPD that plays this device; the daemon carries its commands there",
+    )
 
 
 class SwitchDevice(_DeviceBase):
