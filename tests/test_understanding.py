@@ -303,6 +303,12 @@ def test_the_lights_with_a_room_of_our_own_are_this_rooms_unless_all_is_said() -
         LightSet(device="kitchen_light", state="OFF"),
     )
     assert len(agent().understand("turn on all the lights in the house").commands) == 3
+    for every in ("turn all the lights red", "turn every lamp red", "make every light warm"):
+        assert {c.device for c in agent().understand(every).commands} == {
+            "bedroom_light",
+            "kitchen_light",
+            "living_room_light",
+        }, every
 
 
 @pytest.mark.parametrize(

@@ -42,6 +42,7 @@ log = logging.getLogger(__name__)
 REPORTED = "That sounded like something someone else said, so I didn't change anything."
 NEGATED = "Okay, I'll leave it as it is."
 LATER = "Sorry, I can't do things at a later time yet, so I didn't change anything."
+LIGHT_WORDS = frozenset({"light", "lights", "lamp", "lamps"})
 EVERYWHERE = frozenset({"all", "every", "everything", "everywhere", "house", "home", "each"})
 SHORT_ANSWER_WORDS = 4  # "the bathroom one" answers a question; a longer request is a new one
 # A request ending in one of these is still being said ("turn on the light and ...").
@@ -324,10 +325,12 @@ class LocalIntentAgent:
         area = match.slots.get("area")
         said = set(text.split())
         if area is not None and not area.text and EVERYWHERE & said and not {"here", "room"} & said:
-            # "set all the lights to max": the room the matcher took from context is not what was said
-            return Match(
-                match.intent, {k: v for k, v in match.slots.items() if k != "area"}, match.fuzzy, match.wild
-            )
+            # "set all the lights to max": the room the matcher took from context is not what was said;
+            # with no name, the kind is the target ("every light red": every light, not this room's)
+            slots = {k: v for k, v in match.slots.items() if k != "area"}
+            if "name" not in slots and "domain" not in slots and LIGHT_WORDS & said:
+                slots["domain"] = Slot("light", "")
+            return Match(match.intent, slots, match.fuzzy, match.wild)
         if room is None or "domain" not in match.slots or "name" in match.slots or "area" in match.slots:
             return match
         if SCOPE & set(text.split()) or not self._home.in_room(room, ("light", "music", "diffuser")):
