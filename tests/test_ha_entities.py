@@ -18,10 +18,11 @@ from paho.mqtt.enums import CallbackAPIVersion
 from tests.conftest import Broker
 from voiced.bus import EventBus
 from voiced.config import HomeAssistantConfig, WakeWord
+from voiced.devices.ha_discovery import parse_config
 from voiced.ear.mute import MuteSwitch
 from voiced.ear.wake import MicroWakeDetector, WakeGate, WakeSettings, WakeWordChoice
 from voiced.events import AssistantState, MuteChanged, Transcript
-from voiced.ha_entities import HaEntities
+from voiced.ha_entities import HaEntities, Topics, discovery
 
 PREFIX, NODE = "homeassistant", "kitchen"
 STATE, MUTE, WAKE = "voiced/kitchen/state", "voiced/kitchen/mute", "voiced/kitchen/wake_word"
@@ -200,3 +201,11 @@ def test_the_wake_word_select_switches_the_detector(broker: Broker) -> None:
         asyncio.run(scenario())
     finally:
         ha.close()
+
+
+def test_voiceds_own_entities_are_not_taken_for_devices_of_the_home() -> None:
+    configs = discovery(Topics(PREFIX, NODE), "kitchen", None)
+    assert len(configs) == 3
+    for topic, config in configs.items():
+        component, _node, object_id = topic.split("/")[1:4]
+        assert parse_config(component, object_id, config, {}) is None, topic

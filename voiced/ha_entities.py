@@ -69,7 +69,7 @@ def discovery(topics: Topics, room: str | None, wake: WakeChoice | None) -> dict
         "device": {
             "identifiers": [f"voiced_{topics.node_id}"],
             "name": f"voiced ({room})" if room else "voiced",
-            "manufacturer": "voiced",
+            "manufacturer": "voiced",  # devices/ha_discovery.py leaves these out of the home
             "model": "offline voice assistant",
             "sw_version": __version__,
         },

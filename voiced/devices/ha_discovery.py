@@ -132,6 +132,8 @@ def parse_config(component: str, object_id: str, config: Any, areas: dict[str, s
     if not isinstance(config, dict):
         raise DiscoveryError(f"expected a JSON object, got {type(config).__name__}")
     body = _expand(config)
+    if _device(body).get("manufacturer") == "voiced":
+        return None  # a voiced daemon's own entities (ours or another room's): not a device of the home
     spoken = _name(body, object_id)
     name = slug(spoken)
     common: dict[str, Any] = {
