@@ -134,7 +134,9 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="voiced-bench-") as tmp, contextlib.ExitStack() as stack:
         work = Path(tmp)
         print(f"bench: synthesizing {len(lines)} spoken commands…", flush=True)
-        seconds = write_script_wav(PiperSynthesizer(TtsConfig(), REPO / "models"), lines, work / "in.wav")
+        # Without generator noise every run plays the very same WAV: local and --wyoming hear equal audio.
+        voice = PiperSynthesizer(TtsConfig(noise_scale=0.0, noise_w_scale=0.0), REPO / "models")
+        seconds = write_script_wav(voice, lines, work / "in.wav")
         broker, port = start_broker(work)
         config = work / "config.yaml"
         config.write_text(f"devices_dir: {REPO / 'devices'}\nweb:\n  port: 0\nmqtt:\n  port: {port}\n")

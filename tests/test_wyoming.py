@@ -121,7 +121,7 @@ def test_a_server_that_accepts_but_never_answers_gives_way_after_answer_s(
                 heard = remote.transcribe(spoken("Pause the music."))
             assert words(heard) == "pause the music"
             assert time.monotonic() - started < 1.0 + 2.0
-            assert f"Wyoming ASR server {uri} failed" in caplog.text
+            assert f"Wyoming ASR server {uri} failed (not done within 1 s)" in caplog.text
         finally:
             stop.set()
             holder.join(timeout=5)
@@ -143,3 +143,38 @@ def test_a_bad_wyoming_config_names_the_field(text: str, named: str, tmp_path: P
     path.write_text(text)
     with pytest.raises(ConfigError, match=named.replace(".", r"\.")):
         load_config(path, {})
+
+
+def test_a_server_that_never_accepts_gives_way_within_connect_s(
+    local_whisper: WhisperTranscriber, local_piper: PiperSynthesizer, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A host that drops the connection request (a server whose backlog is full, as a box that is
+    down or firewalled would) hangs the connect; the local engines take over after connect_s."""
+    with socket.socket() as full:
+        full.bind(("127.0.0.1", 0))
+        full.listen(0)
+        waiting = [socket.socket() for _ in range(3)]  # never accepted: the backlog stays full
+        try:
+            for pending in waiting:
+                pending.setblocking(False)
+                pending.connect_ex(full.getsockname())
+            time.sleep(0.2)
+            uri = f"tcp://127.0.0.1:{full.getsockname()[1]}"
+            remote_ear = WyomingTranscriber(uri, local_whisper, language="en", connect_s=2, answer_s=30)
+            remote_voice = WyomingSynthesizer(uri, local_piper, voice=None, connect_s=2, answer_s=30)
+            with caplog.at_level(logging.INFO, logger="voiced.wyoming_link"):
+                started = time.monotonic()
+                heard = remote_ear.transcribe(spoken("Stop the music."))
+                heard_s = time.monotonic() - started
+                started = time.monotonic()
+                said = remote_voice.synthesize("Stopping the music.")
+                said_s = time.monotonic() - started
+        finally:
+            for pending in waiting:
+                pending.close()
+    assert words(heard) == "stop the music"
+    assert len(said) > 0.5 * local_piper.sample_rate
+    # The connect hung until connect_s (so it was not refused), then the local engine answered.
+    assert 1.9 < heard_s < 2 + 2.0 and 1.9 < said_s < 2 + 2.0
+    assert f"Wyoming ASR server {uri} failed (not connected within 2 s)" in caplog.text
+    assert f"Wyoming TTS server {uri} failed (not connected within 2 s)" in caplog.text

@@ -56,10 +56,24 @@ class RemoteOrLocal:
         self._failed_at = None
 
 
+class TooSlow(TimeoutError):
+    """A step that did not finish in its time; the message says which, for the log."""
+
+
+async def within(step: Awaitable[T], seconds: float, what: str) -> T:
+    """`step` within `seconds`, else TooSlow("<what> within N s") (asyncio's own timeout says nothing)."""
+    try:
+        return await asyncio.wait_for(step, seconds)
+    except TooSlow:
+        raise  # an inner step's, already named
+    except TimeoutError:
+        raise TooSlow(f"{what} within {seconds:g} s") from None
+
+
 def exchange(work: Callable[[], Awaitable[T]], timeout_s: float) -> T:
     """Run one exchange to its end in this (worker) thread, within `timeout_s`."""
 
     async def bounded() -> T:
-        return await asyncio.wait_for(work(), timeout_s)
+        return await within(work(), timeout_s, "not done")
 
     return asyncio.run(bounded())

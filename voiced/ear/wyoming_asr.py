@@ -15,7 +15,7 @@ from voiced.audio.pcm import EAR_RATE
 from voiced.devices.vocabulary import HomeVocabulary
 from voiced.ear.transcriber import Hearing
 from voiced.ear.whisper import WhisperTranscriber
-from voiced.wyoming_link import RemoteOrLocal, exchange, parse_uri
+from voiced.wyoming_link import RemoteOrLocal, exchange, parse_uri, within
 
 CHUNK_SAMPLES = 1024
 
@@ -48,14 +48,12 @@ class WyomingTranscriber:
         return self._local.transcribe_scored(samples)
 
     async def _remote(self, samples: np.ndarray) -> str:
-        import asyncio
-
         from wyoming.asr import Transcribe, Transcript
         from wyoming.audio import AudioChunk, AudioStart, AudioStop
         from wyoming.client import AsyncTcpClient
 
         client = AsyncTcpClient(self._host, self._port)
-        await asyncio.wait_for(client.connect(), self._connect_s)
+        await within(client.connect(), self._connect_s, "not connected")
         try:
             await client.write_event(Transcribe(language=self._language).event())
             await client.write_event(AudioStart(rate=EAR_RATE, width=2, channels=1).event())

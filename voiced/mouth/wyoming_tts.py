@@ -13,7 +13,7 @@ import numpy as np
 
 from voiced.audio.pcm import resample_band_limited
 from voiced.mouth.piper_tts import PiperSynthesizer
-from voiced.wyoming_link import RemoteOrLocal, exchange, parse_uri
+from voiced.wyoming_link import RemoteOrLocal, exchange, parse_uri, within
 
 
 class WyomingSynthesizer:
@@ -43,14 +43,12 @@ class WyomingSynthesizer:
         return self._local.synthesize(text)
 
     async def _remote(self, text: str) -> tuple[np.ndarray, int]:
-        import asyncio
-
         from wyoming.audio import AudioChunk, AudioStart, AudioStop
         from wyoming.client import AsyncTcpClient
         from wyoming.tts import Synthesize, SynthesizeVoice
 
         client = AsyncTcpClient(self._host, self._port)
-        await asyncio.wait_for(client.connect(), self._connect_s)
+        await within(client.connect(), self._connect_s, "not connected")
         try:
             voice = SynthesizeVoice(name=self._voice) if self._voice else None
             await client.write_event(Synthesize(text=text, voice=voice).event())
