@@ -31,7 +31,7 @@ sys.path.insert(0, str(REPO))
 
 from bench.latency import p95, start_broker  # noqa: E402
 from voiced.bus import EventBus  # noqa: E402
-from voiced.config import DevicesConfig, MqttConfig  # noqa: E402
+from voiced.config import DevicesConfig, MqttConfig, SafetyConfig  # noqa: E402
 from voiced.devices.actions import DeviceActions  # noqa: E402
 from voiced.devices.gateway import DeviceGateway  # noqa: E402
 from voiced.devices.model import LightSet  # noqa: E402
@@ -127,7 +127,9 @@ async def colour_trials(port: int, trials: int, delay_s: float) -> list[float]:
     bus.bind_loop(asyncio.get_running_loop())
     simulator = DeviceSimulator(registry, MqttConfig(port=port, client_id="bench-sim"), delay_s=delay_s)
     simulator.start()
-    gateway = DeviceGateway(registry, MqttConfig(port=port, client_id="bench-colour"), bus)
+    # many colours in a few seconds: past the daemon's rate limit, which this bench does not measure
+    safety = SafetyConfig(max_commands=1000)
+    gateway = DeviceGateway(registry, MqttConfig(port=port, client_id="bench-colour"), bus, safety)
     gateway.start()
     actions = DeviceActions(gateway, bus)
     times = []
