@@ -132,6 +132,17 @@ def test_speech_after_a_pause_announces_a_new_pause() -> None:
     assert names == ["UtteranceStarted", "UtterancePaused", "UtterancePaused", "UtteranceEnded"]
 
 
+def test_a_longer_pause_for_one_utterance_only() -> None:
+    segmenter = Segmenter(PAUSING)
+    assert [type(e).__name__ for _, e in feed(segmenter, "ss")] == ["UtteranceStarted"]
+    segmenter.pause_after(180)  # speech over our reply: a 90 ms gap in a word is no pause
+    events = feed(segmenter, "ss...ss......" + "." * 6)
+    assert [(i, type(e).__name__) for i, e in events] == [(12, "UtterancePaused"), (16, "UtteranceEnded")]
+    again = feed(segmenter, "ssss" + "." * 10)  # the next utterance has the usual pause
+    assert [type(e).__name__ for _, e in again] == ["UtteranceStarted", "UtterancePaused", "UtteranceEnded"]
+    assert again[1][0] == 6
+
+
 def test_no_pause_for_too_little_speech_or_when_disabled() -> None:
     assert [type(e).__name__ for _, e in feed(Segmenter(PAUSING), "ss" + "." * 10)] == [
         "UtteranceStarted",

@@ -3,6 +3,7 @@ from PyPI (with our bundled models), and the fallback to the local engines when 
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import socket
 import threading
@@ -16,8 +17,11 @@ import pytest
 from tests.conftest import free_port
 from tests.speech_fixtures import synthesizer
 from tests.wyoming_servers import wyoming_servers
-from voiced.audio.pcm import EAR_RATE, resample_band_limited
-from voiced.config import AsrConfig, TtsConfig, load_config
+from voiced.audio.pcm import EAR_RATE, resample_band_limited, write_wav
+from voiced.audio.sources import WavFileSource
+from voiced.bus import EventBus
+from voiced.config import AsrConfig, TtsConfig, VadConfig, load_config
+from voiced.ear.listener import Ear, Utterance
 from voiced.ear.whisper import WhisperTranscriber
 from voiced.ear.wyoming_asr import WyomingTranscriber
 from voiced.errors import ConfigError
@@ -51,7 +55,8 @@ def spoken(text: str) -> np.ndarray:
 
 
 def words(text: str) -> str:
-    return " ".join("".join(c for c in text.lower() if c.isalnum() or c == " ").split())
+    text = text.lower().replace("%", " percent")
+    return " ".join("".join(c for c in text if c.isalnum() or c == " ").split())
 
 
 def test_the_server_hears_a_command_and_no_fallback_is_logged(
@@ -178,3 +183,36 @@ def test_a_server_that_never_accepts_gives_way_within_connect_s(
     assert 1.9 < heard_s < 2 + 2.0 and 1.9 < said_s < 2 + 2.0
     assert f"Wyoming ASR server {uri} failed (not connected within 2 s)" in caplog.text
     assert f"Wyoming TTS server {uri} failed (not connected within 2 s)" in caplog.text
+
+
+def test_the_ear_streams_an_utterance_as_it_is_spoken(
+    servers: tuple[str, str],
+    local_whisper: WhisperTranscriber,
+    tmp_path: Path,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    quiet = np.zeros(EAR_RATE // 2, np.int16)
+    write_wav(
+        tmp_path / "in.wav",
+        np.concatenate([quiet, spoken("Set the bedroom light to 40 percent."), quiet, quiet]),
+        EAR_RATE,
+    )
+    remote = WyomingTranscriber(servers[0], local_whisper, language="en", connect_s=2, answer_s=30)
+
+    async def scenario() -> list[str]:
+        bus = EventBus()
+        ear = Ear(
+            WavFileSource(tmp_path / "in.wav", realtime=True), VadConfig(), remote, bus, stream=remote.stream
+        )
+        utterances: list[Utterance] = []
+        await asyncio.wait_for(ear.run(utterances.append), timeout=60)
+        return [(await asyncio.wait_for(u.transcript, timeout=30)).text for u in utterances]
+
+    try:
+        with caplog.at_level(logging.INFO, logger="voiced.wyoming_link"):
+            texts = asyncio.run(scenario())
+    finally:
+        remote.close()
+    assert [words(t) for t in texts] == ["set the bedroom light to 40 percent"]
+    assert remote.streamed == 1  # the transcript came from the audio sent while it was spoken
+    assert "failed" not in caplog.text

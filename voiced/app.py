@@ -128,14 +128,19 @@ def build_ear(
     transcriber = engines.transcriber
     if transcriber is None:
         raise ValueError("an ear needs Whisper: load the engines with whisper=True")
+    stream = transcriber.stream if isinstance(transcriber, WyomingTranscriber) else None
     audio = config.audio
     guard = GuardSettings(frame_ms=config.vad.frame_ms, confirm_ms=audio.barge_in_confirm_ms)
     if options.reference is None or audio.echo == "off":
-        return Ear(source, config.vad, transcriber, bus, is_deaf=muted, complete=complete, wake=wake)
+        return Ear(
+            source, config.vad, transcriber, bus, is_deaf=muted, complete=complete, wake=wake, stream=stream
+        )
     if audio.echo == "half_duplex":
         half = HalfDuplexGuard(speech)
         deaf = lambda: muted() or half()  # noqa: E731
-        return Ear(source, config.vad, transcriber, bus, is_deaf=deaf, complete=complete, wake=wake)
+        return Ear(
+            source, config.vad, transcriber, bus, is_deaf=deaf, complete=complete, wake=wake, stream=stream
+        )
     front = EchoCancellingVad(
         config.vad.aggressiveness,
         options.reference,
@@ -157,6 +162,7 @@ def build_ear(
         is_deaf=muted,
         complete=complete,
         wake=wake,
+        stream=stream,
     )
 
 
@@ -221,6 +227,8 @@ async def run_daemon(
         presence = asyncio.create_task(publish_assistant_state(bus), name="assistant-state")
         systemd = asyncio.create_task(notify_systemd(bus, options.notify), name="systemd-notify")
         stack.push_async_callback(cancel_and_wait, [presence, systemd])
+        if isinstance(engines.transcriber, WyomingTranscriber):
+            stack.callback(engines.transcriber.close)  # its streaming thread
         gateway = DeviceGateway(registry, config.mqtt, bus, config.safety, devices=config.devices)
         gateway.start()
         stack.callback(gateway.stop)

@@ -72,6 +72,9 @@ class VadConfig(_Section):
     early_asr_ms: Int = Field(
         60, ge=0, le=5000, description="start ASR after this much silence (0 = at the end)"
     )
+    early_asr_over_reply_ms: Int = Field(
+        150, ge=0, le=5000, description="the same for speech over our reply: a gap in a word is not its end"
+    )
     complete_hangover_ms: int = Field(
         300, ge=0, le=5000, description="silence that ends a whole, confident local command (0 = off)"
     )

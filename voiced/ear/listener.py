@@ -30,10 +30,11 @@ from voiced.ear.segmenter import (
     SegmenterEvent,
     SegmenterSettings,
     UtteranceDiscarded,
+    UtteranceEnded,
     UtterancePaused,
     UtteranceStarted,
 )
-from voiced.ear.transcriber import Transcriber
+from voiced.ear.transcriber import SpeechStream, Transcriber
 from voiced.ear.wake import WakeGate
 from voiced.events import BargeInIgnored, InputEnded, Ready, SpeechEnded, SpeechStarted
 from voiced.tasks import cancel_and_wait
@@ -127,11 +128,14 @@ class Ear:
         is_deaf: Callable[[], bool] = lambda: False,
         complete: Callable[[Heard], bool] | None = None,
         wake: WakeGate | None = None,
+        stream: SpeechStream | None = None,
     ) -> None:
         """`complete`: whether the words heard at a pause are a whole request (the turn may end
         sooner); None: every turn waits the full hangover. `wake`: speech needs the wake word
-        (or the conversation it opened) to become a turn; None: always listening."""
+        (or the conversation it opened) to become a turn; None: always listening. `stream`: gets
+        each utterance's audio as it is spoken (a remote ASR server)."""
         self._source = source
+        self._stream = stream
         self._wake = wake
         self._complete = complete
         self._judged: asyncio.Task[Heard] | None = None  # the early transcript already judged
@@ -145,7 +149,10 @@ class Ear:
         self._echo_db = echo_db
         # Judge speech by the frames since it began: the pre-roll before it is only our echo.
         self._onset_frames = max(1, config.onset_ms // config.frame_ms)
-        self._pause_frames = max(1, config.early_asr_ms // config.frame_ms) if config.early_asr_ms else 0
+        # Speech over our reply waits longer for its pause: its words there decide whether the reply
+        # stops, and "please turn on the kit-" cut at a 60 ms gap would be judged without the rest.
+        over_ms = config.early_asr_over_reply_ms
+        self._pause_frames = max(1, over_ms // config.frame_ms) if over_ms else 0
         self._checks: set[asyncio.Task[None]] = set()
         self._hooks: BargeInHooks = _NoHooks()
         self._guard = BargeInGuard(guard or GuardSettings(frame_ms=config.frame_ms))
@@ -175,6 +182,8 @@ class Ear:
                 ready = True
             if self._is_deaf():
                 self._segmenter.reset()
+                if self._stream is not None:
+                    self._stream.end()
                 continue
             kept, user_speech = self._front.classify(frame)
             self._raw.append(frame)
@@ -186,6 +195,8 @@ class Ear:
             events = self._segmenter.process(kept, user_speech) + self._end_by_meaning()
             if self._wake is not None:
                 events = self._wake.admit(kept, events, self._restart)
+            if self._stream is not None:
+                self._follow(self._stream, events, kept)
             for event in events:
                 self._on_event(event, deliver)
             # A backlog of frames is there without waiting: let the barge-in lane and the
@@ -197,6 +208,14 @@ class Ear:
         for task in list(self._checks):
             task.cancel()
         self._bus.publish(InputEnded())
+
+    def _follow(self, stream: SpeechStream, events: list[SegmenterEvent], frame: bytes) -> None:
+        if any(isinstance(e, UtteranceStarted) for e in events):
+            stream.begin(self._segmenter.audio_so_far())
+        elif self._segmenter.in_speech:
+            stream.feed(frame)
+        if any(isinstance(e, (UtteranceEnded, UtteranceDiscarded)) for e in events):
+            stream.end()
 
     def _restart(self, lookback: list[bytes]) -> None:
         """The wake word was heard: drop the utterance in progress; what follows starts a new one,
@@ -323,6 +342,8 @@ class Ear:
             self._turn += 1
             playing = self._is_playing()
             self._bus.publish(SpeechStarted(turn=self._turn, over_reply=playing))
+            if playing:
+                self._segmenter.pause_after(self._config.early_asr_over_reply_ms)
             if self._guard.started(playing=playing) is Action.DUCK:
                 job = self._front.echo_check(self._onset_frames + 2)
                 self._watch(self._onset_check(self._turn, job))

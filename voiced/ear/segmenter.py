@@ -91,6 +91,7 @@ class Segmenter:
         self._silence_run = 0
         self._complete = False  # the caller found what was said so far a whole request
         self._pre_roll.clear()
+        self._pauses = self._pause_frames  # this utterance's pause (see pause_after)
 
     @property
     def frame_count(self) -> int:
@@ -101,10 +102,14 @@ class Segmenter:
         """The utterance in progress, pre-roll included (empty when none is open)."""
         return b"".join(self._frames) if self._in_speech else b""
 
+    def pause_after(self, ms: int) -> None:
+        """For the utterance in progress only, a pause is this much silence (0: none is announced)."""
+        self._pauses = self._s.frames(ms) if ms else 0
+
     def commit(self) -> list[SegmenterEvent]:
         """What was said up to this pause is a whole request: end it after `complete_ms` of
         silence rather than the full hangover. Speech before then withdraws the judgement."""
-        if not (self._in_speech and self._complete_frames and self._silence_run >= self._pause_frames > 0):
+        if not (self._in_speech and self._complete_frames and self._silence_run >= self._pauses > 0):
             return []
         self._complete = True
         return [self._close("complete")] if self._silence_run >= self._complete_frames else []
@@ -139,7 +144,7 @@ class Segmenter:
         if len(self._frames) >= self._max_frames:
             return [self._close("max_length")]
         enough_speech = self._speech_frames * self._s.frame_ms >= self._s.min_speech_ms
-        if self._pause_frames and self._silence_run == self._pause_frames and enough_speech:
+        if self._pauses and self._silence_run == self._pauses and enough_speech:
             return [UtterancePaused(audio=b"".join(self._frames))]
         return []
 

@@ -19,6 +19,16 @@ class Hearing:
     alternatives: tuple[str, ...] = ()  # other readings of the same audio, most likely first (short speech)
 
 
+class SpeechStream(Protocol):
+    """An utterance's audio as it is spoken, for an engine that takes it then (none of these blocks)."""
+
+    def begin(self, audio: bytes) -> None: ...
+
+    def feed(self, frame: bytes) -> None: ...
+
+    def end(self) -> None: ...
+
+
 class Transcriber(Protocol):
     def transcribe(self, samples: np.ndarray) -> str:
         """Blocking; callers run it off the event loop."""

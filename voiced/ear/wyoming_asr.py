@@ -1,13 +1,17 @@
 """Whisper on a Wyoming server (`asr.backend: wyoming`), with the local Whisper as its fallback.
 
 One utterance is one exchange: Transcribe, AudioStart, the audio in chunks, AudioStop, then the
-server's Transcript. A server that cannot be reached within `asr.connect_s` (2 s by default), or
-that fails mid-answer, is logged and the local model transcribes the same audio; the server is
-tried again RETRY_AFTER_S later. The remote text comes without Whisper's scores, so it is taken as
-confident and has no other readings.
+server's Transcript. The audio goes while the user speaks (`stream`, fed by the ear: see
+wyoming_stream.py), so at the first pause only AudioStop and the last frames remain to send.
+A server that cannot be reached within `asr.connect_s` (2 s by default), or that fails
+mid-answer, is logged and the local model transcribes the same audio; the server is tried again
+RETRY_AFTER_S later. The remote text comes without Whisper's scores, so it is taken as confident
+and has no other readings.
 """
 
 from __future__ import annotations
+
+from concurrent.futures import CancelledError
 
 import numpy as np
 
@@ -15,6 +19,7 @@ from voiced.audio.pcm import EAR_RATE
 from voiced.devices.vocabulary import HomeVocabulary
 from voiced.ear.transcriber import Hearing
 from voiced.ear.whisper import WhisperTranscriber
+from voiced.ear.wyoming_stream import SpokenStream
 from voiced.wyoming_link import RemoteOrLocal, exchange, parse_uri, within
 
 CHUNK_SAMPLES = 1024
@@ -29,6 +34,8 @@ class WyomingTranscriber:
         self._language = language
         self._connect_s, self._answer_s = connect_s, answer_s
         self._health = RemoteOrLocal("Wyoming ASR", uri)
+        self.stream = SpokenStream(self._host, self._port, language=language, connect_s=connect_s)
+        self.streamed = 0  # transcripts of utterances sent while spoken
 
     def hear_home(self, vocabulary: HomeVocabulary) -> None:
         self._local.hear_home(vocabulary)
@@ -36,11 +43,19 @@ class WyomingTranscriber:
     def transcribe(self, samples: np.ndarray) -> str:
         return self.transcribe_scored(samples).text
 
+    def close(self) -> None:
+        self.stream.close()
+
     def transcribe_scored(self, samples: np.ndarray) -> Hearing:
+        streamed = self.stream.take(samples.astype(np.int16).tobytes())
         if self._health.worth_trying():
             try:
-                text = exchange(lambda: self._remote(samples), self._answer_s)
-            except (OSError, TimeoutError, ConnectionError, EOFError) as exc:
+                if streamed is not None:
+                    text = streamed.result(timeout=self._answer_s)
+                    self.streamed += 1
+                else:
+                    text = exchange(lambda: self._remote(samples), self._answer_s)
+            except (OSError, TimeoutError, ConnectionError, EOFError, CancelledError) as exc:
                 self._health.failed(exc)
             else:
                 self._health.worked()
