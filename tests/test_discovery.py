@@ -208,6 +208,26 @@ def test_discovered_devices_come_and_go_live_and_are_usable_by_voice(
                 5
             )
             await until(lambda: gateway.state_of("coffee_machine") == {"state": "ON"}, "the switch's state")
+            # A changed config moves the lamp to a new state topic: that one is read, the old one not.
+            moved = dict(ESPHOME_WHITE[1], stat_t="desk-lamp/light/desk_lamp/state2")
+            publisher.retain(ESPHOME_WHITE[0], encoded(moved))
+            await until(
+                lambda: registry.get("desk_lamp").state_topic.endswith("state2"), "the changed config"
+            )
+            publisher.client.publish(
+                "desk-lamp/light/desk_lamp/state2", b'{"state":"ON"}', qos=1
+            ).wait_for_publish(5)
+            await until(lambda: (gateway.state_of("desk_lamp") or {}).get("state") == "ON", "the new topic")
+            publisher.client.publish(
+                "desk-lamp/light/desk_lamp/state", b'{"state":"OFF"}', qos=1
+            ).wait_for_publish(5)
+            publisher.client.publish(
+                "desk-lamp/light/desk_lamp/state2", b'{"state":"ON","brightness":9}', qos=1
+            )
+            await until(
+                lambda: (gateway.state_of("desk_lamp") or {}).get("brightness") is not None, "ordered"
+            )
+            assert (gateway.state_of("desk_lamp") or {}).get("state") == "ON"  # the old topic was not taken
             # An empty retained config removes its device; a device gone from the list goes too.
             publisher.retain(TASMOTA_SWITCH[0], b"")
             publisher.retain("zigbee2mqtt/bridge/devices", encoded(BRIDGE_DEVICES[:2]))

@@ -248,7 +248,7 @@ class DeviceGateway:
 
     def _discovered(self, change: Change) -> None:
         """Devices came or went on the broker: follow their topics, ask for their state, tell."""
-        gone = [t for n in change.removed for t in self._topics(n)]
+        before = {t for n in change.removed + change.changed for t in self._followed.pop(n, [])}
         with self._lock:
             for name in change.removed:
                 self._states.pop(name, None)
@@ -256,15 +256,15 @@ class DeviceGateway:
         for name in change.added + change.changed:
             device = self._registry.get(name)
             self._followed[name] = [t for t in (device.state_topic, device.availability_topic) if t]
-        self._link.unsubscribe(gone)
+        # a changed device's old topics, and a removed one's, unless a device still reads them
+        still = {t for d in self._registry for t in (d.state_topic, d.availability_topic) if t}
+        still.add(bridge_topic())
+        self._link.unsubscribe(sorted(before - still))
         self._link.subscribe(t for n in change.added + change.changed for t in self._followed[n])
         self.ask([n for n in change.added if self.state_of(n) is None])
         self._bus.publish_threadsafe(
             DevicesChanged(added=change.added, removed=change.removed, changed=change.changed)
         )
-
-    def _topics(self, name: str) -> list[str]:
-        return self._followed.pop(name, [])
 
     def _handle_message(self, topic: str, payload: bytes) -> None:
         if self._discovery is not None and self._discovery.handle(topic, payload):
