@@ -27,14 +27,14 @@ from voiced.mouth.understanding import pronouns
 from voiced.mouth.understanding.grammar import build_grammar, load_unsupported, rooms
 from voiced.mouth.understanding.guesses import SCOPE
 from voiced.mouth.understanding.handlers import handlers
-from voiced.mouth.understanding.hearing import Phrase, Vocabulary, english_words, home_phrases
+from voiced.mouth.understanding.hearing import Heard, Phrase, Vocabulary, english_words, home_phrases
 from voiced.mouth.understanding.home import Home, Match, Outcome, Slot, pct_to_brightness
 from voiced.mouth.understanding.matcher import Matcher
 from voiced.mouth.understanding.prefilter import one_per_block
 from voiced.mouth.understanding.readings import name_words, safe_readings, unsure_part
-from voiced.mouth.understanding.replies import compose, plays_anything
+from voiced.mouth.understanding.replies import NOT_UNDERSTOOD, compose, plays_anything
 from voiced.mouth.understanding.reported import is_for_later, is_negated, is_reported
-from voiced.mouth.understanding.text import split_utterance
+from voiced.mouth.understanding.text import clean, looped, split_utterance
 from voiced.mouth.understanding.titles import ask, doubted_title, yes_or_no
 
 log = logging.getLogger(__name__)
@@ -185,7 +185,7 @@ class LocalIntentAgent:
             reply = self._another_reading(text, alternatives, reply)
         elif reply.commands and alternatives:
             reply = self._unless_unsure(text, alternatives, reply)
-        title = doubted_title(reply.commands, doubtful) if doubtful else None
+        title = doubted_title(reply.commands, doubtful)
         if title is None:
             return reply
         log.info("not sure the ear heard the title %r right: asking back", title)
@@ -193,9 +193,11 @@ class LocalIntentAgent:
         return AgentReply(text=ask(title), understood=True)
 
     def _another_reading(self, text: str, alternatives: Sequence[str], missed: AgentReply) -> AgentReply:
+        # a word nobody here knows ("turn on the light wind") may not be dropped: it was the request
         names = name_words(HomeVocabulary.of(self._registry))
+        unknown = frozenset(self._vocabulary.unknown(clean(text)))
         after_miss = (self._home.last, self._question)
-        for reading in safe_readings(text, alternatives, names):
+        for reading in safe_readings(text, alternatives, names, unknown):
             reply = self._understand(reading)
             # a title to search for, read from a guess, would be a guess sent: only whole requests
             searches = any(isinstance(c, MusicSet) and (c.query or plays_anything(c)) for c in reply.commands)
@@ -224,6 +226,9 @@ class LocalIntentAgent:
         if is_reported(text):
             log.info("reported speech, not acted on: %r", text)
             return AgentReply(text=REPORTED, understood=True)
+        if looped(text):
+            log.info("the ear looped, not acted on: %r", text)
+            return AgentReply(text=NOT_UNDERSTOOD, understood=False, missed=True)
         if is_negated(text):
             return AgentReply(text=NEGATED, understood=True)
         if is_for_later(text):
@@ -273,6 +278,9 @@ class LocalIntentAgent:
         if first is not None and not first[1]:
             return self._remember(first[0])
         heard = self._vocabulary.hear(resolved)
+        if heard.widens:
+            log.info("not taking %s in %r: a guess would reach every light", heard.changes, text)
+            heard = Heard(resolved)
         if heard.changes:
             corrected = self._strict(heard.text, stand_in, last)
             if corrected is not None and (first is None or not corrected[1]) and (guess or not corrected[1]):

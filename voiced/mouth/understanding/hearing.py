@@ -22,6 +22,7 @@ DICTIONARIES = (Path("/usr/share/dict/american-english"), Path("/usr/share/dict/
 ACCEPT = 0.7  # a phrase this similar (0..1) to what was heard may replace it
 MARGIN = 0.08  # and must beat any other meaning by this much, else we ask
 _WORD = re.compile(r"[a-z][a-z']*")
+_KINDS = frozenset(("light", "lights", "lamp", "lamps"))
 
 
 @dataclass(frozen=True)
@@ -36,6 +37,15 @@ class Heard:
     text: str  # the corrected text (unchanged when nothing was corrected)
     changes: tuple[tuple[str, str], ...] = ()  # (heard, meant)
     ambiguous: tuple[str, tuple[Phrase, ...]] | None = None  # what was heard, the close candidates
+
+    @property
+    def widens(self) -> bool:
+        """Whether a correction made a kind of device after "every" or "all" ("every lump" → "every
+        lamp"): a guess that would reach every light. Guesses may name one thing, never all."""
+        kinds = "|".join(re.escape(meant) for _, meant in self.changes if meant in _KINDS)
+        return (
+            bool(kinds) and re.search(rf"\b(?:every|all|each)(?: the)? (?:{kinds})\b", self.text) is not None
+        )
 
 
 def _sound(text: str) -> str:

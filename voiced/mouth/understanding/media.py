@@ -74,11 +74,24 @@ def search_and_play(home: Home, match: Match) -> Outcome | None:
     genre = _genre(query, genres)
     if genre is not None:
         return Outcome(f"Playing some {genre}.", [music(name, action="play", genre=genre)], (name,))
+    if not query and not _asks_for_music(plain.split(), spoken):
+        return None  # "play some of the on the speaker": something was named, and lost to the ear
     if not query or plain in _PLAIN:
         return Outcome("Playing music.", [music(name, action="play")], (name,))
     kind = match.get("media_class", match.get("media_kind"))
     said = f"Playing the {kind} {query}." if kind in ("album", "artist", "playlist") else f"Playing {query}."
     return Outcome(said, [music(name, action="play", query=query)], (name,))
+
+
+_MUSIC_WORDS = frozenset(("music", "song", "songs", "something", "anything", "track", "tracks", "tunes"))
+_WHERE = frozenset(("on", "in", "the", "my", "through"))
+
+
+def _asks_for_music(words: list[str], players: set[str]) -> bool:
+    """Whether words that name no title still ask for music: "some music", "on the speaker"."""
+    return any(w in _MUSIC_WORDS for w in words) or all(
+        w in _WHERE or w.rstrip("s") in players for w in words
+    )
 
 
 def _genre(query: str, genres: set[str]) -> str | None:

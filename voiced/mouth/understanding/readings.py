@@ -66,8 +66,12 @@ def name_words(vocabulary: HomeVocabulary) -> frozenset[str]:
     return frozenset(found - GENERIC)
 
 
-def safe_readings(heard: str, others: Iterable[str], names: frozenset[str]) -> list[str]:
-    """The readings in `others` that may be tried in place of `heard`, in their order."""
+def safe_readings(
+    heard: str, others: Iterable[str], names: frozenset[str], unknown: frozenset[str] = frozenset()
+) -> list[str]:
+    """The readings in `others` that may be tried in place of `heard`, in their order. `unknown`:
+    words of `heard` nothing here knows; a reading may swap one, never drop it ("turn on the light
+    wind" is not "turn on the light": the unknown word was what to turn on)."""
     best = words_of(heard)
     chosen: list[str] = []
     seen = {tuple(best)}
@@ -76,12 +80,14 @@ def safe_readings(heard: str, others: Iterable[str], names: frozenset[str]) -> l
         if tuple(reading) in seen or not reading:
             continue  # the same words: a comma more is no new reading
         seen.add(tuple(reading))
-        if _safe(best, reading, names):
+        if _safe(best, reading, names, unknown):
             chosen.append(other)
     return chosen
 
 
-def _safe(best: Sequence[str], reading: Sequence[str], names: frozenset[str]) -> bool:
+def _safe(
+    best: Sequence[str], reading: Sequence[str], names: frozenset[str], unknown: frozenset[str]
+) -> bool:
     for op, a1, a2, b1, b2 in difflib.SequenceMatcher(a=best, b=reading, autojunk=False).get_opcodes():
         if op == "equal":
             continue
@@ -90,7 +96,7 @@ def _safe(best: Sequence[str], reading: Sequence[str], names: frozenset[str]) ->
             return False
         if QUANTIFIERS & set(removed) and not any(_is_name(names, w) for w in added):
             return False  # "every bump" → "the lamp": this room's lamp is a guess, a name is not
-        if op == "delete" and len(removed) > 1:
+        if op == "delete" and (len(removed) > 1 or unknown & set(removed)):
             return False  # "play the song, glad to loom" → "play the song": what to play was dropped
         for kind in (functools.partial(_is_name, names), _is_direction):
             lost = {_singular(w) for w in removed if kind(w)}

@@ -53,3 +53,11 @@ def _opening(segment: str) -> str:
 
 def words(text: str) -> list[str]:
     return clean(text).split()
+
+
+def looped(text: str) -> bool:
+    """Whether the transcript is one sentence said over and over ("Play the song. Play the song."):
+    Whisper's decoder looping over audio it could not read, not a request said twice."""
+    sentences = [clean(s) for s in re.split(r"[.!?]+", text)]
+    sentences = [s for s in sentences if s]
+    return len(sentences) > 1 and len(set(sentences)) == 1

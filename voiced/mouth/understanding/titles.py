@@ -18,10 +18,24 @@ AFTER_YES = frozenset(["it", "that", "that's", "one", "please", "go", "ahead", "
 NO = frozenset(["no", "nope", "nah", "wrong", "not", "don't", "cancel", "never"])
 
 
+# Words no title is made of alone, and none ends on: "play that we album" and "play something like
+# my old name is" are mishearings Whisper was sure of, not names of music.
+FUNCTION_WORDS = frozenset(
+    "a an the and or but so of to in on at by for with from is are was were be been am do does did "
+    "it its this that these those we us our you your i me my he him his she her they them their "
+    "there here".split()
+)
+_DANGLING = frozenset("a an the and or but of to is are was were my your our their".split())
+
+
 def doubted_title(commands: Sequence[DeviceCommand], doubtful: Collection[str]) -> str | None:
-    """The first title to search for that has a word the ear doubted."""
+    """The first title to search for that has a word the ear doubted, or that reads as a broken
+    phrase rather than a name (only small words, or ending on "is", "the", "my", ...)."""
     for command in commands:
-        if isinstance(command, MusicSet) and command.query and set(command.query.split()) & set(doubtful):
+        if not isinstance(command, MusicSet) or not command.query:
+            continue
+        words = command.query.split()
+        if set(words) & set(doubtful) or all(w in FUNCTION_WORDS for w in words) or words[-1] in _DANGLING:
             return command.query
     return None
 
