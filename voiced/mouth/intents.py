@@ -33,7 +33,7 @@ from voiced.mouth.understanding.matcher import Matcher
 from voiced.mouth.understanding.prefilter import one_per_block
 from voiced.mouth.understanding.readings import name_words, safe_readings, unsure_part
 from voiced.mouth.understanding.replies import NOT_UNDERSTOOD, compose, plays_anything
-from voiced.mouth.understanding.reported import is_for_later, is_negated, is_reported
+from voiced.mouth.understanding.reported import is_conditional, is_for_later, is_negated, is_reported
 from voiced.mouth.understanding.text import clean, looped, split_utterance
 from voiced.mouth.understanding.titles import ask, doubted_title, yes_or_no
 
@@ -42,6 +42,7 @@ log = logging.getLogger(__name__)
 REPORTED = "That sounded like something someone else said, so I didn't change anything."
 NEGATED = "Okay, I'll leave it as it is."
 LATER = "Sorry, I can't do things at a later time yet, so I didn't change anything."
+CONDITIONAL = "Sorry, I can't wait for something to happen before I act, so I didn't change anything."
 LIGHT_WORDS = frozenset({"light", "lights", "lamp", "lamps"})
 EVERYWHERE = frozenset({"all", "every", "everything", "everywhere", "house", "home", "each"})
 SHORT_ANSWER_WORDS = 4  # "the bathroom one" answers a question; a longer request is a new one
@@ -60,6 +61,17 @@ WARM_UP = (
     "turn up the volume by ten",
     "set the diffuser intensity to one hundred twenty percent",
 )
+
+
+# Requests about lights and switches that "it" may point at; volume and pause mean the music anyway.
+POINTED = frozenset(
+    ("LightColor", "LightStep", "HassLightSet", "LightBrightness", "LightState", "HassTurnOn", "HassTurnOff")
+)
+
+
+def _names_one(match: Match) -> bool:
+    area = match.slots.get("area")
+    return "name" in match.slots or "domain" in match.slots or (area is not None and bool(area.text))
 
 
 @dataclass(frozen=True)
@@ -131,6 +143,7 @@ class LocalIntentAgent:
             or is_reported(text)
             or is_negated(text)
             or is_for_later(text)
+            or is_conditional(text)
         ):
             return False
         words = text.lower().replace(",", " ").rstrip(" .!?").split()
@@ -174,7 +187,7 @@ class LocalIntentAgent:
         """`doubtful`: words the ear was unsure of; a title to search for with one is asked back.
         `alternatives`: the ear's other readings of the audio, tried in order when `text` means nothing
         here, each only if it cannot turn a mishearing into a wrong effect (`readings.safe_readings`)."""
-        self._home.unknown = set()
+        self._home.unknown, self._home.switched_on = set(), set()
         doubted, self._doubted = self._doubted, None
         if doubted is not None:
             answer = yes_or_no(text)
@@ -185,6 +198,8 @@ class LocalIntentAgent:
             reply = self._another_reading(text, alternatives, reply)
         elif reply.commands and alternatives:
             reply = self._unless_unsure(text, alternatives, reply)
+        if not reply.commands and (reply.missed or not reply.understood):
+            self._home.last = ()  # "change it to green" after a miss: "it" is what we missed, not older
         title = doubted_title(reply.commands, doubtful)
         if title is None:
             return reply
@@ -233,6 +248,8 @@ class LocalIntentAgent:
             return AgentReply(text=NEGATED, understood=True)
         if is_for_later(text):
             return AgentReply(text=LATER, understood=True)
+        if is_conditional(text):
+            return AgentReply(text=CONDITIONAL, understood=True)
         segments = split_utterance(text)
         outcomes: list[Outcome] = []
         missed: list[str] = []
@@ -313,6 +330,8 @@ class LocalIntentAgent:
         match = self._scoped(match, text)
         if handler is None:
             return None
+        if match.intent in POINTED and pronouns.dangling(text, self._home.last) and not _names_one(match):
+            return Outcome("Sorry, which one do you mean? Say its name, please.", acted=False)
         outcome = handler(self._home, match)
         if outcome is None or not outcome.commands:
             return outcome

@@ -52,7 +52,8 @@ def get_state(home: Home, match: Match) -> Outcome | None:
     )
     if unknown:
         said += f" The {join(unknown)} {NO_REPORT}."
-    return Outcome(said, targets=tuple(picked.names), acted=False)
+    # "are any lights on?" then "turn it off": "it" is what the answer named
+    return Outcome(said, targets=tuple(n for n in picked.names if known[n] == asked_on), acted=False)
 
 
 def light_level(home: Home, match: Match) -> Outcome | None:

@@ -98,6 +98,7 @@ class Home:
         self.room = room.lower() if room else None
         self.last: tuple[str, ...] = ()  # devices last acted on
         self.unknown: set[str] = set()  # devices whose state a handler needed and did not have
+        self.switched_on: set[str] = set()  # lights this utterance turned on (at the level they kept)
 
     def state(self, name: str) -> dict[str, Any]:
         return self.states(name) or {}

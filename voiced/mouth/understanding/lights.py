@@ -30,6 +30,8 @@ def light_state(home: Home, match: Match, state: str) -> Outcome | None:
     if not picked.names:
         return _none_there(picked)
     commands = [light(n, state=state) for n in picked.names]
+    if state == "ON":
+        home.switched_on.update(picked.names)
     return Outcome(f"Turning {state.lower()} {picked.said}.", commands, tuple(picked.names))
 
 
@@ -74,8 +76,18 @@ def _targets(home: Home, match: Match) -> Picked | None:
     on = [n for n in lights if str(home.state(n).get("state", "")).upper() == "ON"]
     here = home.in_room(home.room, LIGHT) if home.room else []
     names = last or here or on
+    if not names:
+        return home.pick(match, LIGHT)
     said = join([f"the {human(n)}" for n in names]) if len(names) <= 2 else "the lights"
-    return Picked(names, said) if names else home.pick(match, LIGHT)
+    return Picked(names, said)
+
+
+def _kept(home: Home, name: str) -> int:
+    """The brightness a light that is off reports keeping (Zigbee lights come back on at it), or 0."""
+    try:
+        return int(home.state(name).get("brightness", 0))
+    except (TypeError, ValueError):
+        return 0
 
 
 def step(home: Home, match: Match, step_size: int, up: bool) -> Outcome | None:
@@ -89,6 +101,8 @@ def step(home: Home, match: Match, step_size: int, up: bool) -> Outcome | None:
         current = level(home, name)
         if not up and current == 0:
             continue  # dimming a light that is off leaves it off
+        if up and current == 0 and name in home.switched_on:
+            current = _kept(home, name)  # "turn it on and make it brighter": up from the level it kept
         new = min(BRIGHTNESS_MAX, current + step_size) if up else max(1, current - step_size)
         commands.append(light(name, state="ON", brightness=new))
     if not commands:

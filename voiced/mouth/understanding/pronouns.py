@@ -22,6 +22,11 @@ def resolve(text: str, last: tuple[str, ...]) -> tuple[str, str | None]:
     return _PRONOUN.sub(f"the {human(stand_in)}", text, count=1), stand_in
 
 
+def dangling(text: str, last: tuple[str, ...]) -> bool:
+    """ "Change it to green" with nothing acted on before (or after a miss): "it" points nowhere."""
+    return not last and bool(_PRONOUN.search(text)) and not _IDIOM.search(text)
+
+
 def widen(match: Match, stand_in: str | None, last: tuple[str, ...]) -> Match:
     """ "Them" meant every device last acted on: the stand-in in the match becomes the group."""
     if stand_in is None or len(last) < 2 or match.get("name") != stand_in:

@@ -37,6 +37,18 @@ def is_negated(text: str) -> bool:
     return bool(_NEGATED.search(" ".join(text.lower().replace("\u2019", "'").split())))
 
 
+# "If it gets dark, turn on the lights": a condition we cannot watch for, so nothing is done now.
+_CONDITION = re.compile(
+    r"\b(?:if|when|whenever|unless|once|as soon as)\s+"
+    r"(?:it|it's|i|i'm|we|you|they|the|there|someone|somebody|anyone|nobody|my)\s+\w"
+)
+
+
 def is_for_later(text: str) -> bool:
     """ "Turn off the music in 10 minutes": we cannot wait to act (yet), so we must not act now."""
     return bool(_LATER.search(" ".join(text.lower().split())))
+
+
+def is_conditional(text: str) -> bool:
+    """ "If it gets dark, turn on the lights": only when something happens, so not now."""
+    return bool(_CONDITION.search(" ".join(text.lower().replace("\u2019", "'").split())))

@@ -3,8 +3,18 @@
 from __future__ import annotations
 
 from voiced.devices.model import DeviceCommand
-from voiced.mouth.understanding.grammar import SCENE_PREFIX
-from voiced.mouth.understanding.home import DOMAIN_KINDS, Home, Match, Outcome, diffuser, light, music, switch
+from voiced.mouth.understanding.grammar import SCENE_PREFIX, human
+from voiced.mouth.understanding.home import (
+    DOMAIN_KINDS,
+    Home,
+    Match,
+    Outcome,
+    diffuser,
+    join,
+    light,
+    music,
+    switch,
+)
 
 ALL_KINDS = ("light", "diffuser", "music", "switch")
 
@@ -13,6 +23,8 @@ def command_for(home: Home, name: str, on: bool) -> DeviceCommand:
     kind = home.kind_of(name)
     state = "ON" if on else "OFF"
     if kind == "light":
+        if on:
+            home.switched_on.add(name)
         return light(name, state=state)
     if kind == "diffuser":
         return diffuser(name, state=state)
@@ -30,6 +42,9 @@ def turn(home: Home, match: Match, on: bool) -> Outcome | None:
     domain = match.get("domain")
     if domain is None and "name" not in match.slots and "area" in match.slots:
         domain = "light"  # "turn on the kitchen and the bedroom": their lights
+    said_rooms: list[str] = [k for k in ("area", "area2") if k in match.slots and match.slots[k].text]
+    if domain is None and said_rooms and "name" in match.slots:
+        return _named_and_rooms(home, match, said_rooms, on)  # "the diffuser and the living room"
     kinds = DOMAIN_KINDS.get(str(domain)) if domain else ALL_KINDS
     if kinds is None:
         return None
@@ -41,6 +56,21 @@ def turn(home: Home, match: Match, on: bool) -> Outcome | None:
     commands = [command_for(home, n, on) for n in picked.names]
     verb = "on" if on else "off"
     return Outcome(f"Turning {verb} {picked.said}.", commands, tuple(picked.names))
+
+
+def _named_and_rooms(home: Home, match: Match, rooms: list[str], on: bool) -> Outcome | None:
+    """Named devices and the lights of the rooms said beside them (a room's lights, as above)."""
+    named = home.pick(
+        Match(match.intent, {k: v for k, v in match.slots.items() if k.startswith("name")}), ALL_KINDS
+    )
+    lit = home.pick(Match(match.intent, {k: match.slots[k] for k in rooms}), ("light",))
+    if named is None or lit is None or not lit.names:
+        return None
+    names = list(dict.fromkeys([*named.names, *lit.names]))
+    said = join([f"the {human(n)}" for n in names])
+    return Outcome(
+        f"Turning {'on' if on else 'off'} {said}.", [command_for(home, n, on) for n in names], tuple(names)
+    )
 
 
 def everything(home: Home, match: Match, on: bool) -> Outcome:

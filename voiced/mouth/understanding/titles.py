@@ -20,12 +20,11 @@ NO = frozenset(["no", "nope", "nah", "wrong", "not", "don't", "cancel", "never"]
 
 # Words no title is made of alone, and none ends on: "play that we album" and "play something like
 # my old name is" are mishearings Whisper was sure of, not names of music.
-FUNCTION_WORDS = frozenset(
-    "a an the and or but so of to in on at by for with from is are was were be been am do does did "
-    "it its this that these those we us our you your i me my he him his she her they them their "
-    "there here".split()
-)
-_DANGLING = frozenset("a an the and or but of to is are was were my your our their".split())
+_SMALL = """a an the and or but so of to in on at by for with from is are was were be been am do does did
+it its this that these those we us our you your i me my he him his she her they them their there here"""
+FUNCTION_WORDS = frozenset(_SMALL.split())
+_ENDS = "a an the and or but of to is are was were my your our their"
+_DANGLING = frozenset(_ENDS.split())
 
 
 def doubted_title(commands: Sequence[DeviceCommand], doubtful: Collection[str]) -> str | None:
