@@ -9,11 +9,13 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from tests.conftest import Broker
 from tests.home import SimulatedHome
+from tests.openai_server import Call, ScriptedServer, Step, Text, Tools
 from tests.plans_home import TypedDaemon, plan_config
 from tests.speech_fixtures import spoken_wav
 from tests.test_e2e_wav import Recorder
@@ -260,6 +262,64 @@ def test_kill_9_mid_plan_and_while_waiting_then_restart_resumes_without_sending_
             (SET.format("living_room_light"), {"state": "ON", "brightness": 51}),
             (SET.format("kitchen_light"), {"state": "OFF"}),
             ("voiced/music/set", {"action": "play", "genre": "jazz"}),
+        ],
+        key=str,
+    ), sent
+
+
+def _planner_and_supervisor(body: dict[str, Any]) -> Step | None:
+    """The model's side: one plan (music a second later), then `continue` after every step."""
+    if any(t["function"]["name"] == "make_plan" for t in body.get("tools", [])):
+        steps = [
+            {"tool": "set_light", "input": {"device": "living_room_light", "brightness_pct": 20}},
+            {"tool": "set_light", "input": {"device": "kitchen_light", "state": "off"}},
+            {
+                "tool": "play_music",
+                "input": {"device": "music", "action": "play", "genre": "jazz", "volume": 25},
+                "delay_s": 1,
+            },
+        ]
+        return Tools((Call("make_plan", json.dumps({"name": "Cinema", "steps": steps})),))
+    if str(body["messages"][0]["content"]).startswith("You supervise a smart-home plan"):
+        step = json.loads(body["messages"][-1]["content"])["step"]
+        return Text(json.dumps({"decision": "continue", "reason": f"the model saw {step['device']} done"}))
+    return None  # anything else the daemon asks (the brain) fails, and the rules carry on
+
+
+@pytest.mark.e2e
+def test_with_an_llm_the_daemon_plans_and_supervises_by_the_model(
+    tmp_path: Path, broker: Broker, llm: ScriptedServer
+) -> None:
+    llm.respond = _planner_and_supervisor
+    config = plan_config(tmp_path, broker.port, llm={"base_url": llm.base_url, "model": "scripted"})
+    with SimulatedHome(config, broker.port) as home:
+        daemon = TypedDaemon(config, tmp_path)
+        try:
+            said = daemon.reply_to(
+                "Movie night: dim the living room, turn off the kitchen light and play jazz"
+            )
+            assert said == (
+                "I'll set the living room light to 20 %, turn off the kitchen light, then play jazz at "
+                "volume 25 in 1 second. Shall I go ahead?"
+            ), ([(r["messages"][0]["content"][:50], r.get("tools")) for r in llm.requests], daemon.report())
+            plan = daemon.http("GET", "/api/tasks/plan-1/plan").json()["execution_plan"]
+            assert (plan["name"], plan["source"]) == ("cinema", "llm")
+            assert daemon.reply_to("yes") == "Okay, going ahead."
+            daemon.wait_for("plan_completed", lambda e: e["task_id"] == "plan-1", timeout=40)
+            decisions = [e for e in daemon.events() if e["kind"] == "plan_decision"]
+        finally:
+            daemon.stop()
+        sent = _sent_by(home)
+    assert sorted((e["data"]["by"], e["detail"]) for e in decisions) == [
+        ("llm", "the model saw kitchen_light done"),
+        ("llm", "the model saw living_room_light done"),
+        ("llm", "the model saw music done"),
+    ], daemon.report()
+    assert sorted(sent, key=str) == sorted(
+        [
+            (SET.format("living_room_light"), {"brightness": 51}),
+            (SET.format("kitchen_light"), {"state": "OFF"}),
+            ("voiced/music/set", {"action": "play", "genre": "jazz", "volume": 25}),
         ],
         key=str,
     ), sent
