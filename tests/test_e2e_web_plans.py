@@ -75,6 +75,8 @@ def test_the_plans_panel_confirms_refuses_and_cancels(tmp_path: Path, broker: Br
             until(lambda: "executing" in _panel(driver, later), 10, "not executing", output)
             _click(driver, later, "Cancel")
             until(lambda: "cancelled" in _panel(driver, later), 10, "not cancelled", output)
+            history = daemon.http("GET", f"/api/tasks/{later}/progress").json()["execution_history"]
+            assert [(e["decision"], e["decided_by"]) for e in history] == [("end", "rules")]
             statuses = {t["id"]: t["status"] for t in daemon.http("GET", "/api/tasks").json()["tasks"]}
             assert statuses == {movie: "completed", party: "cancelled", later: "cancelled"}
             assert _sent_by(home) == []  # nothing of the refused plan, nor of the cancelled one

@@ -246,6 +246,7 @@ class PlanEngine:
             "attempt": 0,
             "status": "cancelled",
             "decision": "end",
+            "decided_by": "rules",  # a cancel always ends the plan: no one is asked
             "reason": reason,
             "timestamp": self._clock(),
             "action": "",
@@ -258,7 +259,9 @@ class PlanEngine:
             as_node="finish",
         )
         self._closed(task_id)
-        self._bus.publish(PlanDecision(task_id=task_id, step=step, detail=reason, data={"decision": "end"}))
+        self._bus.publish(
+            PlanDecision(task_id=task_id, step=step, detail=reason, data={"decision": "end", "by": "rules"})
+        )
         self._bus.publish(PlanCancelled(task_id=task_id, detail=reason))
         return "cancelled"
 
