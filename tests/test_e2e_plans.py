@@ -1,18 +1,23 @@
-"""Plans end to end: the real daemon (`voiced run --text -`), the simulator, a real broker, real HTTP.
+"""Plans end to end: the real daemon, the simulator, a real broker, real HTTP.
 
-Typed turns are the spoken path from the understanding on (same agent, same events).
+Spoken once (`voiced run --input`, piper's voice heard by Whisper); typed (`voiced run --text -`,
+the spoken path from the understanding on: same agent, same events) for everything else.
 """
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from tests.conftest import Broker
 from tests.home import SimulatedHome
+from tests.openai_server import Call, ScriptedServer, Step, Text, Tools
 from tests.plans_home import TypedDaemon, plan_config
+from tests.speech_fixtures import spoken_wav
 from tests.test_e2e_wav import Recorder
 
 SET = "zigbee2mqtt/{}/set"
@@ -21,6 +26,68 @@ SET = "zigbee2mqtt/{}/set"
 def _sent(recorder: Recorder, settle_s: float = 0.5) -> list[tuple[str, dict[str, object]]]:
     time.sleep(settle_s)
     return recorder.drain()
+
+
+@pytest.mark.e2e
+def test_a_spoken_plan_is_changed_confirmed_and_another_refused_by_voice(
+    tmp_path: Path, broker: Broker
+) -> None:
+    """One daemon run on spoken audio, as fast as it is heard: the broker sees the changed plan's
+    steps after the spoken yes, never its music, and nothing of the plan refused by a spoken no."""
+    wav = spoken_wav(
+        [
+            "Movie night: dim the living room to 20 percent, turn off the kitchen light and play some jazz "
+            "quietly.",
+            "Without the music.",
+            "Yes.",
+            "Party: turn on the kitchen light, play some rock and set the bedroom light to 40 percent.",
+            "No.",
+            "What are the plans?",  # a last turn: the confirmed plan has finished by then
+        ],
+        tmp_path / "spoken.wav",
+    )
+    config = plan_config(tmp_path, broker.port)
+    events_file = tmp_path / "events.jsonl"
+    with SimulatedHome(config, broker.port) as home:
+        result = home.run(wav, tmp_path / "out.wav", "--fast", "--events", str(events_file))
+        sent = _sent_by(home)
+    assert result.returncode == 0, result.stderr[-3000:]
+    events = [json.loads(line) for line in events_file.read_text().splitlines()]
+    heard = [e["text"] for e in events if e["kind"] == "transcript"]
+    replies: dict[int, str] = {}
+    for e in events:
+        # "One moment." is the brain's filler when a turn comes before the last one's analysis is done
+        if e["kind"] == "agent_text" and e["text"] != "One moment.":
+            replies[e["turn"]] = f"{replies.get(e['turn'], '')} {e['text']}".strip()
+    said = [replies.get(e["turn"], "") for e in events if e["kind"] == "transcript"]
+    assert len(said) == 6, (heard, said)
+    assert said[0] == (
+        "I'll set the living room light to 20 %, turn off the kitchen light, then play jazz at volume 25. "
+        "Shall I go ahead?"
+    ), (heard, said)
+    assert said[1] == (
+        "Okay. I'll set the living room light to 20 %, then turn off the kitchen light. Shall I go ahead?"
+    ), (heard, said)
+    assert said[2] == "Okay, going ahead.", (heard, said)
+    assert said[3].endswith("Shall I go ahead?") and "play rock" in said[3], (heard, said)
+    assert said[4] == "Okay, I won't. The party is cancelled.", (heard, said)
+    assert said[5] == "Nothing is planned.", (heard, said)
+    assert replies.get(0) == "The movie night is done."  # said at a pause, outside any turn
+    ends = {e["task_id"]: e["kind"] for e in events if e["kind"] in ("plan_completed", "plan_cancelled")}
+    assert ends == {"plan-1": "plan_completed", "plan-2": "plan_cancelled"}, result.stdout[-3000:]
+    # The changed plan's two steps, once each; no music, nothing of the party.
+    assert sorted(sent, key=str) == sorted(
+        [
+            (SET.format("living_room_light"), {"state": "ON", "brightness": 51}),
+            (SET.format("kitchen_light"), {"state": "OFF"}),
+        ],
+        key=str,
+    ), (sent, heard)
+
+
+def _sent_by(home: SimulatedHome, settle_s: float = 0.5) -> list[tuple[str, dict[str, object]]]:
+    time.sleep(settle_s)
+    return home.published()
 
 
 @pytest.mark.e2e
@@ -195,6 +262,64 @@ def test_kill_9_mid_plan_and_while_waiting_then_restart_resumes_without_sending_
             (SET.format("living_room_light"), {"state": "ON", "brightness": 51}),
             (SET.format("kitchen_light"), {"state": "OFF"}),
             ("voiced/music/set", {"action": "play", "genre": "jazz"}),
+        ],
+        key=str,
+    ), sent
+
+
+def _planner_and_supervisor(body: dict[str, Any]) -> Step | None:
+    """The model's side: one plan (music a second later), then `continue` after every step."""
+    if any(t["function"]["name"] == "make_plan" for t in body.get("tools", [])):
+        steps = [
+            {"tool": "set_light", "input": {"device": "living_room_light", "brightness_pct": 20}},
+            {"tool": "set_light", "input": {"device": "kitchen_light", "state": "off"}},
+            {
+                "tool": "play_music",
+                "input": {"device": "music", "action": "play", "genre": "jazz", "volume": 25},
+                "delay_s": 1,
+            },
+        ]
+        return Tools((Call("make_plan", json.dumps({"name": "Cinema", "steps": steps})),))
+    if str(body["messages"][0]["content"]).startswith("You supervise a smart-home plan"):
+        step = json.loads(body["messages"][-1]["content"])["step"]
+        return Text(json.dumps({"decision": "continue", "reason": f"the model saw {step['device']} done"}))
+    return None  # anything else the daemon asks (the brain) fails, and the rules carry on
+
+
+@pytest.mark.e2e
+def test_with_an_llm_the_daemon_plans_and_supervises_by_the_model(
+    tmp_path: Path, broker: Broker, llm: ScriptedServer
+) -> None:
+    llm.respond = _planner_and_supervisor
+    config = plan_config(tmp_path, broker.port, llm={"base_url": llm.base_url, "model": "scripted"})
+    with SimulatedHome(config, broker.port) as home:
+        daemon = TypedDaemon(config, tmp_path)
+        try:
+            said = daemon.reply_to(
+                "Movie night: dim the living room, turn off the kitchen light and play jazz"
+            )
+            assert said == (
+                "I'll set the living room light to 20 %, turn off the kitchen light, then play jazz at "
+                "volume 25 in 1 second. Shall I go ahead?"
+            ), ([(r["messages"][0]["content"][:50], r.get("tools")) for r in llm.requests], daemon.report())
+            plan = daemon.http("GET", "/api/tasks/plan-1/plan").json()["execution_plan"]
+            assert (plan["name"], plan["source"]) == ("cinema", "llm")
+            assert daemon.reply_to("yes") == "Okay, going ahead."
+            daemon.wait_for("plan_completed", lambda e: e["task_id"] == "plan-1", timeout=40)
+            decisions = [e for e in daemon.events() if e["kind"] == "plan_decision"]
+        finally:
+            daemon.stop()
+        sent = _sent_by(home)
+    assert sorted((e["data"]["by"], e["detail"]) for e in decisions) == [
+        ("llm", "the model saw kitchen_light done"),
+        ("llm", "the model saw living_room_light done"),
+        ("llm", "the model saw music done"),
+    ], daemon.report()
+    assert sorted(sent, key=str) == sorted(
+        [
+            (SET.format("living_room_light"), {"brightness": 51}),
+            (SET.format("kitchen_light"), {"state": "OFF"}),
+            ("voiced/music/set", {"action": "play", "genre": "jazz", "volume": 25}),
         ],
         key=str,
     ), sent

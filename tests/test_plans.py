@@ -45,9 +45,12 @@ def test_the_supervisor_continues_retries_once_skips_and_ends() -> None:
     assert decide(StepOutcome(False, "offline", offline=True), 1).decision == "skip"
     assert decide(StepOutcome(False, "late", missed=True), 1).decision == "skip"
     assert decide(StepOutcome(True, "ok"), 1, cancelled=True).decision == "end"
-    assert overall(["continue", "continue"], ["completed", "completed"])[0] == "completed"
-    assert overall(["continue", "skip"], ["completed", "failed"]) == ("failed", "1 of 2 steps were not done")
-    assert overall(["continue", "end"], ["completed", "cancelled"])[0] == "cancelled"
+    assert overall(["completed", "completed"])[0] == "completed"
+    assert overall(["completed", "failed"]) == ("failed", "1 of 2 steps were not done")
+    assert overall(["failed"], ended="no point", not_run=1) == (
+        "failed",
+        "the supervisor ended the plan (no point); 2 of 2 steps were not done",
+    )
 
 
 def test_time_words_are_read_against_the_clock() -> None:

@@ -269,7 +269,7 @@ async def run_daemon(
         vibe = build_vibe(config, registry, actions, bus, narrate=narrator, client=client)
         agent = build_agent(config, registry, actions, intents, vibe=vibe, bus=bus, client=client)
         plans = (
-            build_plans(config, registry, actions, bus, intents, say=narrator)
+            build_plans(config, registry, actions, bus, intents, say=narrator, client=client)
             if config.plans.enabled
             else None
         )

@@ -324,6 +324,12 @@ class PlansConfig(_Section):
     grace_s: Float = Field(
         120.0, ge=0, le=86400, description="a timed step that fell due while down still runs if this late"
     )
+    llm_supervisor: bool = Field(
+        True, description="with llm.base_url, the LLM decides after each step (within the rules' bounds)"
+    )
+    supervisor_timeout_s: Float = Field(
+        10.0, gt=0, le=120, description="the LLM supervisor's time per decision; past it the rules decide"
+    )
 
 
 class Config(_Section):

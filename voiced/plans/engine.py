@@ -24,6 +24,7 @@ from voiced.events import PlanCancelled, PlanCompleted, PlanCreated, PlanDecisio
 from voiced.plans.graph import StepRunner, build_graph
 from voiced.plans.ledger import Ledger
 from voiced.plans.model import FINISHED, ExecutionPlan, TaskState, task_view
+from voiced.plans.supervisor import Supervisor, by_rules
 from voiced.plans.words import no_answer_line, outcome_line
 from voiced.tasks import cancel_and_wait
 
@@ -52,6 +53,7 @@ class PlanEngine:
         *,
         say: Say | None = None,
         clock: Callable[[], float] = time.time,
+        supervisor: Supervisor = by_rules,
     ) -> None:
         self._config = config
         self._path = path
@@ -61,7 +63,9 @@ class PlanEngine:
         self._stack = contextlib.AsyncExitStack()
         # Its own file: the checkpointer's connection holds write transactions across awaits.
         self.ledger = Ledger(path.with_name(f"{path.stem}-ledger{path.suffix}"))
-        self._graph_def = build_graph(bus, steps(self.ledger), grace_s=config.grace_s, clock=clock)
+        self._graph_def = build_graph(
+            bus, steps(self.ledger), grace_s=config.grace_s, clock=clock, supervisor=supervisor
+        )
         self._graph: Any = None
         self._runs: dict[str, asyncio.Task[None]] = {}
         self._timers: dict[str, asyncio.Task[None]] = {}
@@ -242,6 +246,7 @@ class PlanEngine:
             "attempt": 0,
             "status": "cancelled",
             "decision": "end",
+            "decided_by": "rules",  # a cancel always ends the plan: no one is asked
             "reason": reason,
             "timestamp": self._clock(),
             "action": "",
@@ -254,7 +259,9 @@ class PlanEngine:
             as_node="finish",
         )
         self._closed(task_id)
-        self._bus.publish(PlanDecision(task_id=task_id, step=step, detail=reason, data={"decision": "end"}))
+        self._bus.publish(
+            PlanDecision(task_id=task_id, step=step, detail=reason, data={"decision": "end", "by": "rules"})
+        )
         self._bus.publish(PlanCancelled(task_id=task_id, detail=reason))
         return "cancelled"
 

@@ -26,7 +26,7 @@ from langgraph.types import Send, interrupt
 from voiced.bus import EventBus
 from voiced.events import PlanDecision, PlanStepFinished, PlanStepStarted, PlanWaitingConfirmation
 from voiced.plans.model import PlanStep, TaskState, history_entry, plan_of
-from voiced.plans.supervisor import MAX_TRIES, StepOutcome, decide, overall
+from voiced.plans.supervisor import MAX_TRIES, StepOutcome, Supervisor, by_rules, overall
 from voiced.plans.words import read_back
 
 
@@ -65,6 +65,7 @@ def build_graph(
     *,
     grace_s: float,
     clock: Callable[[], float] = time.time,
+    supervisor: Supervisor = by_rules,
 ) -> StateGraph[Any]:
     graph: StateGraph[Any] = StateGraph(TaskState)
 
@@ -198,38 +199,60 @@ def build_graph(
         attempts = dict(state.get("attempts", {}))
         pending = list(state.get("pending", []))
         batch = set(state.get("batch", []))
-        decided: list[dict[str, Any]] = []
-        for entry in state.get("execution_history", []):
-            index = entry["step"]
-            if index not in batch or "decision" in entry:
-                continue
-            tries = attempts.get(str(index), 0) + 1
-            attempts[str(index)] = tries
-            outcome = StepOutcome(
-                entry["status"] == "completed",
-                entry["result"],
-                offline=bool(entry.get("offline")),
-                missed=bool(entry.get("missed")),
+        plan = plan_of(state)
+        fresh = [e for e in state.get("execution_history", []) if e["step"] in batch and "decision" not in e]
+        tries = {e["step"]: attempts.get(str(e["step"]), 0) + 1 for e in fresh}
+        outcomes = [
+            StepOutcome(
+                e["status"] == "completed",
+                e["result"],
+                offline=bool(e.get("offline")),
+                missed=bool(e.get("missed")),
             )
-            verdict = decide(outcome, tries)
+            for e in fresh
+        ]
+        left = [plan.steps[i].action for i in pending if i not in batch]
+        context = {"plan": plan.name, "requirement": state.get("requirement", ""), "steps_left": left}
+        verdicts = await asyncio.gather(
+            *(
+                supervisor(
+                    outcome, tries[e["step"]], {**context, "step": _step_context(plan.steps[e["step"]])}
+                )
+                for e, outcome in zip(fresh, outcomes, strict=True)
+            )
+        )
+        decided: list[dict[str, Any]] = []
+        ended = ""
+        for entry, verdict in zip(fresh, verdicts, strict=True):
+            index = entry["step"]
+            attempts[str(index)] = tries[index]
             if verdict.decision != "retry" and index in pending:
                 pending.remove(index)
-            decided.append({**entry, "decision": verdict.decision, "reason": verdict.reason})
-            bus.publish(
-                PlanDecision(
-                    task_id=state["task_id"],
-                    step=index,
-                    detail=verdict.reason,
-                    data={"decision": verdict.decision, "tries": tries, "max_tries": MAX_TRIES},
-                )
+            if verdict.decision == "end":
+                ended = ended or verdict.reason
+            decided.append(
+                {**entry, "decision": verdict.decision, "reason": verdict.reason, "decided_by": verdict.by}
             )
-        steps = len(plan_of(state).steps)
+            data: dict[str, Any] = {
+                "decision": verdict.decision,
+                "by": verdict.by,
+                "tries": tries[index],
+                "max_tries": MAX_TRIES,
+            }
+            if verdict.fallback:
+                data["llm_refused"] = verdict.fallback
+            bus.publish(PlanDecision(task_id=state["task_id"], step=index, detail=verdict.reason, data=data))
+        ends: dict[str, Any] = {}
+        if ended:  # the supervisor stops the plan: the steps left are not run
+            ends = {"ended": ended, "not_run": len(pending)}
+            pending = []
         return {
             "execution_history": decided,
             "attempts": attempts,
             "pending": pending,
-            "current_step": steps - len(pending),
+            "current_step": len(plan.steps) - len(pending),
             "batch": [],
+            **ends,
         }
 
     def after_supervise(state: TaskState) -> str:
@@ -241,7 +264,9 @@ def build_graph(
             if "decision" in entry:
                 finals[entry["step"]] = entry
         status, result = overall(
-            [e["decision"] for e in finals.values()], [e["status"] for e in finals.values()]
+            [e["status"] for e in finals.values()],
+            ended=state.get("ended", ""),
+            not_run=state.get("not_run", 0),
         )
         return {"status": status, "result": result, "waiting_for": ""}
 
@@ -263,3 +288,7 @@ def build_graph(
     graph.add_conditional_edges("supervise", after_supervise, ["schedule", "finish"])
     graph.add_edge("finish", END)
     return graph
+
+
+def _step_context(step: PlanStep) -> dict[str, Any]:
+    return {"index": step.index, "device": step.device, "action": step.action, "reason": step.reason}

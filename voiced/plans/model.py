@@ -93,6 +93,8 @@ class TaskState(TypedDict, total=False):
     batch: list[int]  # the steps due together, run in parallel branches
     next_due: float | None
     result: str
+    ended: str  # the supervisor ended the plan, and why
+    not_run: int  # steps it left unrun
 
 
 def command_kind(command: DeviceCommand) -> Literal["light", "diffuser", "music"]:

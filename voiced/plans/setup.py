@@ -17,9 +17,11 @@ from voiced.mouth.intents import LocalIntentAgent
 from voiced.plans.engine import PlanEngine, Say
 from voiced.plans.ledger import Ledger
 from voiced.plans.llm_planner import LlmPlanFailed, LlmPlanner
+from voiced.plans.llm_supervisor import LlmSupervisor
 from voiced.plans.model import ExecutionPlan
 from voiced.plans.rules import RulePlanner
 from voiced.plans.steps import DeviceSteps
+from voiced.plans.supervisor import Supervisor, by_rules
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -61,7 +63,15 @@ def build_plans(
             confirm_timeout_s=config.vibe.confirm_timeout_s,
         )
 
-    engine = PlanEngine(config.plans, path, bus, steps, say=say)
+    supervisor: Supervisor = by_rules
+    if client is not None and config.plans.llm_supervisor:
+        timeout = config.plans.supervisor_timeout_s
+        supervisor = LlmSupervisor(
+            borrow(client, config.llm, timeout),
+            model=config.vibe.planner_model or config.llm.model,
+            timeout_s=timeout,
+        )
+    engine = PlanEngine(config.plans, path, bus, steps, say=say, supervisor=supervisor)
     planner = RulePlanner(registry, intents, confirm_over_steps=config.plans.confirm_over_steps)
     llm = None
     if client is not None:

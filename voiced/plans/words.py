@@ -126,5 +126,8 @@ def outcome_line(state: Mapping[str, Any]) -> str:
     if state.get("status") == "completed":
         return f"The {name} is done."
     skipped = [e for e in state.get("execution_history", []) if e.get("decision") == "skip"]
-    why = "; ".join(f"{e['action']}: {e['reason']}" for e in skipped[:3]) or state.get("result", "")
+    said = [f"{e['action']}: {e['reason']}" for e in skipped[:3]]
+    if state.get("ended"):
+        said.append(f"stopped early: {state['ended']}")
+    why = "; ".join(said) or state.get("result", "")
     return f"The {name} is only partly done: {why}."

@@ -99,8 +99,11 @@ function planButton(label, path, body) {
   b.addEventListener("click", () => api(path, { method: "POST", body: JSON.stringify(body) }).then(refreshPlans).catch((e) => alert(e.message)));
   return b;
 }
+let plansAsked = 0; // refreshes overlap (every plan event asks): only the latest answer is drawn
 function refreshPlans() {
+  const asked = ++plansAsked;
   api("api/tasks").then((b) => {
+    if (asked !== plansAsked) return; // an older answer, arriving after a newer question
     const box = $("plans");
     box.innerHTML = "";
     const shown = b.tasks.slice(-6).reverse();
