@@ -440,3 +440,55 @@ def test_too_dark_with_every_light_off_brightens_them() -> None:
     states = {n: {"state": "OFF"} for n in LIGHTS}
     reply = agent(room=None, states=states).understand("it's too dark in here")
     assert {c.device for c in reply.commands} == set(LIGHTS)
+
+
+@pytest.mark.parametrize(
+    ("text", "command"),
+    [
+        ("all lights on", None),
+        ("yo turn on the living room lights", LightSet(device="living_room_light", state="ON")),
+        (
+            "set the living room light to half brightness",
+            LightSet(device="living_room_light", state="ON", brightness=127),
+        ),
+        ("kitchen light at full", LightSet(device="kitchen_light", state="ON", brightness=254)),
+        (
+            "make it a bit brighter in the kitchen",
+            LightSet(device="kitchen_light", state="ON", brightness=191),
+        ),
+        ("it's way too bright in the kitchen", LightSet(device="kitchen_light", state="ON", brightness=63)),
+        ("too loud", MusicSet(device="music", volume=40)),
+        ("go back to the previous track", MusicSet(device="music", action="previous")),
+        ("I'm in the mood for some blues", MusicSet(device="music", action="play", genre="blues")),
+        ("resume", MusicSet(device="music", action="play")),
+    ],
+)
+def test_what_a_new_user_typed_that_was_missed_acts(text: str, command: Any) -> None:
+    """Phrasings from the probe of a new user, understood in a home with no room of our own."""
+    reply = HOUSE.understand(text)
+    if command is None:
+        assert sorted(c.device for c in reply.commands) == sorted(LIGHTS)
+    else:
+        assert reply.commands == (command,), reply.text
+
+
+@pytest.mark.parametrize(
+    ("text", "answer"),
+    [
+        ("thank you", "You're welcome."),
+        ("what day is it today", "Today is Monday, November 23."),
+        ("are the kitchen lights off?", "No, the kitchen light is on."),
+        ("what's the volume?", "The volume is at 50 percent."),
+        ("what's the weather like", "I can't tell you the weather: I work offline, without the internet."),
+        (
+            "is it going to rain tomorrow",
+            "I can't tell you the weather: I work offline, without the internet.",
+        ),
+        ("set an alarm for 7 am", "I can't set alarms, timers or reminders yet."),
+        ("turn on the garage light", "There's no garage light here."),
+        ("what can you do?", "I can turn the lights on and off"),
+    ],
+)
+def test_what_a_new_user_asked_gets_a_plain_answer(text: str, answer: str) -> None:
+    reply = HOUSE.understand(text)
+    assert reply.commands == () and reply.text.startswith(answer), reply.text

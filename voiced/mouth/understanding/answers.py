@@ -115,6 +115,23 @@ def current_date(now: datetime) -> Outcome:
     return Outcome(f"Today is {now.strftime('%A, %B')} {now.day}.", acted=False)
 
 
+HELP = (
+    "I can turn the lights on and off, dim them or change their colour, set the diffuser and its "
+    "scent, play music by genre, artist or title, and tell you what's on. Try: turn on the kitchen light."
+)
+_KINDS = ("light", "lights", "lamp", "lamps")
+
+
+def volume_level(home: Home, match: Match) -> Outcome | None:
+    players = home.of_kinds(("music",))
+    if not players:
+        return Outcome("There's no music player here.", acted=False)
+    state = home.states(players[0])
+    if state is None or not isinstance(state.get("volume"), int | float):
+        return Outcome(f"The {human(players[0])} {NO_REPORT}.", targets=(players[0],), acted=False)
+    return Outcome(f"The volume is at {round(state['volume'])} percent.", targets=(players[0],), acted=False)
+
+
 def cannot_do(home: Home, match: Match) -> Outcome:
     verb, thing = str(match.get("verb", "do")), str(match.get("thing", "that")).strip()
     for article in ("the ", "my ", "our ", "that ", "this "):
@@ -124,6 +141,15 @@ def cannot_do(home: Home, match: Match) -> Outcome:
         scents = getattr(device, "scents", None)
         if scents and value and thing in (human(device.name), *device.aliases):
             return Outcome(f"The {thing} has no {value}; it has {join(list(scents))}.", acted=False)
+    if match.get("said"):
+        return Outcome(str(match.get("said")), acted=False)
+    lights = home.of_kinds(("light",))
+    if thing.split()[-1:] and thing.split()[-1] in _KINDS and lights and not value:
+        # "turn on the garage light": no such light, which is not the same as a thing we cannot do
+        return Outcome(
+            f"There's no {thing} here. The lights are {join([f'the {human(n)}' for n in lights])}.",
+            acted=False,
+        )
     what = f"the {thing} to {value}" if value else f"the {thing}"
     return Outcome(
         f"I can't {verb} {what}: I can only control the lights, the diffuser and the music.", acted=False

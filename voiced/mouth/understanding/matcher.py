@@ -18,6 +18,7 @@ from voiced.mouth.understanding.prefilter import WordGate
 
 log = logging.getLogger(__name__)
 MAX_STRICT = 12  # candidate parses kept per segment
+WHOLE_HOUSE = "\x00house"  # the context room when the daemon has none: no device is in it
 
 
 def _slot(entity: MatchEntity) -> Slot:
@@ -135,7 +136,8 @@ class Matcher:
         self._gate = WordGate(intents)
         self.vocabulary = self._gate.vocabulary
         self._unsupported = unsupported
-        self._context = {"area": room} if room else {}
+        # with no room of our own, requests HA ties to the speaker's room ("pause") reach the whole house
+        self._context = {"area": room or WHOLE_HOUSE}
         self._room = room
         built = build_fuzzy(intents) if fuzzy else None
         self._fuzzy: FuzzyNgramMatcher | None = built[0] if built is not None else None

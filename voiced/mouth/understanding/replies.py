@@ -4,6 +4,7 @@ missed means it should do nothing at all."""
 from __future__ import annotations
 
 import logging
+import re
 
 from voiced.devices.model import DeviceCommand, MusicSet
 from voiced.devices.registry import DeviceRegistry
@@ -13,11 +14,15 @@ from voiced.mouth.understanding.answers import cannot_do
 from voiced.mouth.understanding.handlers import RESET_SCENE
 from voiced.mouth.understanding.home import Home, Outcome
 from voiced.mouth.understanding.matcher import Matcher
-from voiced.mouth.understanding.text import split_utterance
+from voiced.mouth.understanding.text import clean, split_utterance
 
 log = logging.getLogger(__name__)
 
 NOT_UNDERSTOOD = "Sorry, I didn't catch that."
+_THANKS = re.compile(
+    r"(?:(?:ok|okay|great|cool|perfect|lovely|nice|oh)\s+)*(?:thanks?|thank you|cheers)"
+    r"(?:\s+(?:a lot|so much|very much|mate|buddy))?"
+)
 KIND_WORDS = {"light", "lights", "lamp", "lamps", "diffuser", "scent", "music", "speaker", "volume"}
 
 
@@ -41,6 +46,8 @@ def compose(
     text: str, outcomes: list[Outcome], missed: list[str], matcher: Matcher, home: Home, rooms: set[str]
 ) -> AgentReply:
     registry = home.registry
+    if not outcomes and _THANKS.fullmatch(clean(text)):
+        return AgentReply(text="You're welcome.", understood=True)
     if not outcomes:
         refusal = matcher.unsupported(" ".join(split_utterance(text)))
         if refusal is not None:

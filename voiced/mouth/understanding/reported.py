@@ -44,9 +44,14 @@ _CONDITION = re.compile(
 )
 
 
+_QUESTION = re.compile(r"^(?:is|are|what|what's|whats|how|when|where|who|why|does|do)\b")
+
+
 def is_for_later(text: str) -> bool:
-    """ "Turn off the music in 10 minutes": we cannot wait to act (yet), so we must not act now."""
-    return bool(_LATER.search(" ".join(text.lower().split())))
+    """ "Turn off the music in 10 minutes": we cannot wait to act (yet), so we must not act now.
+    A question about later ("is it going to rain tomorrow?") asks for nothing to be done."""
+    lowered = " ".join(text.lower().split())
+    return bool(_LATER.search(lowered)) and not _QUESTION.match(lowered)
 
 
 def is_conditional(text: str) -> bool:
