@@ -126,3 +126,47 @@ def test_a_job_withdrawn_while_it_runs_does_not_hold_up_the_next() -> None:
         return text
 
     assert asyncio.run(scenario()) == "job 2"
+
+
+class SlowTranscriber:
+    """Each call takes `seconds`, as Whisper does on a busy CPU."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.heard: list[int] = []
+
+    def transcribe(self, samples: np.ndarray) -> str:
+        return self.transcribe_scored(samples).text
+
+    def transcribe_scored(self, samples: np.ndarray) -> Hearing:
+        threading.Event().wait(self.seconds)
+        self.heard.append(int(samples[0]))
+        return Hearing(f"job {samples[0]}", 0.9)
+
+
+def test_draining_a_long_queue_loses_nothing_while_it_moves() -> None:
+    """A file read faster than real time queues many utterances: all are heard, however long the
+    whole takes, as long as each finishes within the limit; a queue that stops moving is given up."""
+
+    async def scenario() -> tuple[list[int], int]:
+        model = SlowTranscriber(0.15)
+        queue = AsrQueue(model)
+        worker = asyncio.create_task(queue.run(), name="asr")
+        jobs = [queue.submit(audio(tag), Priority.UTTERANCE) for tag in range(8)]  # 1.2 s in all
+        await asyncio.wait_for(queue.drain(stall_s=0.5), 10)
+        heard = list(model.heard)
+        stuck = AsrQueue(SlowTranscriber(3.0))
+        stuck_worker = asyncio.create_task(stuck.run(), name="asr-stuck")
+        stuck.submit(audio(1), Priority.UTTERANCE)
+        stuck.submit(audio(2), Priority.UTTERANCE)
+        await asyncio.wait_for(stuck.drain(stall_s=0.3), 10)  # gives up, it does not hang
+        left = stuck.pending
+        for task in (worker, stuck_worker):
+            task.cancel()
+        await asyncio.wait([worker, stuck_worker], timeout=5)
+        assert all(job.done() for job in jobs)
+        return heard, left
+
+    heard, left = asyncio.run(scenario())
+    assert heard == list(range(8))
+    assert left == 1
