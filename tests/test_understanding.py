@@ -492,3 +492,32 @@ def test_what_a_new_user_typed_that_was_missed_acts(text: str, command: Any) -> 
 def test_what_a_new_user_asked_gets_a_plain_answer(text: str, answer: str) -> None:
     reply = HOUSE.understand(text)
     assert reply.commands == () and reply.text.startswith(answer), reply.text
+
+
+def test_a_title_the_ears_other_readings_disagree_on_is_read_back() -> None:
+    """tiny.en on piper's voice with pink noise: "Miles David", with "Miles Davis" next."""
+    local = agent()
+    heard = "Play something by Miles David."
+    asked = local.understand(
+        heard, alternatives=("Play something by Miles Davis.", "Play something by miles David.")
+    )
+    assert asked.commands == () and '"miles david"' in asked.text
+    assert local.understand("no").commands == ()
+    agreed = (
+        "Play something by miles Davis.",
+        "Play something by Miles Davis",
+        "Place something by Miles Davis.",
+    )
+    played = agent().understand("Play something by Miles Davis.", alternatives=agreed)
+    assert played.commands == (MusicSet(device="music", action="play", query="miles davis"),)
+
+
+def test_a_colour_only_the_third_reading_heard_is_asked_about() -> None:
+    """espeak with babble: "… light blue" heard as "… light", the colour only in the third reading."""
+    readings = (
+        "Turn the living room light through.",
+        "Turn the living room light.",
+        "Turn on the living room. Light blue.",
+    )
+    reply = agent().understand("Turn on the living room light.", alternatives=readings)
+    assert reply.commands == () and "blue" in reply.text

@@ -200,7 +200,7 @@ class LocalIntentAgent:
             reply = self._unless_unsure(text, alternatives, reply)
         if not reply.commands and (reply.missed or not reply.understood):
             self._home.last = ()  # "change it to green" after a miss: "it" is what we missed, not older
-        title = doubted_title(reply.commands, doubtful)
+        title = doubted_title(reply.commands, doubtful, alternatives)
         if title is None:
             return reply
         log.info("not sure the ear heard the title %r right: asking back", title)
@@ -223,9 +223,9 @@ class LocalIntentAgent:
         return missed
 
     def _unless_unsure(self, text: str, alternatives: Sequence[str], reply: AgentReply) -> AgentReply:
-        """Ask which was meant when one of the ear's two next readings is more specific ("every lamp"
+        """Ask which was meant when one of the ear's three next readings is more specific ("every lamp"
         or "bedroom lamp", "light" or "light blue"): acting on the best one could be a wrong effect."""
-        phrases = unsure_part(text, alternatives[:2], name_words(HomeVocabulary.of(self._registry)))
+        phrases = unsure_part(text, alternatives[:3], name_words(HomeVocabulary.of(self._registry)))
         said = ", ".join(split_utterance(text))
         if phrases is None or phrases[0] not in said:
             return reply

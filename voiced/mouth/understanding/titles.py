@@ -7,6 +7,7 @@ ear can say it doubted the words. A search for words it doubted is read back fir
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Sequence
 
 from voiced.devices.model import DeviceCommand, MusicSet
@@ -27,16 +28,25 @@ _ENDS = "a an the and or but of to is are was were my your our their"
 _DANGLING = frozenset(_ENDS.split())
 
 
-def doubted_title(commands: Sequence[DeviceCommand], doubtful: Collection[str]) -> str | None:
-    """The first title to search for that has a word the ear doubted, or that reads as a broken
-    phrase rather than a name (only small words, or ending on "is", "the", "my", ...)."""
+def doubted_title(
+    commands: Sequence[DeviceCommand], doubtful: Collection[str], alternatives: Sequence[str] = ()
+) -> str | None:
+    """The first title to search for that has a word the ear doubted, that one of the ear's other
+    readings of the audio does not have ("Miles David" beside "Miles Davis"), or that reads as a
+    broken phrase rather than a name (only small words, or ending on "is", "the", "my", ...)."""
     for command in commands:
         if not isinstance(command, MusicSet) or not command.query:
             continue
         words = command.query.split()
         if set(words) & set(doubtful) or all(w in FUNCTION_WORDS for w in words) or words[-1] in _DANGLING:
             return command.query
+        if any(f" {' '.join(words)} " not in f" {' '.join(_words(a))} " for a in alternatives):
+            return command.query
     return None
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"[a-z0-9']+", text.lower())
 
 
 def ask(title: str) -> str:
