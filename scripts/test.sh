@@ -11,4 +11,4 @@ $PY/ruff format --check voiced tests bench
 echo "== mypy"
 $PY/mypy voiced
 echo "== pytest"
-$PY/pytest -q -ra "$@"
+$PY/pytest -q -ra --durations=15 "$@"
