@@ -521,3 +521,8 @@ def test_a_colour_only_the_third_reading_heard_is_asked_about() -> None:
     )
     reply = agent().understand("Turn on the living room light.", alternatives=readings)
     assert reply.commands == () and "blue" in reply.text
+
+
+def test_it_with_here_is_this_room_even_with_nothing_before() -> None:
+    reply = agent(room="kitchen").understand("make it brighter in here")
+    assert reply.commands == (LightSet(device="kitchen_light", state="ON", brightness=191),)

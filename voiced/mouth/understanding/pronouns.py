@@ -24,7 +24,8 @@ def resolve(text: str, last: tuple[str, ...]) -> tuple[str, str | None]:
 
 def dangling(text: str, last: tuple[str, ...]) -> bool:
     """ "Change it to green" with nothing acted on before (or after a miss): "it" points nowhere."""
-    return not last and bool(_PRONOUN.search(text)) and not _IDIOM.search(text)
+    here = re.search(r"\b(?:here|this room)\b", text)  # "make it brighter in here": the room is named
+    return not last and bool(_PRONOUN.search(text)) and not _IDIOM.search(text) and not here
 
 
 def widen(match: Match, stand_in: str | None, last: tuple[str, ...]) -> Match:
