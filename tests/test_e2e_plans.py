@@ -195,6 +195,14 @@ def test_a_plan_is_read_back_changed_confirmed_refused_and_followed_over_http(
             said = daemon.reply_to("never mind")
             assert said == "Okay, I cancelled the plan to turn off the bedroom light."
             assert daemon.reply_to("what's planned?") == "Nothing is planned.", daemon.report()
+            # "No thanks" is a no; a yes after another turn is asked again, not taken for the plan.
+            assert daemon.reply_to("at 10 pm switch off all the lights").endswith("Shall I go ahead?")
+            assert daemon.reply_to("no thanks").startswith("Okay, I won't."), daemon.report()
+            assert daemon.reply_to("at 11 pm turn off the kitchen light").endswith("Shall I go ahead?")
+            assert daemon.reply_to("what time is it").startswith("It's")
+            assert daemon.reply_to("yes").startswith("To be sure: I'll turn off the kitchen light")
+            assert daemon.reply_to("no").startswith("Okay, I won't.")
+            assert daemon.reply_to("what's planned?") == "Nothing is planned."
             assert _sent(commands) == []
         finally:
             commands.close()

@@ -436,10 +436,13 @@ def test_turned_on_then_brighter_in_one_breath_goes_up_from_the_level_it_kept() 
     assert alone.commands == (LightSet(device="bedroom_light", state="ON", brightness=64),)
 
 
-def test_too_dark_with_every_light_off_brightens_them() -> None:
+def test_too_dark_with_every_light_off_no_longer_fails() -> None:
+    """It raised IndexError. With no room of our own, "here" is nowhere we know: it asks."""
     states = {n: {"state": "OFF"} for n in LIGHTS}
     reply = agent(room=None, states=states).understand("it's too dark in here")
-    assert {c.device for c in reply.commands} == set(LIGHTS)
+    assert reply.commands == () and reply.text == "Which light do you mean?"
+    kitchen = agent(room="kitchen", states=states).understand("it's too dark in here")
+    assert kitchen.commands == (LightSet(device="kitchen_light", state="ON", brightness=64),)
 
 
 @pytest.mark.parametrize(
@@ -526,3 +529,11 @@ def test_a_colour_only_the_third_reading_heard_is_asked_about() -> None:
 def test_it_with_here_is_this_room_even_with_nothing_before() -> None:
     reply = agent(room="kitchen").understand("make it brighter in here")
     assert reply.commands == (LightSet(device="kitchen_light", state="ON", brightness=191),)
+
+
+def test_a_bare_brighter_with_nothing_to_aim_at_asks() -> None:
+    """After a request that was not understood, every light off, no room of our own."""
+    local = agent(room=None, states={n: {"state": "OFF"} for n in LIGHTS})
+    assert local.understand("lights on in the kitchen and the bedroom flibber").commands == ()
+    reply = local.understand("brighter")
+    assert reply.commands == () and reply.text == "Which light do you mean?"

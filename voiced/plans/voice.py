@@ -28,6 +28,10 @@ YES = re.compile(
     r"^(?:yes|yeah|yep|yup|sure|ok|okay|go ahead|do it|please do|sounds good|confirm|correct|right)\b"
 )
 NO = re.compile(r"^(?:no|nope|don't|do not|cancel|stop|never ?mind|forget it|not now)\b")
+# "No thanks" is a no, not "without the thanks"
+PLAIN_NO = re.compile(
+    r"^(?:no|nope|nah)(?:\s+(?:thanks|thank you|very much|please|sorry|way|cancel it|forget it))*$"
+)
 WITHOUT = re.compile(r"\b(?:without|except|skip|leave out|but not|no)\s+(?P<what>(?:the\s+)?[a-z ]+)$")
 LIST = re.compile(r"\bwhat(?:'s| is| are)?\s+(?:\w+\s+)?(?:planned|scheduled|the plans?)\b|\bwhat plans\b")
 CANCEL = re.compile(
@@ -56,6 +60,7 @@ class PlanAgent:
         self._engine = plans.engine
         self._planner = plans.planner
         self._clock = clock
+        self._asked: str | None = None  # the plan whose read-back was the last thing said
 
     async def reply(
         self, turn: int, text: str, context: TurnContext = NO_CONTEXT
@@ -70,9 +75,10 @@ class PlanAgent:
                 yield piece
 
     async def _handle(self, words: str, text: str) -> str | None:
+        asked, self._asked = self._asked, None  # any turn but an answer leaves the question behind
         waiting = await self._engine.waiting()
         if waiting is not None:
-            answer = await self._answer(waiting, words, text)
+            answer = await self._answer(waiting, words, text, asked)
             if answer is not None:
                 return answer
         if LIST.search(words):
@@ -88,15 +94,21 @@ class PlanAgent:
         confirm = self._planner.needs_confirmation(plan)
         if not confirm:
             return None  # a few commands for now: the main agent does them as it always has
-        await self._engine.create(text, plan, needs_confirmation=True)
+        task = await self._engine.create(text, plan, needs_confirmation=True)
+        self._asked = str(task["id"])
         return read_back(plan, self._clock())
 
-    async def _answer(self, waiting: Any, words: str, text: str) -> str | None:
+    async def _answer(self, waiting: Any, words: str, text: str, asked: str | None) -> str | None:
         task_id = str(waiting["task_id"])
         plan = ExecutionPlan.model_validate(waiting["execution_plan"])
+        if task_id != asked and (YES.search(words) or NO.search(words)):
+            # other turns came between the read-back and this yes or no: ask again, do not guess
+            self._asked = task_id
+            return f"To be sure: {read_back(plan, self._clock())}"
         change = WITHOUT.search(words)
-        if change is not None and not NO.fullmatch(words):
+        if change is not None and not NO.fullmatch(words) and not PLAIN_NO.match(words):
             smaller = without(plan, change["what"])
+            self._asked = task_id
             if len(smaller.steps) == len(plan.steps):
                 return f'Sorry, nothing in the plan is "{change["what"]}". {read_back(plan, self._clock())}'
             if not smaller.steps:

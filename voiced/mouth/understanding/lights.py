@@ -82,6 +82,14 @@ def _targets(home: Home, match: Match) -> Picked | None:
     return Picked(names, said)
 
 
+def _unaimed(home: Home, match: Match) -> bool:
+    if any(k in match.slots for k in ("name", "area", "domain")):
+        return False
+    lights = home.of_kinds(LIGHT)
+    lit = [n for n in lights if str(home.state(n).get("state", "")).upper() == "ON"]
+    return len(lights) > 1 and not [n for n in home.last if n in lights] and not home.room and not lit
+
+
 def _kept(home: Home, name: str) -> int:
     """The brightness a light that is off reports keeping (Zigbee lights come back on at it), or 0."""
     try:
@@ -91,6 +99,9 @@ def _kept(home: Home, name: str) -> int:
 
 
 def step(home: Home, match: Match, step_size: int, up: bool) -> Outcome | None:
+    if _unaimed(home, match):
+        # a bare "brighter" with nothing acted on, no room of our own and every light off
+        return Outcome("Which light do you mean?", acted=False)
     picked = _targets(home, match)
     if picked is None:
         return None
