@@ -489,7 +489,7 @@ def test_what_a_new_user_typed_that_was_missed_acts(text: str, command: Any) -> 
         ),
         ("set an alarm for 7 am", "I can't set alarms, timers or reminders yet."),
         ("turn on the garage light", "There's no garage light here."),
-        ("what can you do?", "I can turn the lights on and off"),
+        ("what can you do?", "I can control the bedroom light, the diffuser"),
     ],
 )
 def test_what_a_new_user_asked_gets_a_plain_answer(text: str, answer: str) -> None:
@@ -537,3 +537,46 @@ def test_a_bare_brighter_with_nothing_to_aim_at_asks() -> None:
     assert local.understand("lights on in the kitchen and the bedroom flibber").commands == ()
     reply = local.understand("brighter")
     assert reply.commands == () and reply.text == "Which light do you mean?"
+
+
+@pytest.mark.parametrize(
+    ("text", "command"),
+    [
+        ("kill the lights in the bedroom", LightSet(device="bedroom_light", state="OFF")),
+        ("no more music please", MusicSet(device="music", action="stop")),
+        ("hold the music for a sec", MusicSet(device="music", action="pause")),
+        ("carry on playing", MusicSet(device="music", action="play")),
+        ("swap to citrus", DiffuserSet(device="diffuser", state="ON", scent="citrus")),
+        (
+            "put the bedroom light on at 10 percent",
+            LightSet(device="bedroom_light", state="ON", brightness=25),
+        ),
+        (
+            "kitchen light at 40%",
+            LightSet(device="kitchen_light", state="ON", brightness=102),
+        ),  # not "at 4 pm"
+        (
+            "Please, if it's no trouble, play some blues music.",
+            MusicSet(device="music", action="play", genre="blues"),
+        ),
+    ],
+)
+def test_what_a_second_new_user_typed_acts(text: str, command: Any) -> None:
+    assert HOUSE.understand(text).commands == (command,)
+
+
+@pytest.mark.parametrize(
+    ("text", "scene"),
+    [
+        ("I want to chill out", "relax"),
+        ("let's get this party started", "party"),
+        ("time for bed", "good_night"),
+    ],
+)
+def test_scenes_as_a_second_new_user_asked(text: str, scene: str) -> None:
+    assert HOUSE.understand(text).scene == scene
+
+
+def test_what_devices_do_you_control_names_them() -> None:
+    said = HOUSE.understand("what devices do you control").text
+    assert "the kitchen light" in said and "the diffuser" in said and "lavender" in said

@@ -115,10 +115,17 @@ def current_date(now: datetime) -> Outcome:
     return Outcome(f"Today is {now.strftime('%A, %B')} {now.day}.", acted=False)
 
 
-HELP = (
-    "I can turn the lights on and off, dim them or change their colour, set the diffuser and its "
-    "scent, play music by genre, artist or title, and tell you what's on. Try: turn on the kitchen light."
-)
+def help_text(home: Home) -> Outcome:
+    """What this home has, and an example: "what can you do?", "what devices do you control?"."""
+    things = [f"the {human(d.name)}" for d in home.registry]
+    scents = [s for d in home.registry for s in getattr(d, "scents", None) or []]
+    kinds = "turn lights on and off, dim them or change their colour, play music by genre, artist or title"
+    said = f"I can control {join(things)}. I can {kinds}"
+    said += f", and set the diffuser to {join(scents[:6], 'or')}." if scents else "."
+    lights = home.of_kinds(("light",))
+    return Outcome(said + (f" Try: turn on the {human(lights[0])}." if lights else ""), acted=False)
+
+
 _KINDS = ("light", "lights", "lamp", "lamps")
 
 

@@ -59,7 +59,7 @@ def handlers(step: int, scent_limit: int, now: Callable[[], datetime]) -> dict[s
         "StateQuestion": answers.get_state,
         "VolumeLevel": answers.volume_level,
         "WhatDay": lambda h, m: answers.current_date(now()),
-        "Help": lambda h, m: Outcome(answers.HELP, acted=False),
+        "Help": lambda h, m: answers.help_text(h),
         "HassGetCurrentTime": lambda h, m: answers.current_time(now()),
         "HassGetCurrentDate": lambda h, m: answers.current_date(now()),
         "Scene": lambda h, m: _scene(m),

@@ -49,8 +49,10 @@ def pct_to_brightness(pct: float) -> int:
     return round(pct * BRIGHTNESS_MAX / 100)
 
 
-def join(items: list[str]) -> str:
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+def join(items: list[str], last: str = "and") -> str:
+    if not items:
+        return ""
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + f" {last} " + items[-1]
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,7 @@ _NUMBER = (
 )
 _LATER = re.compile(
     rf"\b(?:(?:in|after|within)\s+{_NUMBER}\s+(?:minutes?|mins?|hours?|seconds?|secs?)"
-    r"|at\s+\d{1,2}(?::\d\d)?\s*(?:am|pm|a\.m\.|p\.m\.|o'clock)?(?=\W|$)"
+    r"|at\s+\d{1,2}(?::\d\d)?\s*(?:am|pm|a\.m\.|p\.m\.|o'clock)?(?=\W|$)(?!\s*(?:percent|%|degrees))"
     r"|after (?:this|the) (?:song|track)|tonight|tomorrow|when i (?:leave|get home|go to bed))\b"
 )
 
@@ -39,12 +39,15 @@ def is_negated(text: str) -> bool:
 
 # "If it gets dark, turn on the lights": a condition we cannot watch for, so nothing is done now.
 _CONDITION = re.compile(
-    r"\b(?:if|when|whenever|unless|once|as soon as)\s+"
+    r"\b(?<!wonder )(?:if|when|whenever|unless|once|as soon as)\s+"
+    r"(?!(?:it's|it is) (?:no trouble|not too much|ok|okay|alright|possible)"
+    r"|you (?:can|could|don't|would|please))"
     r"(?:it|it's|i|i'm|we|you|they|the|there|someone|somebody|anyone|nobody|my)\s+\w"
 )
 
 
 _QUESTION = re.compile(r"^(?:is|are|what|what's|whats|how|when|where|who|why|does|do)\b")
+_ASKING = re.compile(r"^(?:is|are|what|what's|whats|how|where|who|why|does|do|i wonder)\b")
 
 
 def is_for_later(text: str) -> bool:
@@ -55,5 +58,7 @@ def is_for_later(text: str) -> bool:
 
 
 def is_conditional(text: str) -> bool:
-    """ "If it gets dark, turn on the lights": only when something happens, so not now."""
-    return bool(_CONDITION.search(" ".join(text.lower().replace("\u2019", "'").split())))
+    """ "If it gets dark, turn on the lights": only when something happens, so not now. Not "…, if
+    it's no trouble", nor a question ("what would happen if I …")."""
+    lowered = " ".join(text.lower().replace("\u2019", "'").split())
+    return bool(_CONDITION.search(lowered)) and not _ASKING.match(lowered)
