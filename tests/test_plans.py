@@ -30,7 +30,7 @@ from voiced.plans.llm_planner import LlmPlanFailed, LlmPlanner
 from voiced.plans.model import ExecutionPlan, PlanStep, TaskState
 from voiced.plans.rules import PlanRefused, RulePlanner, without
 from voiced.plans.supervisor import StepOutcome, decide, overall
-from voiced.plans.timewords import next_time, parts
+from voiced.plans.timewords import has_time_words, next_time, parts
 from voiced.plans.words import read_back
 
 T = TypeVar("T")
@@ -66,6 +66,8 @@ def test_time_words_are_read_against_the_clock() -> None:
     ]
     at = parts("wake me up at 6:45 am", NOW)[0]
     assert at.at == datetime(2026, 11, 24, 6, 45) and at.text == "wake me up"
+    assert not has_time_words("put the bedroom light on at 10 percent")  # a level, not 10 o'clock
+    assert not has_time_words("kitchen light at 40%") and has_time_words("turn it off at 10")
 
 
 def _steps(*spec: tuple[str, float | None]) -> tuple[PlanStep, ...]:

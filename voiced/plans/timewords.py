@@ -43,7 +43,7 @@ _IN = re.compile(rf"\b(?:in|after)\s+(?P<n>{_NUMBER})\s+{_UNIT}\b")
 _OVER = re.compile(rf"\b(?:over|during)\s+(?:the\s+next\s+)?(?P<n>{_NUMBER})\s+{_UNIT}\b")
 _AT = re.compile(
     rf"\bat\s+(?P<h>{_NUMBER})(?:[:.](?P<m>\d\d))?\s*(?P<ampm>a\.?m\.?|p\.?m\.?|o'?clock|in the morning|"
-    r"in the evening|tonight)?(?=\W|$)"
+    r"in the evening|tonight)?(?=\W|$)(?!\s*(?:%|percent|degrees))"  # "at 40 percent" is no time
 )
 _THEN = re.compile(r"\s*,?\s*\b(?:and\s+)?(?:then|after that|afterwards)\b\s*,?\s*")
 TRIGGERS = re.compile(
