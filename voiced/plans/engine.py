@@ -29,6 +29,7 @@ from voiced.plans.words import no_answer_line, outcome_line
 from voiced.tasks import cancel_and_wait
 
 _LOGGER = logging.getLogger(__name__)
+CONFIRMED_WITHIN_S = 2.0  # how long a confirmation waits for the plan's run to record that it goes ahead
 
 
 class Say(Protocol):
@@ -217,6 +218,13 @@ class PlanEngine:
         if not answer.get("approved") or answer.get("plan") is not None:
             await asyncio.wait([run])  # quick: back to the question, or cancelled
             return str((await self.state(task_id)).get("status"))
+        # the run goes on in the background; its first checkpoint says it is no longer waiting, and
+        # whoever reads the task next (the dashboard refreshing after its click) must see that
+        deadline = asyncio.get_running_loop().time() + CONFIRMED_WITHIN_S
+        while not run.done() and asyncio.get_running_loop().time() < deadline:
+            if (await self.state(task_id)).get("status") != "waiting_confirmation":
+                break
+            await asyncio.sleep(0.01)
         return "executing"
 
     async def confirm(
