@@ -23,7 +23,6 @@ from typing import Annotated, Any, Protocol, TypedDict
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.memory import InMemorySaver
-from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 from langgraph.graph import END, START, StateGraph
 from langgraph.types import Send
 
@@ -34,6 +33,7 @@ from voiced.devices.registry import DeviceRegistry
 from voiced.devices.tools import DeviceTools, ToolError
 from voiced.events import VibeToolEnd, VibeToolStart
 from voiced.plans.ledger import Ledger
+from voiced.plans.saver import SettlingSaver
 from voiced.plans.steps import DeviceSteps
 from voiced.vibe.messages import StepOutcome
 from voiced.vibe.plan import VibePlan, VibeStep, check_step, step_device
@@ -96,9 +96,7 @@ class PlanRunner:
     async def open(self) -> None:
         """Open the checkpoints (a no-op in memory)."""
         if self._checkpoint is not None:
-            saver = await self._stack.enter_async_context(
-                AsyncSqliteSaver.from_conn_string(str(self._checkpoint))
-            )
+            saver = await self._stack.enter_async_context(SettlingSaver.opened(str(self._checkpoint)))
             self._graph = self._build().compile(checkpointer=saver)
 
     async def aclose(self) -> None:
