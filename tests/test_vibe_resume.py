@@ -7,11 +7,15 @@ import asyncio
 import json
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import Broker
 from tests.test_vibe import config_for
 from tests.vibe_home import Home, write_presets
-from voiced.config import Config
+from voiced.config import Config, load_config
+from voiced.console import thought
 from voiced.devices.registry import DeviceRegistry
+from voiced.errors import ConfigError
 
 LIGHT = "zigbee2mqtt/living_room_light/set"
 PRESETS = """
@@ -123,6 +127,7 @@ def test_a_cancelled_replaced_or_too_old_scene_is_not_resumed(
             dropped = home.of("vibe_dropped")
             assert [e.task_id for e in dropped] == ["vibe-3"]
             assert "too long ago" in dropped[0].reason and "vibe.resume_within_s" in dropped[0].reason
+            assert (thought(dropped[0]) or "").startswith("[VIBE] vibe-3 not resumed: it began ")
 
             # Dropped is final: the next start finds nothing to resume, and numbers on.
             last = home.scenes()
@@ -135,3 +140,19 @@ def test_a_cancelled_replaced_or_too_old_scene_is_not_resumed(
             assert len(home.of("vibe_dropped")) == 1
 
     asyncio.run(scenario())
+
+
+def test_the_scenes_checkpoints_go_beside_the_plans_unless_configured(tmp_path: Path) -> None:
+    config = tmp_path / "config.yaml"
+    config.write_text("brain:\n  state_file: state/voiced.sqlite\n")
+    (tmp_path / "state").mkdir()
+    loaded = load_config(config, {})
+    assert loaded.vibe.checkpoint_file == tmp_path / "state" / "voiced-scenes.sqlite"
+    assert loaded.vibe.checkpoint_file.parent == loaded.plans.checkpoint_file.parent  # type: ignore[union-attr]
+    assert loaded.vibe.resume_within_s == 300
+    config.write_text("vibe:\n  checkpoint_file: s.sqlite\n  resume_within_s: 60\n")
+    loaded = load_config(config, {})
+    assert (loaded.vibe.checkpoint_file, loaded.vibe.resume_within_s) == (tmp_path / "s.sqlite", 60)
+    config.write_text("vibe:\n  resume_within_s: -1\n")
+    with pytest.raises(ConfigError, match=r"vibe\.resume_within_s"):
+        load_config(config, {})
