@@ -137,7 +137,12 @@ def test_a_cancelled_replaced_or_too_old_scene_is_not_resumed(
                 await home.until(lambda: home.of("vibe_complete", "vibe-4"), "vibe-4 to complete")
             finally:
                 await last.aclose()
-            assert len(home.of("vibe_dropped")) == 1
+            completed = home.scenes()  # nor is a scene that completed
+            try:
+                assert await completed.open() == []
+            finally:
+                await completed.aclose()
+            assert len(home.of("vibe_dropped")) == 1 and home.of("vibe_resumed") == []
 
     asyncio.run(scenario())
 
