@@ -161,3 +161,22 @@ def test_the_scenes_checkpoints_go_beside_the_plans_unless_configured(tmp_path: 
     config.write_text("vibe:\n  resume_within_s: -1\n")
     with pytest.raises(ConfigError, match=r"vibe\.resume_within_s"):
         load_config(config, {})
+
+
+@pytest.mark.parametrize("damaged", ["scenes.sqlite", "scenes-ledger.sqlite"])
+def test_a_damaged_scene_file_keeps_scenes_in_memory_and_the_scenes_still_run(
+    broker: Broker, registry: DeviceRegistry, tmp_path: Path, caplog: pytest.LogCaptureFixture, damaged: str
+) -> None:
+    (tmp_path / damaged).write_bytes(b"not a database " * 300)
+
+    async def scenario() -> None:
+        home = Home(broker, registry, _config(broker, tmp_path), checkpoint=tmp_path / "scenes.sqlite")
+        async with home:
+            await home.vibe.start("focus", turn=1)
+            await home.until(lambda: home.of("vibe_complete", "vibe-1"), "the scene to complete")
+
+    asyncio.run(scenario())
+    errors = [r.getMessage() for r in caplog.records if r.levelname == "ERROR"]
+    assert len(errors) == 1 and damaged in errors[0], errors
+    assert "scenes are not kept across restarts" in errors[0]
+    assert (tmp_path / damaged).read_bytes().startswith(b"not a database")  # left as it was

@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import operator
+import sqlite3
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Annotated, Any, Protocol, TypedDict
@@ -86,18 +87,38 @@ class PlanRunner:
         self._bus = bus
         self._narrate = narrate
         self._checkpoint = checkpoint
-        self.ledger = Ledger(ledger_path(checkpoint) if checkpoint is not None else ":memory:")
+        self.ledger = self._ledger(checkpoint)
         self._steps = DeviceSteps(
             actions, self.ledger, ack_timeout_s=ack_timeout_s, confirm_timeout_s=config.confirm_timeout_s
         )
         self._stack = contextlib.AsyncExitStack()
         self._graph: Any = self._build().compile(checkpointer=InMemorySaver())
 
+    def _ledger(self, checkpoint: Path | None) -> Ledger:
+        if checkpoint is not None:
+            try:
+                return Ledger(ledger_path(checkpoint))
+            except sqlite3.DatabaseError as exc:  # a damaged file must not keep the daemon from starting
+                _LOGGER.error(
+                    "scenes: %s: %s; scenes are not kept across restarts", ledger_path(checkpoint), exc
+                )
+                self._checkpoint = None
+        return Ledger(":memory:")
+
     async def open(self) -> None:
-        """Open the checkpoints (a no-op in memory)."""
-        if self._checkpoint is not None:
-            saver = await self._stack.enter_async_context(SettlingSaver.opened(str(self._checkpoint)))
-            self._graph = self._build().compile(checkpointer=saver)
+        """Open the checkpoints (a no-op in memory; a damaged file: in memory, and said in the log)."""
+        if self._checkpoint is None:
+            return
+        stack = contextlib.AsyncExitStack()
+        try:
+            saver = await stack.enter_async_context(SettlingSaver.opened(str(self._checkpoint)))
+            await saver.setup()
+        except sqlite3.DatabaseError as exc:
+            await stack.aclose()
+            _LOGGER.error("scenes: %s: %s; scenes are not kept across restarts", self._checkpoint, exc)
+            return
+        self._stack.push_async_exit(stack)
+        self._graph = self._build().compile(checkpointer=saver)
 
     async def aclose(self) -> None:
         await self._stack.aclose()
