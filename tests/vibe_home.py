@@ -62,6 +62,7 @@ class Home:
     simulator_options: dict[str, Any] = field(default_factory=dict)
     simulator_mqtt: MqttConfig | None = None
     watch: bool = True  # a plain-TCP watcher of every command (not for TLS-only brokers)
+    checkpoint: Path | None = None  # scenes kept in this SQLite file (None: in memory)
     events: list[Event] = field(default_factory=list)
     narrations: list[str] = field(default_factory=list)
 
@@ -84,15 +85,25 @@ class Home:
         self.gateway.start()
         assert await self.gateway.wait_connected(5)
         self.actions = DeviceActions(self.gateway, self.bus)
-        self.vibe: VibeTaskManager = build_vibe(
-            self.config, self.registry, self.actions, self.bus, narrate=self._narrate
-        )
+        self.vibe: VibeTaskManager = self.scenes()
         # Zigbee2MQTT retains no state: the gateway asks each device (`/get`) as it connects. An
         # offline device, or one that never reports, does not answer.
         quiet = {*self.simulator_options.get("offline", ()), *self.simulator_options.get("silent", ())}
         reporting = [d.name for d in self.registry if d.name not in quiet]
         await self.until(lambda: all(self.gateway.state_of(n) for n in reporting), "initial states")
+        await self.vibe.open()
         return self
+
+    def scenes(self, config: Config | None = None) -> VibeTaskManager:
+        """A vibe agent on this home (another one on the same checkpoint: the daemon restarted)."""
+        return build_vibe(
+            config or self.config,
+            self.registry,
+            self.actions,
+            self.bus,
+            narrate=self._narrate,
+            checkpoint=self.checkpoint,
+        )
 
     async def __aexit__(self, *_exc: object) -> None:
         await self.vibe.aclose()

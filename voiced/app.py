@@ -266,7 +266,11 @@ async def run_daemon(
             follower = asyncio.create_task(follow_home(bus, registry, intents, ear_words), name="follow-home")
             stack.push_async_callback(cancel_and_wait, [follower])
         narrator = SpokenNarrator(speech, bus, lambda: daemon.busy, config.vibe.narrate_wait_s)
-        vibe = build_vibe(config, registry, actions, bus, narrate=narrator, client=client)
+        scenes_file = config.vibe.checkpoint_file or config.brain.state_file.with_name("voiced-scenes.sqlite")
+        scenes_file.parent.mkdir(parents=True, exist_ok=True)
+        vibe = build_vibe(
+            config, registry, actions, bus, narrate=narrator, client=client, checkpoint=scenes_file
+        )
         agent = build_agent(config, registry, actions, intents, vibe=vibe, bus=bus, client=client)
         plans = (
             build_plans(config, registry, actions, bus, intents, say=narrator, client=client)
@@ -313,7 +317,11 @@ async def run_daemon(
             echo_db=config.audio.echo_unexplained_db,
             thinking=thinking,
         )
-        if plans is not None:  # after the daemon exists: a resumed plan may speak
+        # After the daemon exists: a resumed scene or plan may speak. The daemon closes the agent,
+        # and so the scenes, as it stops; this closes them if it never ran (closing twice is fine).
+        stack.push_async_callback(vibe.aclose)
+        await vibe.open()  # resumes the scene a restart cut off, from its checkpoint
+        if plans is not None:
             stack.push_async_callback(plans.engine.aclose)  # before the gateway stops, after the web
             await plans.engine.start()  # resumes unfinished plans from their checkpoints
         if options.web_socket is not None:

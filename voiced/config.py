@@ -196,6 +196,17 @@ class VibeConfig(_Section):
     )
     default_preset: str = Field("relax", description="used when no preset matches the request")
     presets_file: SafePath | None = Field(None, description="scene presets (YAML); None = the built-in ones")
+    checkpoint_file: SafePath | None = Field(
+        None,
+        description="scenes' checkpoints (SQLite), so a scene cut off by a restart resumes; "
+        "None = voiced-scenes.sqlite beside brain.state_file",
+    )
+    resume_within_s: Float = Field(
+        300.0,
+        ge=0,
+        le=86400,
+        description="a scene cut off by a restart resumes only if it began less than this long ago",
+    )
 
 
 DEFAULT_SYSTEM_PROMPT = (
@@ -408,7 +419,14 @@ def load_config(path: Path | None, environ: Mapping[str, str]) -> Config:
             "models_dir": base / config.models_dir,
             "mqtt": config.mqtt.model_copy(update={"tls": _resolve_tls(config.mqtt.tls, base, origin)}),
             "brain": config.brain.model_copy(update={"state_file": state_file}),
-            "vibe": config.vibe.model_copy(update={"presets_file": presets_file}),
+            "vibe": config.vibe.model_copy(
+                update={
+                    "presets_file": presets_file,
+                    "checkpoint_file": base / config.vibe.checkpoint_file
+                    if config.vibe.checkpoint_file
+                    else state_file.with_name("voiced-scenes.sqlite"),
+                }
+            ),
             "plans": config.plans.model_copy(
                 update={
                     "checkpoint_file": base / config.plans.checkpoint_file

@@ -29,7 +29,9 @@ from voiced.events import (
     Transcript,
     VibeCancelled,
     VibeComplete,
+    VibeDropped,
     VibeError,
+    VibeResumed,
     VibeStarted,
     VibeToolEnd,
     VibeToolStart,
@@ -85,6 +87,13 @@ def thought(event: Event) -> str | None:
         return f"[PLAN] {event.task_id} {event.kind.removeprefix('plan_')}{step}: {event.detail}{extra}"
     if isinstance(event, VibeCancelled):
         return f"[VIBE] {event.task_id} cancelled: {event.reason}"
+    if isinstance(event, VibeResumed):
+        return (
+            f"[VIBE] {event.task_id} resumed after a restart for {event.request!r} "
+            f"({event.steps_done} device steps done, {event.steps_left} left; begun {event.age_s:.0f} s ago)"
+        )
+    if isinstance(event, VibeDropped):
+        return f"[VIBE] {event.task_id} not resumed: {event.reason}"
     return None
 
 
@@ -103,7 +112,9 @@ def describe(event: Event) -> str | None:
         return f"  device {event.device}: {excerpt(_compact(event.state), STATE_CHARS)}"
     if isinstance(event, DeviceAvailability):
         return f"  device {event.device} is {'online' if event.online else 'offline'}"
-    if isinstance(event, VibeStarted | VibeComplete | VibeError | VibeCancelled | PlanEvent):
+    if isinstance(
+        event, VibeStarted | VibeComplete | VibeError | VibeCancelled | VibeResumed | VibeDropped | PlanEvent
+    ):
         return thought(event)
     if isinstance(event, WakeWordDetected):
         return f"  ({event.word}: listening)"

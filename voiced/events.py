@@ -181,6 +181,28 @@ class VibeCancelled(Event):
 
 
 @dataclass(frozen=True)
+class VibeResumed(Event):
+    """A scene cut off by a restart carries on: only its steps not yet done run."""
+
+    kind: ClassVar[str] = "vibe_resumed"
+    task_id: str
+    request: str
+    steps_done: int
+    steps_left: int
+    age_s: float
+
+
+@dataclass(frozen=True)
+class VibeDropped(Event):
+    """A scene cut off by a restart that is not resumed (too old, or a newer one came after it)."""
+
+    kind: ClassVar[str] = "vibe_dropped"
+    task_id: str
+    request: str
+    reason: str
+
+
+@dataclass(frozen=True)
 class BrainFinished(Event):
     """The brain analysed a turn (or gave up on it at the barrier)."""
 

@@ -15,7 +15,6 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, Protocol
 
-from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 from langgraph.types import Command
 
 from voiced.bus import EventBus
@@ -24,6 +23,7 @@ from voiced.events import PlanCancelled, PlanCompleted, PlanCreated, PlanDecisio
 from voiced.plans.graph import StepRunner, build_graph
 from voiced.plans.ledger import Ledger
 from voiced.plans.model import FINISHED, ExecutionPlan, TaskState, task_view
+from voiced.plans.saver import SettlingSaver
 from voiced.plans.supervisor import Supervisor, by_rules
 from voiced.plans.words import no_answer_line, outcome_line
 from voiced.tasks import cancel_and_wait
@@ -75,7 +75,7 @@ class PlanEngine:
 
     async def start(self) -> list[str]:
         """Open the checkpoints and resume every unfinished plan; returns the resumed ids."""
-        saver = await self._stack.enter_async_context(AsyncSqliteSaver.from_conn_string(str(self._path)))
+        saver = await self._stack.enter_async_context(SettlingSaver.opened(str(self._path)))
         self._graph = self._graph_def.compile(checkpointer=saver)
         return await self._resume_all()
 

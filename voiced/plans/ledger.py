@@ -4,6 +4,9 @@ A step is marked `sending` before its command goes out and `done` (with its outc
 committed before the call returns. A step found `done` after a restart is not sent again; one found
 `sending` was cut off mid-way: if its device already shows the command it is taken as done, else it
 is sent (it never reached the device). The same SQLite file holds the index of plans.
+
+Scenes keep a ledger of their own (voiced/vibe/runner.py), in a file of its own or in memory
+(":memory:", when scenes are not kept across restarts): `plan_index` is then the index of scenes.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ CREATE TABLE IF NOT EXISTS plan_ledger (
 
 
 class Ledger:
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path | str) -> None:
         self._db = sqlite3.connect(path, timeout=10, check_same_thread=False, isolation_level=None)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.executescript(_SCHEMA)

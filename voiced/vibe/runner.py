@@ -1,7 +1,11 @@
 """Runs a scene's plan: each device's steps in order, different devices in parallel, every step confirmed.
 
-The device lanes run on the plans' engine, LangGraph: one `Send` branch per device, checkpointed
-(in memory: a scene is not resumed after a restart, a plan is). Cancelling the run cancels every branch.
+The scene runs on the plans' engine, LangGraph: one `Send` branch per device, then the narration,
+checkpointed to SQLite (`vibe.checkpoint_file`; in memory when there is none) one superstep at a time
+(durability "sync"). Each device step goes through the plans' ledger (voiced/plans/steps.py): marked
+*sending* before it is published and *done* after, so a scene resumed after a restart (`resume`)
+runs only the steps not yet done and never publishes a done step twice. Cancelling the run cancels
+every branch.
 
 A device step publishes through DeviceActions and then waits for the broker's PUBACK and the device's
 state topic to show the requested values. A step that fails (refused, offline, unconfirmed) names the
@@ -10,12 +14,15 @@ device; the other steps still run. Narration comes last, through the mouth, neve
 
 from __future__ import annotations
 
-import itertools
+import contextlib
 import logging
 import operator
+import sqlite3
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import Annotated, Any, Protocol, TypedDict
 
+from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import END, START, StateGraph
 from langgraph.types import Send
@@ -26,10 +33,14 @@ from voiced.devices.actions import DeviceActions
 from voiced.devices.registry import DeviceRegistry
 from voiced.devices.tools import DeviceTools, ToolError
 from voiced.events import VibeToolEnd, VibeToolStart
+from voiced.plans.ledger import Ledger
+from voiced.plans.saver import SettlingSaver
+from voiced.plans.steps import DeviceSteps
 from voiced.vibe.messages import StepOutcome
 from voiced.vibe.plan import VibePlan, VibeStep, check_step, step_device
 
 _LOGGER = logging.getLogger(__name__)
+ATTEMPT = 1  # a scene's step is tried once
 
 
 class Narrate(Protocol):
@@ -38,12 +49,25 @@ class Narrate(Protocol):
     def __call__(self, text: str, turn: int, wanted: Callable[[], bool] | None = None) -> Awaitable[bool]: ...
 
 
-class _Lanes(TypedDict, total=False):
-    branches: list[dict[str, Any]]  # one per device: its steps, in order
+class _Scene(TypedDict, total=False):
+    task_id: str
+    plan: dict[str, Any]  # the VibePlan
     done: Annotated[list[list[Any]], operator.add]  # [index, tool, target, ok, detail] per step
 
 
-_RUNS = itertools.count(1)
+def ledger_path(checkpoint: Path) -> Path:
+    """The ledger beside the checkpoints: its own file, as the plans' (the saver holds transactions)."""
+    return checkpoint.with_name(f"{checkpoint.stem}-ledger{checkpoint.suffix}")
+
+
+def device_steps_left(ledger: Ledger, task_id: str, plan: VibePlan) -> list[int]:
+    """The plan's device steps not marked done in the ledger."""
+    left = []
+    for index, step in enumerate(plan.steps):
+        seen = ledger.attempt(task_id, index, ATTEMPT)
+        if step.tool != "narrate" and (seen is None or seen[0] != "done"):
+            left.append(index)
+    return left
 
 
 class PlanRunner:
@@ -56,60 +80,111 @@ class PlanRunner:
         *,
         ack_timeout_s: float,
         narrate: Narrate | None = None,
+        checkpoint: Path | None = None,
     ) -> None:
+        """`checkpoint`: the SQLite file that keeps scenes across restarts; None = in memory."""
         self._tools = DeviceTools(registry)
-        self._actions = actions
         self._bus = bus
-        self._config = config
-        self._ack_timeout_s = ack_timeout_s
         self._narrate = narrate
-        self._graph = self._build().compile(checkpointer=InMemorySaver())
+        self._checkpoint = checkpoint
+        self.ledger = self._ledger(checkpoint)
+        self._steps = DeviceSteps(
+            actions, self.ledger, ack_timeout_s=ack_timeout_s, confirm_timeout_s=config.confirm_timeout_s
+        )
+        self._stack = contextlib.AsyncExitStack()
+        self._graph: Any = self._build().compile(checkpointer=InMemorySaver())
+
+    def _ledger(self, checkpoint: Path | None) -> Ledger:
+        if checkpoint is not None:
+            try:
+                return Ledger(ledger_path(checkpoint))
+            except sqlite3.DatabaseError as exc:  # a damaged file must not keep the daemon from starting
+                _LOGGER.error(
+                    "scenes: %s: %s; scenes are not kept across restarts", ledger_path(checkpoint), exc
+                )
+                self._checkpoint = None
+        return Ledger(":memory:")
+
+    async def open(self) -> None:
+        """Open the checkpoints (a no-op in memory; a damaged file: in memory, and said in the log)."""
+        if self._checkpoint is None:
+            return
+        stack = contextlib.AsyncExitStack()
+        try:
+            saver = await stack.enter_async_context(SettlingSaver.opened(str(self._checkpoint)))
+            await saver.setup()
+        except sqlite3.DatabaseError as exc:
+            await stack.aclose()
+            _LOGGER.error("scenes: %s: %s; scenes are not kept across restarts", self._checkpoint, exc)
+            return
+        self._stack.push_async_exit(stack)
+        self._graph = self._build().compile(checkpointer=saver)
+
+    async def aclose(self) -> None:
+        await self._stack.aclose()
+        self.ledger.close()
 
     def _build(self) -> StateGraph[Any]:
-        graph: StateGraph[Any] = StateGraph(_Lanes)
+        graph: StateGraph[Any] = StateGraph(_Scene)
 
-        async def lane(payload: dict[str, Any]) -> dict[str, Any]:
+        async def lane(payload: dict[str, Any], config: RunnableConfig) -> dict[str, Any]:
             done = []
+            turn = int(config["configurable"]["turn"])
             for index, raw in payload["steps"]:
                 step = VibeStep.model_validate(raw)
-                outcome = await self._device_step(payload["task_id"], payload["turn"], step)
+                outcome = await self._device_step(payload["task_id"], turn, index, step)
                 done.append([index, outcome.tool, outcome.target, outcome.ok, outcome.detail])
             return {"done": done}
 
-        def fan_out(state: dict[str, Any]) -> list[Send]:
-            return [Send("lane", payload) for payload in state["branches"]]
+        async def narrate(state: _Scene, config: RunnableConfig) -> dict[str, Any]:
+            done = []
+            turn = int(config["configurable"]["turn"])
+            for index, step in enumerate(VibePlan.model_validate(state["plan"]).steps):
+                if step.tool == "narrate":
+                    outcome = await self._narration(state["task_id"], turn, step)
+                    done.append([index, outcome.tool, outcome.target, outcome.ok, outcome.detail])
+            return {"done": done}
 
-        graph.add_node("lane", lane)  # type: ignore[call-overload,arg-type]  # a Send payload, not the state
-        graph.add_conditional_edges(START, fan_out, ["lane"])
-        graph.add_edge("lane", END)
+        def fan_out(state: _Scene) -> list[Send] | str:
+            plan = VibePlan.model_validate(state["plan"])
+            lanes: dict[str, list[list[Any]]] = {}
+            for index, step in enumerate(plan.steps):
+                if step.tool != "narrate":
+                    lanes.setdefault(step_device(step) or "?", []).append(
+                        [index, step.model_dump(mode="json")]
+                    )
+            sends = [Send("lane", {"task_id": state["task_id"], "steps": steps}) for steps in lanes.values()]
+            return sends or "narrate"
+
+        graph.add_node("lane", lane)  # type: ignore[call-overload]  # a Send payload, not the state
+        graph.add_node("narrate", narrate)  # type: ignore[call-overload]
+        graph.add_conditional_edges(START, fan_out, ["lane", "narrate"])
+        graph.add_edge("lane", "narrate")
+        graph.add_edge("narrate", END)
         return graph
 
-    async def run(self, task_id: str, turn: int, plan: VibePlan) -> tuple[StepOutcome, ...]:
-        outcomes: list[StepOutcome | None] = [None] * len(plan.steps)
-        lanes: dict[str, list[int]] = {}
-        narrations: list[int] = []
-        for index, step in enumerate(plan.steps):
-            if step.tool == "narrate":
-                narrations.append(index)
-            else:
-                lanes.setdefault(step_device(step) or "?", []).append(index)
+    def _cfg(self, task_id: str, turn: int) -> Any:
+        return {"configurable": {"thread_id": task_id, "turn": turn}}
 
-        branches = [
-            {
-                "task_id": task_id,
-                "turn": turn,
-                "steps": [[i, plan.steps[i].model_dump(mode="json")] for i in indexes],
-            }
-            for indexes in lanes.values()
-        ]
-        if branches:
-            config: Any = {"configurable": {"thread_id": f"{task_id}-{next(_RUNS)}"}}
-            result = await self._graph.ainvoke({"branches": branches}, config)
-            for index, tool, target, ok, detail in result.get("done", []):
-                outcomes[index] = StepOutcome(tool, target, ok, detail)
-        for index in narrations:
-            outcomes[index] = await self._narration(task_id, turn, plan.steps[index])
-        return tuple(outcome for outcome in outcomes if outcome is not None)
+    async def run(self, task_id: str, turn: int, plan: VibePlan) -> tuple[StepOutcome, ...]:
+        given = {"task_id": task_id, "plan": plan.to_dict()}
+        await self._graph.ainvoke(given, self._cfg(task_id, turn), durability="sync")
+        return await self._outcomes(task_id, turn)
+
+    async def resume(self, task_id: str, turn: int, plan: VibePlan) -> tuple[StepOutcome, ...]:
+        """Carry on from the last checkpoint (from the start if there is none): done steps are not sent."""
+        snapshot = await self._graph.aget_state(self._cfg(task_id, turn))
+        if not snapshot.values:
+            return await self.run(task_id, turn, plan)
+        if snapshot.next:
+            _LOGGER.info("%s: resuming at %s", task_id, ", ".join(snapshot.next))
+            await self._graph.ainvoke(None, self._cfg(task_id, turn), durability="sync")
+        return await self._outcomes(task_id, turn)
+
+    async def _outcomes(self, task_id: str, turn: int) -> tuple[StepOutcome, ...]:
+        snapshot = await self._graph.aget_state(self._cfg(task_id, turn))
+        done = sorted(snapshot.values.get("done", []), key=lambda entry: int(entry[0]))
+        return tuple(StepOutcome(tool, target, ok, detail) for _index, tool, target, ok, detail in done)
 
     def _start(self, task_id: str, step: VibeStep) -> None:
         self._bus.publish(VibeToolStart(task_id=task_id, tool=step.tool, input=dict(step.input)))
@@ -119,26 +194,21 @@ class PlanRunner:
         self._bus.publish(VibeToolEnd(task_id=task_id, tool=step.tool, result=result))
         return outcome
 
-    async def _device_step(self, task_id: str, turn: int, step: VibeStep) -> StepOutcome:
-        self._start(task_id, step)
+    async def _device_step(self, task_id: str, turn: int, index: int, step: VibeStep) -> StepOutcome:
         target = step_device(step) or "?"
+        before = self._steps.recorded(task_id, index, ATTEMPT)
+        if before is not None:  # done before a restart: its events were published then
+            return StepOutcome(step.tool, target, before.ok, _named(target, before.detail))
+        self._start(task_id, step)
         try:
             command = check_step(self._tools, step)
         except ToolError as exc:
             return self._end(task_id, step, StepOutcome(step.tool, target, False, f"{exc}; nothing sent"))
         assert not isinstance(command, str)
-        result = await self._actions.execute_confirmed(
-            turn,
-            command,
-            task_id=task_id,
-            ack_timeout=self._ack_timeout_s,
-            confirm_timeout=self._config.confirm_timeout_s,
+        result = await self._steps.once(task_id, index, ATTEMPT, command, turn)
+        return self._end(
+            task_id, step, StepOutcome(step.tool, target, result.ok, _named(target, result.detail))
         )
-        detail = result.message.removeprefix("not sent: ")
-        human = target.replace("_", " ")
-        if human not in detail and target not in detail:
-            detail = f"{human}: {detail}"
-        return self._end(task_id, step, StepOutcome(step.tool, target, result.ok, detail))
 
     async def _narration(self, task_id: str, turn: int, step: VibeStep) -> StepOutcome:
         self._start(task_id, step)
@@ -155,3 +225,9 @@ class PlanRunner:
         detail = f"spoke {text!r}" if spoken else "not said whole: no pause came, or the user talked over it"
         # A skipped narration is not a failed scene: the devices are what the user asked for.
         return self._end(task_id, step, StepOutcome(step.tool, "narration", True, detail))
+
+
+def _named(target: str, message: str) -> str:
+    detail = message.removeprefix("not sent: ")
+    human = target.replace("_", " ")
+    return detail if human in detail or target in detail else f"{human}: {detail}"

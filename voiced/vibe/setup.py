@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import openai
 
 from voiced.bus import EventBus
@@ -28,7 +30,10 @@ def build_vibe(
     *,
     narrate: Narrate | None = None,
     client: openai.AsyncOpenAI | None = None,
+    checkpoint: Path | None = None,
 ) -> VibeTaskManager:
+    """`checkpoint`: the SQLite file that keeps scenes across restarts (None: in memory); the
+    manager's `open` opens it and resumes the scene a restart cut off."""
     presets = load_presets(config, registry)
     planner: Planner = PresetOnly(presets)
     if config.llm.base_url is not None or client is not None:
@@ -42,6 +47,14 @@ def build_vibe(
             owns_client=client is None,
         )
     runner = PlanRunner(
-        registry, actions, bus, config.vibe, ack_timeout_s=config.mqtt.ack_timeout_s, narrate=narrate
+        registry,
+        actions,
+        bus,
+        config.vibe,
+        ack_timeout_s=config.mqtt.ack_timeout_s,
+        narrate=narrate,
+        checkpoint=checkpoint,
     )
-    return VibeTaskManager(planner=planner, presets=presets, runner=runner, bus=bus, narrate=narrate)
+    return VibeTaskManager(
+        planner=planner, presets=presets, runner=runner, bus=bus, config=config.vibe, narrate=narrate
+    )

@@ -152,6 +152,8 @@ const handlers = {
   vibe_complete(e) { add($("scene"), `complete: ${e.plan.name || ""}`); },
   vibe_error(e) { add($("scene"), `failed: ${e.error}`); },
   vibe_cancelled(e) { add($("scene"), `cancelled: ${e.reason}`); },
+  vibe_resumed(e) { $("scene-title").textContent = `${e.task_id}: ${e.request} (resumed)`; $("scene").innerHTML = ""; },
+  vibe_dropped(e) { add($("scene"), `${e.task_id} not resumed: ${e.reason}`); },
   ...Object.fromEntries(PLAN_EVENTS.map((kind) => [kind, refreshPlans])),
 };
 
@@ -185,7 +187,7 @@ function connect() {
   }
   source.onmessage = () => {};
   const thoughts = (m) => { const e = JSON.parse(m.data); if (e.thought) add($("thoughts"), e.thought); };
-  for (const kind of ["agent_text", "agent_tool", "vibe_started", "vibe_tool_start", "vibe_tool_end", "vibe_complete", "vibe_error", "vibe_cancelled", "brain_finished", "barrier_wait", ...PLAN_EVENTS]) {
+  for (const kind of ["agent_text", "agent_tool", "vibe_started", "vibe_tool_start", "vibe_tool_end", "vibe_complete", "vibe_error", "vibe_cancelled", "vibe_resumed", "vibe_dropped", "brain_finished", "barrier_wait", ...PLAN_EVENTS]) {
     source.addEventListener(kind, thoughts);
   }
 }
