@@ -16,8 +16,10 @@ from voiced.audio.reference import PlaybackReference
 
 _LOGGER = logging.getLogger(__name__)
 # Device-side buffering in fixed 30 ms blocks: enough that a busy CPU never underruns (an
-# underrun would shift the echo path under the canceller). Under PulseAudio's ALSA plugin a
-# latency without a fixed block size can make the stream stall or race ahead.
+# underrun would shift the echo path under the canceller: at 0.12 s, on a box with a load of
+# 10, the echo delay jumped and the first words of replies passed for the user). A pause is
+# heard once the device has played what it holds. Under PulseAudio's ALSA plugin a latency
+# without a fixed block size can make the stream stall or race ahead.
 OUTPUT_LATENCY_S = 0.2
 BLOCK_S = 0.03
 AHEAD_S = 0.15  # how far our own buffer runs ahead of the device
@@ -39,6 +41,13 @@ class AudioSink(Protocol):
     def abort(self) -> None:
         """Drop audio still queued in the device, at once."""
         ...
+
+    def pause(self) -> None:
+        """Fall silent as soon as the device allows, and keep the place: nothing is skipped on
+        `resume`. `play` waits meanwhile."""
+        ...
+
+    def resume(self) -> None: ...
 
     def close(self) -> None: ...
 
@@ -70,6 +79,12 @@ class WavFileSink:
         return None
 
     def abort(self) -> None:
+        return None
+
+    def pause(self) -> None:
+        return None  # a file has no listener to yield to
+
+    def resume(self) -> None:
         return None
 
     def close(self) -> None:
@@ -104,6 +119,7 @@ class SpeakerSink:
         self._rate = 0
         self._pending = bytearray()
         self._lock = threading.Lock()
+        self._paused = False
 
     def _open(self, rate: int) -> None:
         import sounddevice as sd
@@ -128,8 +144,8 @@ class SpeakerSink:
     def _fill(self, outdata: Any, frames: int, _time: Any, _status: Any) -> None:
         wanted = frames * 2
         with self._lock:
-            chunk = bytes(self._pending[:wanted])
-            del self._pending[:wanted]
+            chunk = b"" if self._paused else bytes(self._pending[:wanted])
+            del self._pending[: len(chunk)]
         chunk += bytes(wanted - len(chunk))
         outdata[:] = chunk
         if self._reference is not None:
@@ -158,6 +174,17 @@ class SpeakerSink:
     def abort(self) -> None:
         with self._lock:
             self._pending.clear()
+            self._paused = False
+
+    def pause(self) -> None:
+        """The device plays out what it holds (it cannot be recalled, and so is heard, not
+        lost), then zeros; what waits in our buffer stays for `resume`."""
+        with self._lock:
+            self._paused = True
+
+    def resume(self) -> None:
+        with self._lock:
+            self._paused = False
 
     def close(self) -> None:
         stream, self._stream = self._stream, None

@@ -14,6 +14,7 @@ from typing import Protocol
 
 import numpy as np
 import webrtcvad
+from threadpoolctl import threadpool_limits
 
 from voiced.audio.pcm import EAR_RATE, rms_dbfs
 from voiced.audio.reference import PlaybackReference
@@ -73,6 +74,9 @@ class EchoCancellingVad:
         margin_db: float = 10.0,
         echo_db: float = -10.0,
     ) -> None:
+        # numpy's BLAS threads thrash on a busy CPU (an echo check of 150 ms took 0.6 s, not
+        # 7 ms, beside Whisper): one thread each; the checks run in threads of their own anyway.
+        threadpool_limits(1, user_api="blas")
         self._vad = webrtcvad.Vad(aggressiveness)
         self._reference = reference
         self._canceller = SpeexEchoCanceller(EAR_RATE, tail_ms)
