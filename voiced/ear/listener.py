@@ -242,8 +242,8 @@ class Ear:
     def _restart(self, lookback: list[bytes]) -> None:
         """The wake word was heard: drop the utterance in progress; what follows starts a new one,
         with `lookback` (the frames just before) as its pre-roll."""
+        self._abandon()
         self._segmenter.reset()
-        self._guard.dropped()
         self._drop_early()
         for frame in lookback:
             self._segmenter.process(frame, False)
