@@ -34,6 +34,7 @@ HISTORY_S = 8  # microphone and reference kept for the echo check of an utteranc
 # room or the alignment (a correct path only ever removes energy). It is dropped and refitted.
 STALE_PATH_DB = 3.0
 FIT_KEEP_DB = -15.0  # a fit that leaves more of its second unexplained was bent by the user's voice
+NO_SOUND_DB = -90.0  # digital silence (a real microphone's own noise is far above it)
 DELAY_SLACK = 16  # samples: a smaller change in the estimate is jitter, which the echo path absorbs
 
 
@@ -127,6 +128,12 @@ class EchoCancellingVad:
         speech = self._vad.is_speech(data, EAR_RATE)
         window = self._recent_aligned_db if self._aligned_to is not None else self._recent_raw_db
         residual_db, reference_db = rms_dbfs(cleaned), max(window)
+        # A microphone this quiet holds no one's voice, whatever the canceller leaves of it (its
+        # leftovers can pass the VAD), and a share of nothing is no evidence: on a digital echo
+        # path a reply that starts, pauses or resumes meets exact zeros until its echo is back.
+        mic_db = rms_dbfs(mic)
+        if mic_db <= NO_SOUND_DB or (reference_db > SILENT_DB and mic_db <= SILENT_DB):
+            return data, False
         if reference_db <= SILENT_DB or not speech:
             return data, speech
         not_echo_db = self._frame_not_echo_db(mic)
@@ -197,7 +204,7 @@ class EchoCancellingVad:
         samples = 0 if delay is None else min(len(mic) - delay - 64, frames * self._frame_samples)
         if delay is None or samples <= 0:
             return lambda: None
-        return lambda: unexplained_db(mic[-samples:], ref, delay)
+        return lambda: _unexplained_db(mic[-samples:], ref, delay)
 
     def _align(self, delay: int) -> None:
         """Shift the reference only when the echo no longer fits the filter: shifting resets it."""
@@ -224,3 +231,11 @@ def _fit_path(mic: np.ndarray, reference: np.ndarray, delay: int) -> tuple[np.nd
     residual = path.fit(mic, reference, delay)
     assert path.weights is not None
     return path.weights, delay, share_db(residual, mic)
+
+
+def _unexplained_db(mic: np.ndarray, reference: np.ndarray, delay: int) -> float | None:
+    """In a checker's thread: how much of `mic` our echo does not explain; None for a silent
+    microphone (there is nothing to explain, and it is no one's voice either)."""
+    if rms_dbfs(mic) <= SILENT_DB:
+        return None
+    return unexplained_db(mic, reference, delay)
