@@ -57,3 +57,33 @@ def test_a_silent_microphone_over_our_reply_is_never_the_user() -> None:
     finally:
         front.close()
     assert not any(users.values()), f"frames taken for the user: {users}"
+
+
+def test_the_onset_is_judged_from_the_frames_as_classified_with_no_thread_to_wait_for() -> None:
+    voice = _voice()
+    tts = synthesizer()
+    other = resample_band_limited(
+        tts.synthesize("Uh-huh. Please turn on the kitchen light."), tts.sample_rate, EAR_RATE
+    )
+    reference = PlaybackReference()
+    front = EchoCancellingVad(2, reference, frame_ms=FRAME_MS)
+    try:
+        _run(front, reference, np.concatenate([voice, voice]))
+        time.sleep(0.5)  # the path is fitted in a thread of its own
+        _run(front, reference, voice[: EAR_RATE // 2])  # adopted with the next frame
+        echo_only = front.judged_share(3)
+        # Another voice, louder than our echo, over the reply (pitched apart: played faster).
+        faster = other[::2][: len(voice)]
+        mic = np.concatenate([np.zeros(DELAY, dtype=np.int16), voice])[: len(voice)].astype(np.int32)
+        mic[EAR_RATE : EAR_RATE + len(faster)] += faster[: len(voice) - EAR_RATE].astype(np.int32) * 2
+        shares = []
+        for start in range(0, EAR_RATE + 6 * FRAME, FRAME):
+            reference.append(voice[start : start + FRAME])
+            frame = np.clip(mic[start : start + FRAME], -32768, 32767).astype(np.int16)
+            front.classify(frame.tobytes())
+            shares.append(front.judged_share(3))
+    finally:
+        front.close()
+    assert echo_only is not None and echo_only < -30, echo_only
+    voiced = [share for share in shares[-3:] if share is not None]
+    assert voiced and min(voiced) > -6, shares[-6:]

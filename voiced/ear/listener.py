@@ -373,6 +373,12 @@ class Ear:
                 self._segmenter.pause_after(self._config.early_asr_over_reply_ms)
             if self._guard.started(playing=playing) is Action.OVER_REPLY:
                 self._hooks.voice_over(self._turn)
+                # The onset frames as the echo path judged them: the floor may pause now, with no
+                # thread to wait for (a hop of 60 ms, and 0.4 s on a busy CPU); the fit on the
+                # snippet itself follows, and may still find it our echo.
+                judged = self._front.judged_share(self._onset_frames)
+                if judged is not None:
+                    self._hooks.acoustics(self._turn, judged)
                 job = self._front.echo_check(self._onset_frames + 2)
                 self._watch(self._onset_check(self._turn, job))
         elif isinstance(event, UtterancePaused):
