@@ -370,7 +370,7 @@ class Ear:
             playing = self._is_playing()
             self._bus.publish(SpeechStarted(turn=self._turn, over_reply=playing))
             if playing:
-                self._segmenter.pause_after(self._config.early_asr_over_reply_ms)
+                self._segmenter.pause_after(self._config.early_asr_over_reply_ms, short_too=True)
             if self._guard.started(playing=playing) is Action.OVER_REPLY:
                 self._hooks.voice_over(self._turn)
                 # The onset frames as the echo path judged them: the floor may pause now, with no
@@ -398,16 +398,22 @@ class Ear:
                 )
                 self._hooks.words(self._turn, evidence, "paused")
         elif isinstance(event, UtteranceDiscarded):
-            self._drop_early()
+            # Closed by silence, it ended at its last pause: the words heard there are all of it.
+            early, self._early = self._early, None
+            if early is not None and not event.trailing_silence_ms:
+                early.cancel()
+                early = None
             _LOGGER.debug("discarded %d ms of speech-like noise", event.speech_ms)
             if self._guard.ended() is Action.CHECK:
                 # Too short for a turn, but over our reply a "stop" can be this short (the echo
                 # gate passes only part of it): its words decide. The verdict stops the reply
                 # or lets it go on at full volume; it never starts a turn.
                 evidence = self._closing_evidence(
-                    event.audio, event.trailing_silence_ms, words=None, short=True
+                    event.audio, event.trailing_silence_ms, words=early, short=True
                 )
                 self._hooks.words(self._turn, evidence, "final")
+            elif early is not None:
+                early.cancel()
         else:
             voice_end_t = now - event.trailing_silence_ms / 1000
             samples = np.frombuffer(event.audio, dtype=np.int16)
