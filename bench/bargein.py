@@ -6,8 +6,9 @@
    measured on the virtual microphone and speaker themselves (pulse monitors), not taken from
    the daemon.
 2. `--backchannel-trials` times: "uh-huh" over a long reply (it must pause, then resume where
-   it paused: the speaker's last 100 ms before the pause is heard again after it), then "stop"
-   (it must stop, and start no turn).
+   it paused: 0.8 s of the speaker's sound each side of the pause are placed in the reply's own
+   audio, and nothing but silence may lie between them there), then "stop" (it must stop, and
+   start no turn).
 3. Both again with `stress-ng --cpu N` beside the daemon (`--hog-cpus`, 0 = not).
 4. At least `--echo-minutes` of the daemon's own long replies with their echo in the
    microphone and nobody talking: false pauses and false barge-ins (target 0).

@@ -144,3 +144,11 @@ def test_news_about_an_utterance_never_seen_changes_nothing() -> None:
     assert policy.feed(Acoustics(9, -1.0)) == []
     assert policy.feed(Words(9, Verdict.STOP, "Stop.", "final")) == []
     assert not policy.paused(1)
+
+
+def test_a_stop_whose_onset_our_echo_half_hides_pauses_as_the_voice_goes_on_and_is_never_dropped_so() -> None:
+    policy = over_a_reply()
+    assert policy.feed(Acoustics(5, -6.5)) == []  # the "s" of "stop" under our echo: not sure
+    assert policy.feed(Acoustics(5, -30.0, goes_on=True)) == []  # echo between words: no drop
+    assert policy.feed(Acoustics(5, -0.4, goes_on=True)) == [Pause(1, 5, -0.4)]  # "-to-"
+    assert policy.feed(Words(5, Verdict.STOP, "Stop.", "paused")) == [Cancel(1, 5, "Stop.", Verdict.STOP)]

@@ -73,8 +73,8 @@ class FloorLane:
         self._outcome(turn)
         self.feed(VoiceOver(turn, self._speech.reply_id))
 
-    def acoustics(self, turn: int, unexplained_db: float | None) -> None:
-        self.feed(Acoustics(turn, unexplained_db))
+    def acoustics(self, turn: int, unexplained_db: float | None, *, goes_on: bool = False) -> None:
+        self.feed(Acoustics(turn, unexplained_db, goes_on))
 
     def words(self, turn: int, evidence: asyncio.Task[Evidence], stage: Stage) -> None:
         """Evidence on speech over the reply, words included, when Whisper has them."""

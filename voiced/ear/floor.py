@@ -41,10 +41,13 @@ class VoiceOver:
 
 @dataclass(frozen=True)
 class Acoustics:
-    """How much of the voice our echo does not explain (dB); None: unknowable (no echo path yet)."""
+    """How much of the voice our echo does not explain (dB); None: unknowable (no echo path yet).
+    `goes_on`: a look at the voice's last frames as it goes on (a "stop" whose onset is an "s"
+    half hidden by our echo is plain a frame or two later): it may pause, never drop."""
 
     utterance: int
     unexplained_db: float | None
+    goes_on: bool = False
 
 
 @dataclass(frozen=True)
@@ -163,7 +166,7 @@ class FloorPolicy:
         if db is None or over.decided is not None:
             return []  # unknowable: the words decide; decided: already acted on
         if db <= self._s.echo_db - self._s.drop_extra_db:
-            return self._drop(event.utterance, over, "", Verdict.ECHO)
+            return [] if event.goes_on else self._drop(event.utterance, over, "", Verdict.ECHO)
         reply = self._replies.get(over.reply)
         if reply is None:
             return []  # it has ended meanwhile

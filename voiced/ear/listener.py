@@ -77,8 +77,9 @@ class BargeInHooks(Protocol):
         """Speech began while our voice plays."""
         ...
 
-    def acoustics(self, turn: int, unexplained_db: float | None) -> None:
-        """How much of that speech our echo does not explain (None: unknowable yet)."""
+    def acoustics(self, turn: int, unexplained_db: float | None, *, goes_on: bool = False) -> None:
+        """How much of that speech our echo does not explain (None: unknowable yet); `goes_on`:
+        of its last frames, as the voice goes on (it may pause the reply, never drop the voice)."""
         ...
 
     def words(self, turn: int, evidence: asyncio.Task[Evidence], stage: Stage) -> None:
@@ -107,7 +108,7 @@ class _NoHooks:
     def voice_over(self, turn: int) -> None:
         return None
 
-    def acoustics(self, turn: int, unexplained_db: float | None) -> None:
+    def acoustics(self, turn: int, unexplained_db: float | None, *, goes_on: bool = False) -> None:
         return None
 
     def words(self, turn: int, evidence: asyncio.Task[Evidence], stage: Stage) -> None:
@@ -171,6 +172,7 @@ class Ear:
         # stops, and "please turn on the kit-" cut at a 60 ms gap would be judged without the rest.
         over_ms = config.early_asr_over_reply_ms
         self._pause_frames = max(1, over_ms // config.frame_ms) if over_ms else 0
+        self._goes_on_frames = max(1, 1000 // config.frame_ms)  # looks as the voice goes on: its first second
         self._checks: set[asyncio.Task[None]] = set()
         # Echo checks (milliseconds of numpy) in a thread of their own: never behind Whisper or piper.
         self._checker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="echo-check")
@@ -209,6 +211,11 @@ class Ear:
                 continue
             kept, user_speech = self._front.classify(frame)
             self._raw.append(frame)
+            if self._segmenter.in_speech and self._guard.active and user_speech:
+                # As the voice goes on, its last frames as the echo path judged them (no work left).
+                judged = self._front.judged_share(self._onset_frames)
+                if judged is not None and self._guard.frames_heard < self._goes_on_frames:
+                    self._hooks.acoustics(self._turn, judged, goes_on=True)
             if self._segmenter.in_speech and self._guard.frame(user_speech=user_speech) is Action.CHECK_EARLY:
                 count = self._segmenter.frame_count + 1
                 voiced = self._onset_frames + self._guard.frames_heard
