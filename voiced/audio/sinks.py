@@ -24,7 +24,6 @@ _LOGGER = logging.getLogger(__name__)
 # size can make the stream stall or race ahead.
 OUTPUT_LATENCY_S = 0.1
 BLOCK_S = 0.03
-UNDERRUN_S = 0.01  # a block due this much later than the last one ended: the device ran dry
 AHEAD_S = 0.15  # how far our own buffer runs ahead of the device
 
 
@@ -123,9 +122,6 @@ class SpeakerSink:
         self._pending = bytearray()
         self._lock = threading.Lock()
         self._paused = False
-        self._next_dac: float | None = None  # when the device should play the next block
-        self._blocks = 0
-        self.gaps = 0  # underruns whose silence went into the reference
 
     def _open(self, rate: int) -> None:
         import sounddevice as sd
@@ -142,13 +138,12 @@ class SpeakerSink:
                 blocksize=int(rate * BLOCK_S),
                 callback=self._fill,
             )
-            self._next_dac, self._blocks = None, 0
             self._stream.start()
         except (sd.PortAudioError, ValueError) as exc:
             raise AudioSinkError(f"cannot open speaker {self._device or '(default)'}: {exc}") from None
         self._rate = rate
 
-    def _fill(self, outdata: Any, frames: int, timing: Any, _status: Any) -> None:
+    def _fill(self, outdata: Any, frames: int, _time: Any, _status: Any) -> None:
         wanted = frames * 2
         with self._lock:
             chunk = b"" if self._paused else bytes(self._pending[:wanted])
@@ -156,26 +151,7 @@ class SpeakerSink:
         chunk += bytes(wanted - len(chunk))
         outdata[:] = chunk
         if self._reference is not None:
-            gap = self._gap(float(timing.outputBufferDacTime), frames)
-            if gap:
-                self._reference.append(np.zeros(gap, dtype=np.int16))
             self._reference.append(np.frombuffer(chunk, dtype=np.int16))
-
-    def _gap(self, dac_time: float, frames: int) -> int:
-        """Samples of silence the device played before this block, beyond what we handed it (an
-        underrun: the CPU was too busy to call us in time). They go into the reference, or all
-        our echo from here on would come back that much later than its reference says."""
-        expected, rate = self._next_dac, max(1, self._rate)
-        self._next_dac = dac_time + frames / rate
-        self._blocks += 1
-        # While the stream starts, the device's clock is not yet to be trusted (a null sink
-        # may report its first second as a stall).
-        if expected is None or self._blocks * frames < rate or dac_time - expected < UNDERRUN_S:
-            return 0
-        self.gaps += 1
-        late_s = dac_time - expected
-        _LOGGER.info("the speaker underran for %.0f ms: the reference keeps the gap", late_s * 1000)
-        return round(late_s * rate)
 
     def _buffered_s(self) -> float:
         with self._lock:
