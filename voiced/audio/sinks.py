@@ -15,11 +15,12 @@ from voiced.audio.pcm import EAR_RATE
 from voiced.audio.reference import PlaybackReference
 
 _LOGGER = logging.getLogger(__name__)
-# Device-side buffering in fixed 30 ms blocks: enough that a busy CPU never underruns (an
-# underrun would shift the echo path under the canceller: at 0.12 s, on a box with a load of
-# 10, the echo delay jumped and the first words of replies passed for the user). A pause is
-# heard once the device has played what it holds. Under PulseAudio's ALSA plugin a latency
-# without a fixed block size can make the stream stall or race ahead.
+# Device-side buffering in fixed 30 ms blocks: enough that a busy CPU seldom underruns (an
+# underrun shifts the echo path under the canceller until the delay is found again). A pause
+# is heard once the device has played what it holds: 0.18-0.22 s after it is asked at 0.2 s
+# (0.13-0.16 s at 0.1 s, which underran seven times in one run beside stress-ng on a loaded
+# box). Under PulseAudio's ALSA plugin a latency without a fixed block size can make the
+# stream stall or race ahead.
 OUTPUT_LATENCY_S = 0.2
 BLOCK_S = 0.03
 AHEAD_S = 0.15  # how far our own buffer runs ahead of the device
