@@ -9,7 +9,8 @@ cd "$(dirname "$0")/.."
 # browser; no browser is ever downloaded). wamerican: English words, so a real word Whisper heard
 # is not "corrected" into a device name that merely looks like it. mpd + sox: the MPD music
 # device's tests run a real MPD (its own, on a free port) over a library of tones sox writes.
-APT_PACKAGES=(systemd wamerican libportaudio2 libspeexdsp1 mosquitto mosquitto-clients pulseaudio pulseaudio-utils libasound2-plugins openssl chromium chromium-driver mpd sox)
+# stress-ng: the barge-in trials run once beside a CPU hog.
+APT_PACKAGES=(systemd wamerican libportaudio2 libspeexdsp1 mosquitto mosquitto-clients pulseaudio pulseaudio-utils libasound2-plugins openssl chromium chromium-driver mpd sox stress-ng)
 VENV=${VOICED_VENV:-.venv}
 
 missing=()

@@ -94,6 +94,18 @@ def first_silence(samples: np.ndarray, rate: int = RATE, min_s: float = 0.05) ->
     return None
 
 
+def silent_run(samples: np.ndarray, rate: int = RATE, min_s: float = 0.3) -> tuple[int, int | None] | None:
+    """The first run of digital silence of at least `min_s`: (first silent sample, first sample
+    of sound after it, None if it lasts to the end); None: there is none."""
+    quiet = np.abs(samples.astype(np.int32)) <= 1
+    edges = np.flatnonzero(np.diff(np.concatenate([[0], quiet.astype(np.int8), [0]])))
+    need = max(1, int(rate * min_s))
+    for start, end in zip(edges[::2], edges[1::2], strict=True):
+        if end - start >= need:
+            return int(start), (int(end) if end < len(samples) else None)
+    return None
+
+
 class MonitorRecorder:
     """Records one pulse source for as long as it runs (16 kHz mono), with a StreamClock."""
 

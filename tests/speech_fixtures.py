@@ -30,8 +30,12 @@ class RealTimeSink:
     def __init__(self) -> None:
         self.played_s = 0.0
         self.aborted = 0
+        self.paused = False
+        self.pauses = 0
 
     async def play(self, samples: np.ndarray, rate: int) -> None:
+        while self.paused:  # a paused speaker takes nothing more (time passes, nothing plays)
+            await asyncio.sleep(0.01)
         self.played_s += len(samples) / rate
         await asyncio.sleep(len(samples) / rate)
 
@@ -40,6 +44,14 @@ class RealTimeSink:
 
     def abort(self) -> None:
         self.aborted += 1
+        self.paused = False
+
+    def pause(self) -> None:
+        self.paused = True
+        self.pauses += 1
+
+    def resume(self) -> None:
+        self.paused = False
 
     def close(self) -> None:
         pass

@@ -45,9 +45,9 @@ def test_echo_gate_does_not_learn_from_the_user() -> None:
     assert gate.leak_db == -16
 
 
-def test_guard_ducks_then_checks_early_on_long_speech() -> None:
+def test_guard_follows_speech_over_the_reply_then_checks_early_on_long_speech() -> None:
     guard = BargeInGuard(GuardSettings(frame_ms=30, confirm_ms=300))
-    assert guard.started(playing=True) is Action.DUCK
+    assert guard.started(playing=True) is Action.OVER_REPLY
     actions = [guard.frame(user_speech=True) for _ in range(10)]
     assert actions[:9] == [Action.NONE] * 9 and actions[9] is Action.CHECK_EARLY
     assert guard.frame(user_speech=True) is Action.NONE  # only once

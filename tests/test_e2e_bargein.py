@@ -1,15 +1,18 @@
 """Barge-in through a real echo path: the virtual speaker loops back into the virtual microphone.
 
 The daemon answers with a long LLM reply (scripted server over real HTTP). Several trials of:
-(a) its own echo alone never interrupts it; (b) another voice talking over it stops it and is
-the next turn; (c) "uh-huh" does not stop it; (d) "stop" does, and starts no turn.
+(a) its own echo alone never interrupts it; (b) another voice talking over it pauses it at once
+and, once its words are known, stops it and is the next turn; (c) "uh-huh" pauses it and it
+resumes where it paused; (d) "stop" silences it, and starts no turn.
 
-Talking over a reply goes through Whisper on a 2-core machine, so (b) to (d) are measured as
+(b) to (d) run beside a CPU hog (`stress-ng --cpu 2`): the pause must come as fast on a busy
+machine (it waits for no Whisper), and only the verdict may come later. They are measured as
 rates over several trials, each of which starts from an idle daemon and has its own deadlines.
 """
 
 from __future__ import annotations
 
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -19,13 +22,16 @@ from tests.conftest import Broker
 from tests.live import LiveDaemon
 from tests.openai_server import ScriptedServer
 from tests.pulse import PulseServer
-from tests.room import ECHO_MS, EchoRoom, Trial, respond
+from tests.room import DETERMINISTIC_VOICE, ECHO_MS, EchoRoom, Trial, respond
 
 pytestmark = pytest.mark.e2e
 ECHO_TRIALS = 3
 TRIALS = 5
 NEEDED = 4  # of TRIALS: the lowest rate accepted for stopping, and for going on after "uh-huh"
-SILENT_WITHIN_S = 4.0  # voice onset -> the speaker silent (measured p50 ~2 s on the 2-core box)
+# Voice onset -> the speaker silent: the pause waits for no Whisper (bench: p50 ~0.3 s, under
+# load as well); a second leaves room for a busy box, and is still far below the verdict (1.5-3 s).
+SILENT_WITHIN_S = 1.0
+RESUMED_WITHIN_S = 12.0  # the end of "uh-huh" -> the reply sounds again: a verdict, late under load
 
 
 @pytest.fixture
@@ -44,7 +50,12 @@ def room(tmp_path: Path, echo_room: PulseServer, broker: Broker, llm: ScriptedSe
     live = LiveDaemon(
         tmp_path,
         echo_room,
-        {"mqtt": {"port": broker.port}, "llm": {"base_url": llm.base_url}, "agent": {"kind": "hybrid"}},
+        {
+            "mqtt": {"port": broker.port},
+            "tts": DETERMINISTIC_VOICE,
+            "llm": {"base_url": llm.base_url},
+            "agent": {"kind": "hybrid"},
+        },
         log_level="DEBUG",
     )
     live.start()
@@ -59,11 +70,28 @@ def room(tmp_path: Path, echo_room: PulseServer, broker: Broker, llm: ScriptedSe
         assert code == 0
 
 
+@pytest.fixture
+def busy() -> Iterator[None]:
+    """Two CPU hogs beside the daemon on the 2-core box (Debian stress-ng)."""
+    hog = subprocess.Popen(
+        ["stress-ng", "--cpu", "2", "--timeout", "600s", "--quiet"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        yield
+    finally:
+        hog.terminate()
+        hog.wait(timeout=15)
+
+
 def summary(trials: list[Trial]) -> str:
     return "\n".join(
         f"  {t.kind}: stopped {t.stopped}, reply {t.reply_s:.1f} s, decided "
         f"{'-' if t.decided_s is None else f'{t.decided_s:.2f}'} s, silent "
-        f"{'-' if t.silent_s is None else f'{t.silent_s:.2f}'} s, next turn {t.next_turn!r} {t.problem}"
+        f"{'-' if t.silent_s is None else f'{t.silent_s:.2f}'} s, resumed "
+        f"{'-' if t.resumed_s is None else f'{t.resumed_s:.2f}'} s, words kept {t.kept_words}, "
+        f"next turn {t.next_turn!r} {t.problem}"
         for t in trials
     )
 
@@ -76,17 +104,19 @@ def test_own_echo_never_interrupts_the_reply(room: EchoRoom) -> None:
         assert room.daemon.wait_for("turn_finished", lambda e, t=turn: e["turn"] == t)
     events = room.daemon.events()
     assert not [e for e in events if e["kind"] == "barge_in"], room.daemon.report()
+    assert not [e for e in events if e["kind"] == "reply_paused"], room.daemon.report()
     assert min(lengths) > 20, lengths  # every sentence of the long reply was played
     onsets = sum(1 for e in events if e["kind"] == "speech_started" and e["over_reply"] is True)
     dropped = sum(1 for e in events if e["kind"] == "barge_in_ignored" and e["heard"] == "")
     print(
-        f"echo trials: replies {[round(x, 1) for x in lengths]} s, barge-ins 0 of {ECHO_TRIALS}; "
-        f"echo onsets {onsets}, dropped at onset {dropped}, ducked {onsets - dropped}"
+        f"echo trials: replies {[round(x, 1) for x in lengths]} s, barge-ins and pauses 0 of "
+        f"{ECHO_TRIALS}; echo onsets {onsets}, dropped on acoustics {dropped}, left to the words "
+        f"{onsets - dropped}"
     )
 
 
 @pytest.mark.bargein_trials
-def test_another_voice_stops_the_reply_and_is_the_next_turn(room: EchoRoom) -> None:
+def test_another_voice_stops_the_reply_and_is_the_next_turn(room: EchoRoom, busy: None) -> None:
     trials = [room.over_trial() for _ in range(TRIALS)]
     print(f"talking over the reply:\n{summary(trials)}")
     good = [
@@ -101,12 +131,27 @@ def test_another_voice_stops_the_reply_and_is_the_next_turn(room: EchoRoom) -> N
 
 
 @pytest.mark.bargein_trials
-def test_backchannel_does_not_stop_the_reply_but_stop_does(room: EchoRoom) -> None:
+def test_uh_huh_pauses_the_reply_and_it_resumes_whole_but_stop_stops_it(room: EchoRoom, busy: None) -> None:
     trials = [t for _ in range(TRIALS) for t in room.backchannel_trial()]
     print(f"uh-huh, then stop:\n{summary(trials)}")
     uh_huh = [t for t in trials if t.kind == "uh-huh"]
     stops = [t for t in trials if t.kind == "stop"]
-    assert len(uh_huh) == TRIALS and not [t for t in uh_huh if t.problem], summary(trials)
-    assert sum(not t.stopped for t in uh_huh) >= NEEDED, f"{summary(trials)}\n{room.daemon.report()}"
-    assert sum(t.stopped and t.next_turn is None for t in stops) >= NEEDED, summary(trials)
+    assert len(uh_huh) == TRIALS, summary(trials)
+    resumed = [
+        t
+        for t in uh_huh
+        if not t.stopped
+        and t.silent_s is not None
+        and t.silent_s < SILENT_WITHIN_S
+        and t.kept_words
+        and t.resumed_s is not None
+        and t.resumed_s < RESUMED_WITHIN_S
+    ]
+    assert len(resumed) >= NEEDED, f"{summary(trials)}\n{room.daemon.report()}"
+    stopped = [
+        t
+        for t in stops
+        if t.stopped and t.next_turn is None and t.silent_s is not None and t.silent_s < SILENT_WITHIN_S
+    ]
+    assert len(stopped) >= NEEDED, f"{summary(trials)}\n{room.daemon.report()}"
     assert not [e for e in room.daemon.events() if e["kind"] == "command_sent"]

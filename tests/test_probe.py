@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tests.probe import RATE, StreamClock, find, first_silence, last_sound, voice_start
+from tests.probe import RATE, StreamClock, find, first_silence, last_sound, silent_run, voice_start
 
 
 def noise(seconds: float, level: float, seed: int) -> np.ndarray:
@@ -47,3 +47,12 @@ def test_first_silence_finds_the_stopped_speaker_not_a_pause_between_words() -> 
     samples = np.concatenate([voice, pause, voice, np.zeros(RATE // 2, dtype=np.int16), voice])
     assert abs((first_silence(samples) or 0) - 1.0) <= 0.001
     assert first_silence(voice) is None
+
+
+def test_a_pause_is_found_with_where_sound_came_back() -> None:
+    voice = noise(1.0, 3000, seed=9)
+    gap = np.zeros(int(0.15 * RATE), dtype=np.int16)  # between two sentences: too short
+    samples = np.concatenate([voice, gap, voice, np.zeros(RATE // 2, dtype=np.int16), voice])
+    assert silent_run(samples) == (int(2.15 * RATE), int(2.65 * RATE))
+    assert silent_run(np.concatenate([voice, np.zeros(RATE, dtype=np.int16)])) == (RATE, None)
+    assert silent_run(voice) is None

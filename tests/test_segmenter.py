@@ -201,3 +201,13 @@ def test_no_judgement_outside_a_pause_or_when_disabled() -> None:
     plain = Segmenter(PAUSING)  # complete_ms = 0
     feed(plain, "ssss" + "." * 8)
     assert plain.commit() == [] and plain.in_speech
+
+
+def test_over_our_reply_a_burst_too_short_for_a_turn_still_pauses_so_its_words_come_sooner() -> None:
+    segmenter = Segmenter(PAUSING)
+    assert [type(e).__name__ for _, e in feed(segmenter, "ss")] == ["UtteranceStarted"]
+    segmenter.pause_after(60, short_too=True)  # "uh-huh" over our reply: decided at its pause
+    events = feed(segmenter, "." * 10)
+    assert [(i, type(e).__name__) for i, e in events] == [(1, "UtterancePaused"), (9, "UtteranceDiscarded")]
+    again = feed(segmenter, "ss" + "." * 10)  # the next utterance: too short to pause, as ever
+    assert [type(e).__name__ for _, e in again] == ["UtteranceStarted", "UtteranceDiscarded"]

@@ -1,9 +1,10 @@
 """The daemon: ear → agent → speech, one turn at a time, with a barge-in lane beside it.
 
 Each turn runs as its own task. A barge-in does not wait in the turn queue: the ear calls
-the lane directly (duck, interrupt), which silences the speaker and cancels the turn's
-task: the LLM stream, pending synthesis and playback stop together. The agent is told
-how much of its reply was actually heard.
+the floor lane directly (floor_lane.py), which pauses the speaker at once and, once the words
+are known, resumes it or interrupts: the speaker is silenced and the turn's task cancelled,
+so the LLM stream, pending synthesis and playback stop together. The agent is told how much
+of its reply was actually heard.
 """
 
 from __future__ import annotations
@@ -18,9 +19,11 @@ import numpy as np
 
 from voiced.brain.turns import TurnThinking
 from voiced.bus import EventBus
-from voiced.ear.bargein import Evidence, Verdict, weigh
+from voiced.ear.bargein import Verdict
+from voiced.ear.floor import FloorPolicy, FloorSettings
 from voiced.ear.listener import Heard, Listener, Utterance
-from voiced.events import BargeIn, BargeInIgnored, Transcript, TurnFinished
+from voiced.events import BargeIn, Transcript, TurnFinished
+from voiced.floor_lane import FloorLane
 from voiced.mouth.agent import NO_CONTEXT, Agent
 from voiced.mouth.speech import SpeechOutput, SpeechProgress
 from voiced.tasks import cancel_and_wait
@@ -31,7 +34,6 @@ FAILURE_REPLY = "Sorry, something went wrong on my side."
 # The tail of our own voice still in the room after the last sample is handed over.
 ECHO_TAIL_S = 0.3
 OUTSIDE_TURN_BASE = 1_000_000  # typed turns from the web: far above any the ear will number
-VERDICTS_KEPT = 50  # turns: early verdicts older than this are never collected
 
 
 class Daemon:
@@ -56,8 +58,14 @@ class Daemon:
         self._current: asyncio.Task[None] | None = None
         self._current_turn = 0
         self._turn_open = False  # until its TurnFinished is published, so listeners see it free
-        self._checks: set[asyncio.Task[None]] = set()
-        self._verdicts: dict[int, Verdict] = {}  # early verdicts on speech over a reply, by turn
+        self.floor = FloorLane(
+            bus=bus,
+            speech=speech,
+            policy=FloorPolicy(FloorSettings(echo_db=echo_db)),
+            echo_db=echo_db,
+            cancel=self.interrupt,
+            drop=lambda turn: self._ear.drop(turn),
+        )
         self.turns_done = 0
         self._outside_turns = 0
 
@@ -94,59 +102,9 @@ class Daemon:
             await self.stop()
 
     async def stop(self) -> None:
-        await cancel_and_wait([*self._tasks, *self._checks, *([self._current] if self._current else [])])
+        await cancel_and_wait([*self._tasks, *([self._current] if self._current else [])])
+        await self.floor.aclose()
         await self._agent.aclose()
-
-    # The barge-in lane: called synchronously from the ear.
-    def duck(self) -> None:
-        if self._speech.speaking:
-            self._speech.duck()
-
-    def check(self, turn: int, evidence: asyncio.Task[Evidence]) -> None:
-        # The reply being talked over: a verdict that arrives late must not stop a later turn
-        # (such as the one this very utterance has meanwhile become).
-        reply = self._current
-        task = asyncio.create_task(self._judge_early(turn, evidence, reply), name=f"barge-in-check-{turn}")
-        self._checks.add(task)
-        task.add_done_callback(self._check_done)
-
-    def _check_done(self, task: asyncio.Task[None]) -> None:
-        self._checks.discard(task)
-        if not task.cancelled() and task.exception() is not None:
-            _LOGGER.error("barge-in check failed", exc_info=task.exception())
-
-    def _weigh(self, evidence: Evidence) -> Verdict:
-        verdict = weigh(evidence, self._speech.recently_spoken, echo_db=self._echo_db)
-        _LOGGER.info(
-            "speech over the reply: %r (microphone as is: %r, not our echo: %s dB) -> %s",
-            evidence.cleaned,
-            evidence.raw,
-            "?" if evidence.unexplained_db is None else f"{evidence.unexplained_db:.1f}",
-            verdict.value,
-        )
-        return verdict
-
-    async def _judge_early(
-        self, turn: int, evidence_task: asyncio.Task[Evidence], reply: asyncio.Task[None] | None
-    ) -> None:
-        evidence = await evidence_task
-        verdict = self._weigh(evidence)
-        if self._verdicts.get(turn) in (Verdict.STOP, Verdict.SPEECH):
-            # A stop or a request already heard in this utterance stands: a check on less of it
-            # (a short burst at a pause) that finishes later must not drop the rest of the request.
-            return
-        self._verdicts[turn] = verdict
-        # Bursts too short for a turn, and utterances dropped as echo, never collect theirs.
-        for stale in [old for old in self._verdicts if old < turn - VERDICTS_KEPT]:
-            del self._verdicts[stale]
-        if verdict in (Verdict.STOP, Verdict.SPEECH):
-            if reply is self._current:  # still the reply (or narration) it was spoken over
-                self.interrupt(f"heard {evidence.cleaned!r} ({verdict.value})")
-            return
-        self._speech.unduck()
-        # Our echo, or a backchannel: drop the rest, or leaked echo would run it on and on.
-        self._ear.drop(turn)
-        self._bus.publish(BargeInIgnored(turn=turn, heard=evidence.cleaned, verdict=verdict.value))
 
     def interrupt(self, reason: str) -> None:
         # A narration is what plays, even with a turn waiting behind it for the one voice: cut it
@@ -164,7 +122,7 @@ class Daemon:
 
     async def _listen(self) -> None:
         try:
-            await self._ear.run(self._utterances.put_nowait, hooks=self)
+            await self._ear.run(self._utterances.put_nowait, hooks=self.floor)
         finally:
             self._utterances.put_nowait(None)
 
@@ -179,35 +137,14 @@ class Daemon:
         await self._finish_current()
 
     async def _worth_interrupting(self, utterance: Utterance) -> bool:
-        """Speech over our reply: our echo, a backchannel, a stop word, or a new request?
-
-        The early checks on this utterance (at a pause, after `confirm_ms`, or on a burst too
-        short for a turn) are tied to the reply it was spoken over; they are waited for first.
-        A stop word one of them heard has done its work there: said again here, it must not
-        stop whatever reply has started since (a turn queued before this utterance may have).
-        """
-        heard = await utterance.transcript
-        name = f"barge-in-check-{utterance.turn}"
-        early_checks = [task for task in self._checks if task.get_name() == name]
-        if early_checks:
-            await asyncio.wait(early_checks)
-        early = self._verdicts.pop(utterance.turn, None)
-        verdict = early
-        if verdict is not Verdict.SPEECH:  # an early "speech" verdict stands: it already interrupted
-            evidence = await utterance.evidence if utterance.evidence is not None else None
-            verdict = self._weigh(evidence) if evidence is not None else Verdict.SPEECH
-        if verdict in (Verdict.ECHO, Verdict.BACKCHANNEL):
-            self._speech.unduck()
-            self._bus.publish(BargeInIgnored(turn=utterance.turn, heard=heard.text, verdict=verdict.value))
-            return False
+        """Speech over our reply: the floor decides (it has paused, cancelled or resumed the
+        reply already); a request is the next turn, a stop word is heard and is no turn."""
+        verdict = await self.floor.outcome(utterance.turn)
         if verdict is Verdict.STOP:
-            if early is not Verdict.STOP:
-                self.interrupt(f"heard {heard.text!r} ({verdict.value})")
+            heard = await utterance.transcript
             self._bus.publish(Transcript(turn=utterance.turn, text=heard.text, asr_s=heard.asr_s))
             await self._finish_current()
-            return False
-        self.interrupt(f"heard {heard.text!r} ({verdict.value})")
-        return True
+        return verdict is Verdict.SPEECH
 
     async def _finish_current(self) -> None:
         if self._current is not None:

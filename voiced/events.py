@@ -60,6 +60,25 @@ class BargeInIgnored(Event):
 
 
 @dataclass(frozen=True)
+class ReplyPaused(Event):
+    """Speech over a reply was not our echo: the reply fell silent, its place kept, until the words decide."""
+
+    kind: ClassVar[str] = "reply_paused"
+    turn: int  # the reply's turn
+    by_turn: int  # the speech over it
+    unexplained_db: float  # how much of that speech our echo does not explain
+
+
+@dataclass(frozen=True)
+class ReplyResumed(Event):
+    """The speech over a paused reply was a backchannel or our echo: it goes on where it paused."""
+
+    kind: ClassVar[str] = "reply_resumed"
+    turn: int
+    by_turn: int
+
+
+@dataclass(frozen=True)
 class SpeechEnded(Event):
     """The segmenter closed an utterance; `voice_end_t` is when the last voiced frame arrived."""
 

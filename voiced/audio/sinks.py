@@ -15,9 +15,12 @@ from voiced.audio.pcm import EAR_RATE
 from voiced.audio.reference import PlaybackReference
 
 _LOGGER = logging.getLogger(__name__)
-# Device-side buffering in fixed 30 ms blocks: enough that a busy CPU never underruns (an
-# underrun would shift the echo path under the canceller). Under PulseAudio's ALSA plugin a
-# latency without a fixed block size can make the stream stall or race ahead.
+# Device-side buffering in fixed 30 ms blocks: enough that a busy CPU seldom underruns (an
+# underrun shifts the echo path under the canceller until the delay is found again). A pause
+# is heard once the device has played what it holds: 0.18-0.22 s after it is asked at 0.2 s
+# (0.13-0.16 s at 0.1 s, which underran seven times in one run beside stress-ng on a loaded
+# box). Under PulseAudio's ALSA plugin a latency without a fixed block size can make the
+# stream stall or race ahead.
 OUTPUT_LATENCY_S = 0.2
 BLOCK_S = 0.03
 AHEAD_S = 0.15  # how far our own buffer runs ahead of the device
@@ -39,6 +42,13 @@ class AudioSink(Protocol):
     def abort(self) -> None:
         """Drop audio still queued in the device, at once."""
         ...
+
+    def pause(self) -> None:
+        """Fall silent as soon as the device allows, and keep the place: nothing is skipped on
+        `resume`. `play` waits meanwhile."""
+        ...
+
+    def resume(self) -> None: ...
 
     def close(self) -> None: ...
 
@@ -70,6 +80,12 @@ class WavFileSink:
         return None
 
     def abort(self) -> None:
+        return None
+
+    def pause(self) -> None:
+        return None  # a file has no listener to yield to
+
+    def resume(self) -> None:
         return None
 
     def close(self) -> None:
@@ -104,6 +120,7 @@ class SpeakerSink:
         self._rate = 0
         self._pending = bytearray()
         self._lock = threading.Lock()
+        self._paused = False
 
     def _open(self, rate: int) -> None:
         import sounddevice as sd
@@ -128,8 +145,8 @@ class SpeakerSink:
     def _fill(self, outdata: Any, frames: int, _time: Any, _status: Any) -> None:
         wanted = frames * 2
         with self._lock:
-            chunk = bytes(self._pending[:wanted])
-            del self._pending[:wanted]
+            chunk = b"" if self._paused else bytes(self._pending[:wanted])
+            del self._pending[: len(chunk)]
         chunk += bytes(wanted - len(chunk))
         outdata[:] = chunk
         if self._reference is not None:
@@ -158,6 +175,17 @@ class SpeakerSink:
     def abort(self) -> None:
         with self._lock:
             self._pending.clear()
+            self._paused = False
+
+    def pause(self) -> None:
+        """The device plays out what it holds (it cannot be recalled, and so is heard, not
+        lost), then zeros; what waits in our buffer stays for `resume`."""
+        with self._lock:
+            self._paused = True
+
+    def resume(self) -> None:
+        with self._lock:
+            self._paused = False
 
     def close(self) -> None:
         stream, self._stream = self._stream, None

@@ -1,12 +1,13 @@
-"""Barge-in decisions, pure and clock-free: feed frames and levels, get verdicts.
+"""Barge-in evidence, pure and clock-free: feed frames and levels, get verdicts on words.
 
 Three layers keep the daemon's own voice from interrupting it:
 1. echo cancellation (echo.py) removes most of the echo, using what was played as reference;
 2. EchoGate: while we play, a frame counts as the user's only if what is left after
    cancellation is well above the usual leak for the current reference level;
-3. BargeInGuard: user speech during playback first ducks the reply; it stops the reply
-   only once a transcript (of the first `confirm_ms` of speech, or of a shorter burst when
-   it ends) shows a command or a stop word rather than our own words or a backchannel.
+3. BargeInGuard: follows user speech during playback and says when its words are worth
+   transcribing (the first `confirm_ms` of speech, or a shorter burst when it pauses or ends);
+   `weigh` turns them into a verdict: our own words, a backchannel, a stop word or a request.
+What is done about it (pause, resume, cancel, drop) is the floor policy's (floor.py).
 """
 
 from __future__ import annotations
@@ -198,7 +199,7 @@ class GuardSettings:
 
 class Action(Enum):
     NONE = "none"
-    DUCK = "duck"  # lower the reply's volume at once
+    OVER_REPLY = "over_reply"  # it began while we speak: tell the floor
     CHECK_EARLY = "check_early"  # enough speech: transcribe what there is and classify() it
     CHECK = "check"  # the utterance ended: classify() its transcript
 
@@ -232,7 +233,7 @@ class BargeInGuard:
         self._speech_frames = 0
         self._voiced_frames = 0
         self._checked_early = False
-        return Action.DUCK if playing else Action.NONE
+        return Action.OVER_REPLY if playing else Action.NONE
 
     def frame(self, *, user_speech: bool) -> Action:
         """One frame of the utterance; once the voice has gone on for `confirm_ms`, check what was said."""

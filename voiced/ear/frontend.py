@@ -14,6 +14,7 @@ from typing import Protocol
 
 import numpy as np
 import webrtcvad
+from threadpoolctl import threadpool_limits
 
 from voiced.audio.pcm import EAR_RATE, rms_dbfs
 from voiced.audio.reference import PlaybackReference
@@ -33,6 +34,8 @@ HISTORY_S = 8  # microphone and reference kept for the echo check of an utteranc
 # room or the alignment (a correct path only ever removes energy). It is dropped and refitted.
 STALE_PATH_DB = 3.0
 FIT_KEEP_DB = -15.0  # a fit that leaves more of its second unexplained was bent by the user's voice
+NO_SOUND_DB = -90.0  # digital silence (a real microphone's own noise is far above it)
+JUDGED_KEPT = 16  # frames whose echo share, as classified, is kept for the onset of speech
 DELAY_SLACK = 16  # samples: a smaller change in the estimate is jitter, which the echo path absorbs
 
 
@@ -46,6 +49,11 @@ class FrameClassifier(Protocol):
         worker thread: the share our own echo does not explain (dB); None when unknowable."""
         ...
 
+    def judged_share(self, frames: int) -> float | None:
+        """Of the last `frames` frames, the share the fitted echo path did not explain as each
+        was classified (dB; no work left to do); None unless every one was judged that way."""
+        ...
+
 
 class PlainVad:
     def __init__(self, aggressiveness: int) -> None:
@@ -56,6 +64,9 @@ class PlainVad:
 
     def echo_check(self, frames: int, skip_last: int = 0) -> Callable[[], float | None]:
         return lambda: None
+
+    def judged_share(self, frames: int) -> float | None:
+        return None
 
 
 class EchoCancellingVad:
@@ -73,6 +84,9 @@ class EchoCancellingVad:
         margin_db: float = 10.0,
         echo_db: float = -10.0,
     ) -> None:
+        # numpy's BLAS threads thrash on a busy CPU (an echo check of 150 ms took 0.6 s, not
+        # 7 ms, beside Whisper): one thread each; the checks run in threads of their own anyway.
+        threadpool_limits(1, user_api="blas")
         self._vad = webrtcvad.Vad(aggressiveness)
         self._reference = reference
         self._canceller = SpeexEchoCanceller(EAR_RATE, tail_ms)
@@ -95,6 +109,9 @@ class EchoCancellingVad:
         # Until the delay is known, judge against the loudest reference of the last 800 ms.
         self._recent_raw_db: deque[float] = deque(maxlen=max(1, 800 // frame_ms))
         self._recent_aligned_db: deque[float] = deque(maxlen=max(1, tail_ms // frame_ms))
+        # Per frame, as classified: (energy the echo path left, the microphone's energy); None
+        # when the frame was not judged by a fitted path.
+        self._judged: deque[tuple[float, float] | None] = deque(maxlen=JUDGED_KEPT)
 
     @property
     def playing(self) -> bool:
@@ -123,6 +140,13 @@ class EchoCancellingVad:
         speech = self._vad.is_speech(data, EAR_RATE)
         window = self._recent_aligned_db if self._aligned_to is not None else self._recent_raw_db
         residual_db, reference_db = rms_dbfs(cleaned), max(window)
+        # A microphone this quiet holds no one's voice, whatever the canceller leaves of it (its
+        # leftovers can pass the VAD), and a share of nothing is no evidence: on a digital echo
+        # path a reply that starts, pauses or resumes meets exact zeros until its echo is back.
+        mic_db = rms_dbfs(mic)
+        self._judged.append(None)
+        if mic_db <= NO_SOUND_DB or (reference_db > SILENT_DB and mic_db <= SILENT_DB):
+            return data, False
         if reference_db <= SILENT_DB or not speech:
             return data, speech
         not_echo_db = self._frame_not_echo_db(mic)
@@ -158,13 +182,24 @@ class EchoCancellingVad:
                 self._fitting = self._fitter.submit(_fit_path, mic_history[-window:], ref_history, delay)
         if self._path.weights is None:
             return None
-        share = share_db(self._path.residual(mic, ref_history, delay), mic)
+        residual = self._path.residual(mic, ref_history, delay)
+        share = share_db(residual, mic)
         if share > STALE_PATH_DB:
             self.stale_paths += 1
             _LOGGER.info("the echo path went stale (%.1f dB more than the microphone): refitting", share)
             self._path.weights = None
             return None
+        whole = mic.astype(np.float64)
+        self._judged[-1] = (float(np.dot(residual, residual)), float(np.dot(whole, whole)))
         return share
+
+    def judged_share(self, frames: int) -> float | None:
+        recent = list(self._judged)[-frames:]
+        if len(recent) < frames or any(judged is None for judged in recent):
+            return None
+        left = sum(judged[0] for judged in recent if judged is not None)
+        whole = sum(judged[1] for judged in recent if judged is not None)
+        return 10 * float(np.log10(max(left, 1e-9) / whole)) if whole > 0 else None
 
     def _adopt_fit(self) -> None:
         job = self._fitting
@@ -193,7 +228,7 @@ class EchoCancellingVad:
         samples = 0 if delay is None else min(len(mic) - delay - 64, frames * self._frame_samples)
         if delay is None or samples <= 0:
             return lambda: None
-        return lambda: unexplained_db(mic[-samples:], ref, delay)
+        return lambda: _unexplained_db(mic[-samples:], ref, delay)
 
     def _align(self, delay: int) -> None:
         """Shift the reference only when the echo no longer fits the filter: shifting resets it."""
@@ -220,3 +255,11 @@ def _fit_path(mic: np.ndarray, reference: np.ndarray, delay: int) -> tuple[np.nd
     residual = path.fit(mic, reference, delay)
     assert path.weights is not None
     return path.weights, delay, share_db(residual, mic)
+
+
+def _unexplained_db(mic: np.ndarray, reference: np.ndarray, delay: int) -> float | None:
+    """In a checker's thread: how much of `mic` our echo does not explain; None for a silent
+    microphone (there is nothing to explain, and it is no one's voice either)."""
+    if rms_dbfs(mic) <= SILENT_DB:
+        return None
+    return unexplained_db(mic, reference, delay)

@@ -13,6 +13,7 @@ import logging
 import time
 from collections import deque
 from collections.abc import Callable, Coroutine
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
@@ -24,6 +25,7 @@ from voiced.bus import EventBus
 from voiced.config import VadConfig
 from voiced.ear.asr_queue import AsrQueue, Priority
 from voiced.ear.bargein import Action, BargeInGuard, Evidence, GuardSettings
+from voiced.ear.floor import Stage
 from voiced.ear.frontend import FrameClassifier, PlainVad
 from voiced.ear.segmenter import (
     Segmenter,
@@ -36,11 +38,10 @@ from voiced.ear.segmenter import (
 )
 from voiced.ear.transcriber import SpeechStream, Transcriber
 from voiced.ear.wake import WakeGate
-from voiced.events import BargeInIgnored, InputEnded, Ready, SpeechEnded, SpeechStarted
+from voiced.events import InputEnded, Ready, SpeechEnded, SpeechStarted
 from voiced.tasks import cancel_and_wait
 
 _LOGGER = logging.getLogger(__name__)
-ONSET_EXTRA_DB = 8.0
 
 
 @dataclass(frozen=True)
@@ -69,14 +70,25 @@ class Utterance:
 
 
 class BargeInHooks(Protocol):
-    """The barge-in lane: called straight from the ear, never queued behind turns."""
+    """The barge-in lane (voiced/floor_lane.py): called straight from the ear, never queued
+    behind turns. The ear only reports what it hears; the floor policy decides."""
 
-    def duck(self) -> None:
-        """Speech began over the reply: lower our voice while it is judged (the verdict restores it)."""
+    def voice_over(self, turn: int) -> None:
+        """Speech began while our voice plays."""
         ...
 
-    def check(self, turn: int, evidence: asyncio.Task[Evidence]) -> None:
-        """Enough speech over the reply to judge it now (the utterance goes on)."""
+    def acoustics(self, turn: int, unexplained_db: float | None, *, goes_on: bool = False) -> None:
+        """How much of that speech our echo does not explain (None: unknowable yet); `goes_on`:
+        of its last frames, as the voice goes on (it may pause the reply, never drop the voice)."""
+        ...
+
+    def words(self, turn: int, evidence: asyncio.Task[Evidence], stage: Stage) -> None:
+        """Evidence with the words, when Whisper has them: `stage` "early" (the voice goes on),
+        "paused" (a short burst paused), "final" (the utterance ended)."""
+        ...
+
+    def abandoned(self, turn: int) -> None:
+        """The utterance was given up unheard (muted, or restarted): it will bring no words."""
         ...
 
 
@@ -93,11 +105,18 @@ class Listener(Protocol):
 
 
 class _NoHooks:
-    def duck(self) -> None:
+    def voice_over(self, turn: int) -> None:
         return None
 
-    def check(self, turn: int, evidence: asyncio.Task[Evidence]) -> None:
-        evidence.cancel()
+    def acoustics(self, turn: int, unexplained_db: float | None, *, goes_on: bool = False) -> None:
+        return None
+
+    def words(self, turn: int, evidence: asyncio.Task[Evidence], stage: Stage) -> None:
+        if stage != "final":  # a final one travels with its utterance
+            evidence.cancel()
+
+    def abandoned(self, turn: int) -> None:
+        return None
 
 
 def settings_from(config: VadConfig) -> SegmenterSettings:
@@ -153,7 +172,10 @@ class Ear:
         # stops, and "please turn on the kit-" cut at a 60 ms gap would be judged without the rest.
         over_ms = config.early_asr_over_reply_ms
         self._pause_frames = max(1, over_ms // config.frame_ms) if over_ms else 0
+        self._goes_on_frames = max(1, 1000 // config.frame_ms)  # looks as the voice goes on: its first second
         self._checks: set[asyncio.Task[None]] = set()
+        # Echo checks (milliseconds of numpy) in a thread of their own: never behind Whisper or piper.
+        self._checker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="echo-check")
         self._hooks: BargeInHooks = _NoHooks()
         self._guard = BargeInGuard(guard or GuardSettings(frame_ms=config.frame_ms))
         settings = settings_from(config)
@@ -173,6 +195,7 @@ class Ear:
             await self._asr.drain()  # the last utterance's words still count
         finally:
             await cancel_and_wait([asr])
+            self._checker.shutdown(wait=False, cancel_futures=True)
 
     async def _hear(self, deliver: Callable[[Utterance], None]) -> None:
         ready = False
@@ -181,17 +204,23 @@ class Ear:
                 self._bus.publish(Ready())
                 ready = True
             if self._is_deaf():
+                self._abandon()
                 self._segmenter.reset()
                 if self._stream is not None:
                     self._stream.end()
                 continue
             kept, user_speech = self._front.classify(frame)
             self._raw.append(frame)
+            if self._segmenter.in_speech and self._guard.active and user_speech:
+                # As the voice goes on, its last frames as the echo path judged them (no work left).
+                judged = self._front.judged_share(self._onset_frames)
+                if judged is not None and self._guard.frames_heard < self._goes_on_frames:
+                    self._hooks.acoustics(self._turn, judged, goes_on=True)
             if self._segmenter.in_speech and self._guard.frame(user_speech=user_speech) is Action.CHECK_EARLY:
                 count = self._segmenter.frame_count + 1
                 voiced = self._onset_frames + self._guard.frames_heard
                 evidence = self._gather(count, self._segmenter.audio_so_far() + kept, speech_frames=voiced)
-                self._hooks.check(self._turn, evidence)
+                self._hooks.words(self._turn, evidence, "early")
             events = self._segmenter.process(kept, user_speech) + self._end_by_meaning()
             if self._wake is not None:
                 events = self._wake.admit(kept, events, self._restart)
@@ -220,11 +249,17 @@ class Ear:
     def _restart(self, lookback: list[bytes]) -> None:
         """The wake word was heard: drop the utterance in progress; what follows starts a new one,
         with `lookback` (the frames just before) as its pre-roll."""
+        self._abandon()
         self._segmenter.reset()
-        self._guard.dropped()
         self._drop_early()
         for frame in lookback:
             self._segmenter.process(frame, False)
+
+    def _abandon(self) -> None:
+        """An utterance over our reply is given up unheard: the floor must not wait for its words."""
+        if self._guard.active:
+            self._guard.dropped()
+            self._hooks.abandoned(self._turn)
 
     def _end_by_meaning(self) -> list[SegmenterEvent]:
         """The early transcript at this pause is in and a whole request: end the turn now (checked
@@ -243,14 +278,11 @@ class Ear:
         task.add_done_callback(self._checks.discard)
 
     async def _onset_check(self, turn: int, job: Callable[[], float | None]) -> None:
-        """Speech just began over our reply: if our echo explains it, drop it; else duck at once."""
-        share = await asyncio.to_thread(job)
-        # A stricter bar than later checks: 150 ms is little evidence, and a voice starts softly.
-        if share is not None and share <= self._echo_db - ONSET_EXTRA_DB:
-            self.drop(turn)
-            self._bus.publish(BargeInIgnored(turn=turn, heard="", verdict="echo"))
-        elif turn == self._turn and self._guard.active:
-            self._hooks.duck()
+        """Speech just began over our reply: how much of it does our echo not explain?"""
+        self._hooks.acoustics(turn, await self._echo_share(job))
+
+    async def _echo_share(self, job: Callable[[], float | None]) -> float | None:
+        return await asyncio.get_running_loop().run_in_executor(self._checker, job)
 
     def _raw_tail(self, frames: int) -> bytes:
         return b"".join(list(self._raw)[-frames:])
@@ -270,9 +302,11 @@ class Ear:
         `words`: a transcript of `cleaned` already running (Whisper is the costliest part)."""
         raw = self._raw_tail(frames)
         job = self._front.echo_check(speech_frames, skip)
+        turn = self._turn
 
         async def gather() -> Evidence:
-            share = await asyncio.to_thread(job)
+            share = await self._echo_share(job)
+            self._hooks.acoustics(turn, share)  # the floor hears the acoustics before the words
             if share is not None and share <= self._echo_db:
                 return Evidence("", "", share, short)  # our echo through and through: no need for words
             text = (await (words or self._transcribe(cleaned, early=True, urgent=True))).text
@@ -343,8 +377,15 @@ class Ear:
             playing = self._is_playing()
             self._bus.publish(SpeechStarted(turn=self._turn, over_reply=playing))
             if playing:
-                self._segmenter.pause_after(self._config.early_asr_over_reply_ms)
-            if self._guard.started(playing=playing) is Action.DUCK:
+                self._segmenter.pause_after(self._config.early_asr_over_reply_ms, short_too=True)
+            if self._guard.started(playing=playing) is Action.OVER_REPLY:
+                self._hooks.voice_over(self._turn)
+                # The onset frames as the echo path judged them: the floor may pause now, with no
+                # thread to wait for (a hop of 60 ms, and 0.4 s on a busy CPU); the fit on the
+                # snippet itself follows, and may still find it our echo.
+                judged = self._front.judged_share(self._onset_frames)
+                if judged is not None:
+                    self._hooks.acoustics(self._turn, judged)
                 job = self._front.echo_check(self._onset_frames + 2)
                 self._watch(self._onset_check(self._turn, job))
         elif isinstance(event, UtterancePaused):
@@ -362,18 +403,24 @@ class Ear:
                     short=True,
                     words=self._early,
                 )
-                self._hooks.check(self._turn, evidence)
+                self._hooks.words(self._turn, evidence, "paused")
         elif isinstance(event, UtteranceDiscarded):
-            self._drop_early()
+            # Closed by silence, it ended at its last pause: the words heard there are all of it.
+            early, self._early = self._early, None
+            if early is not None and not event.trailing_silence_ms:
+                early.cancel()
+                early = None
             _LOGGER.debug("discarded %d ms of speech-like noise", event.speech_ms)
             if self._guard.ended() is Action.CHECK:
                 # Too short for a turn, but over our reply a "stop" can be this short (the echo
                 # gate passes only part of it): its words decide. The verdict stops the reply
                 # or lets it go on at full volume; it never starts a turn.
                 evidence = self._closing_evidence(
-                    event.audio, event.trailing_silence_ms, words=None, short=True
+                    event.audio, event.trailing_silence_ms, words=early, short=True
                 )
-                self._hooks.check(self._turn, evidence)
+                self._hooks.words(self._turn, evidence, "final")
+            elif early is not None:
+                early.cancel()
         else:
             voice_end_t = now - event.trailing_silence_ms / 1000
             samples = np.frombuffer(event.audio, dtype=np.int16)
@@ -389,6 +436,7 @@ class Ear:
                 evidence = self._closing_evidence(
                     event.audio, event.trailing_silence_ms, words=transcript, short=self._guard.short
                 )
+                self._hooks.words(self._turn, evidence, "final")
                 deliver(Utterance(self._turn, samples, voice_end_t, transcript, "check", evidence))
             else:
                 deliver(Utterance(self._turn, samples, voice_end_t, transcript))

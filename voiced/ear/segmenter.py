@@ -92,6 +92,7 @@ class Segmenter:
         self._complete = False  # the caller found what was said so far a whole request
         self._pre_roll.clear()
         self._pauses = self._pause_frames  # this utterance's pause (see pause_after)
+        self._pause_short = False
 
     @property
     def frame_count(self) -> int:
@@ -102,9 +103,12 @@ class Segmenter:
         """The utterance in progress, pre-roll included (empty when none is open)."""
         return b"".join(self._frames) if self._in_speech else b""
 
-    def pause_after(self, ms: int) -> None:
-        """For the utterance in progress only, a pause is this much silence (0: none is announced)."""
+    def pause_after(self, ms: int, *, short_too: bool = False) -> None:
+        """For the utterance in progress only, a pause is this much silence (0: none is announced).
+        `short_too`: announced even before `min_speech_ms` of speech (over our reply, where an
+        "uh-huh" is that short and its words, not the hangover, should give the floor back)."""
         self._pauses = self._s.frames(ms) if ms else 0
+        self._pause_short = short_too
 
     def commit(self) -> list[SegmenterEvent]:
         """What was said up to this pause is a whole request: end it after `complete_ms` of
@@ -143,7 +147,7 @@ class Segmenter:
             return [self._close("complete")]
         if len(self._frames) >= self._max_frames:
             return [self._close("max_length")]
-        enough_speech = self._speech_frames * self._s.frame_ms >= self._s.min_speech_ms
+        enough_speech = self._pause_short or self._speech_frames * self._s.frame_ms >= self._s.min_speech_ms
         if self._pauses and self._silence_run == self._pauses and enough_speech:
             return [UtterancePaused(audio=b"".join(self._frames))]
         return []

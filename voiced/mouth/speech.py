@@ -1,7 +1,9 @@
 """Speech out: streamed text is cut into sentences; sentence n+1 is synthesized while n plays.
 
 Playback goes out in short slices so a barge-in silences it within one slice, and the
-progress object always knows how much of the reply the user has actually heard.
+progress object always knows how much of the reply the user has actually heard. A reply can be
+paused (silent at once, its place kept) and resumed; whoever follows the floor is told, at once
+and in order, when each reply becomes audible and when it ends (`follow`).
 """
 
 from __future__ import annotations
@@ -27,7 +29,6 @@ from voiced.tasks import cancel_and_wait
 _LOGGER = logging.getLogger(__name__)
 VOICE_CACHE = 128  # sentences; a few seconds of 16-bit audio each, a few MB in all
 SLICE_S = 0.04  # one audio block: the longest a stop can lag
-DUCK_GAIN = 0.3
 
 
 @dataclass
@@ -66,12 +67,14 @@ class SpeechOutput:
         self._rate = output_rate or synthesizer.sample_rate
         self._gap = np.zeros(int(sentence_silence_s * self._rate), dtype=np.int16)
         self._recent: deque[str] = deque(maxlen=6)
-        self._gain = 1.0
         self._now_playing = ""
         self._one_voice = asyncio.Lock()  # a narration and a reply never talk over each other
         self._asides: dict[asyncio.Task[SpeechProgress], int] = {}  # speech outside a turn -> its turn
         self.speaking = False
         self.started_turn = 0  # the last turn whose reply became audible
+        self.reply_id = 0  # counts the replies (and narrations) that became audible
+        self.paused = False
+        self._followers: list[Callable[[int, bool], None]] = []
         # Replies repeat ("Turning on the kitchen light."): their audio is kept, so the first
         # sentence of a familiar reply plays without waiting for piper. Thread-safe, bounded.
         self._voice = functools.lru_cache(maxsize=VOICE_CACHE)(self._synthesized)
@@ -81,14 +84,28 @@ class SpeechOutput:
         """The sentences just played and the one playing: what our echo may sound like."""
         return " ".join([*self._recent, self._now_playing])
 
-    def duck(self) -> None:
-        self._gain = DUCK_GAIN
+    def follow(self, callback: Callable[[int, bool], None]) -> None:
+        """`callback(reply_id, audible)` as each reply becomes audible (True) and ends (False)."""
+        self._followers.append(callback)
 
-    def unduck(self) -> None:
-        self._gain = 1.0
+    def _tell(self, audible: bool) -> None:
+        for callback in self._followers:
+            callback(self.reply_id, audible)
+
+    def pause(self) -> None:
+        """Silent at once, the place kept (speech over the reply is being judged)."""
+        if self.speaking and not self.paused:
+            self.paused = True
+            self._sink.pause()
+
+    def resume(self) -> None:
+        if self.paused:
+            self.paused = False
+            self._sink.resume()
 
     def silence_now(self) -> None:
         """Drop whatever the device still holds (barge-in); the turn's task is cancelled separately."""
+        self.paused = False
         self._sink.abort()
 
     async def speak(self, turn: int, text: str) -> SpeechProgress:
@@ -160,7 +177,8 @@ class SpeechOutput:
                 if not self.speaking:
                     self._recent.clear()  # only this reply's words can come back as its echo
                     self.speaking = True
-                    self._gain = 1.0
+                    self.reply_id += 1
+                    self._tell(True)
                     self._bus.publish(TtsStarted(turn=turn))
                     self.started_turn = turn
                 elif len(self._gap):
@@ -180,13 +198,14 @@ class SpeechOutput:
             try:
                 await cancel_and_wait([producer])
             finally:  # a second cancel may land while we wait: the reply has stopped all the same
+                if self.paused:  # stopped while paused: what it held is not to be heard
+                    self.silence_now()
                 if self.speaking:
                     self.speaking = False
+                    self._tell(False)
                     self._bus.publish(TtsStopped(turn=turn, audio_s=played_s))
 
     async def _play(self, samples: np.ndarray, rate: int) -> None:
-        if self._gain != 1.0:
-            samples = (samples.astype(np.float32) * self._gain).astype(np.int16)
         await self._sink.play(samples, rate)
 
     async def _produce(
