@@ -137,8 +137,9 @@ async def until(condition: Callable[[], object], what: str, timeout: float = 15.
 
 
 async def learned_with(learned: Subscription, *names: str) -> None:
-    """Wait until the understanding has learned a home that has all of `names`."""
-    async with asyncio.timeout(15):
+    """Wait until the understanding has learned a home that has all of `names` (each relearn rebuilds
+    the whole grammar, about 6 s on a quiet box and several times that on a busy one)."""
+    async with asyncio.timeout(60):
         while True:
             event = await learned.get()
             if isinstance(event, HomeLearned) and set(names) <= set(event.devices):
