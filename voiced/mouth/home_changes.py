@@ -32,12 +32,14 @@ async def follow_home(
             while not changes.empty():  # several changes in a burst: learn once for all of them
                 changes.get_nowait()
             start = time.monotonic()
+            # the devices as they are when learning starts: one arriving meanwhile brings its own
+            # change, learned next, and must not be announced as learned by this round
+            names = tuple(d.name for d in registry)
             learned = await asyncio.to_thread(intents.learn)
             intents.adopt(learned)
             if also is not None:
                 also()
             seconds = time.monotonic() - start
-            names = tuple(d.name for d in registry)
             _LOGGER.info("learned the home's %d devices in %.2f s", len(names), seconds)
             bus.publish(HomeLearned(devices=names, seconds=seconds))
     finally:
