@@ -12,7 +12,8 @@ from voiced.audio.pcm import EAR_RATE, resample, silence, write_wav
 from voiced.audio.sources import WavFileSource
 from voiced.bus import EventBus
 from voiced.config import AsrConfig, VadConfig
-from voiced.ear.listener import Ear, Utterance
+from voiced.ear.listener import Ear
+from voiced.ear.utterance import Utterance
 from voiced.ear.whisper import WhisperTranscriber
 from voiced.events import Event, SpeechEnded, SpeechStarted
 

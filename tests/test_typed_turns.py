@@ -20,8 +20,8 @@ from tests.test_cli_errors import voiced as voiced_in
 from tests.test_e2e_wav import Recorder, speech_seconds, write_config
 from voiced.bus import EventBus
 from voiced.config import BrainConfig
-from voiced.ear.listener import Utterance
 from voiced.ear.typed import MAX_LINE_CHARS, TypedEar, TypedLine, TypedTurns, TypedTurnsError
+from voiced.ear.utterance import Utterance
 from voiced.events import BrainFinished, Event, InputEnded, Ready, TurnFinished
 
 KITCHEN_STATE = "zigbee2mqtt/kitchen_light"

@@ -12,8 +12,9 @@ from voiced.audio.pcm import EAR_RATE, silence, write_wav
 from voiced.audio.sources import WavFileSource
 from voiced.bus import EventBus
 from voiced.config import AsrConfig, VadConfig
-from voiced.ear.listener import Ear, Utterance
+from voiced.ear.listener import Ear
 from voiced.ear.mute import MuteSwitch
+from voiced.ear.utterance import Utterance
 from voiced.ear.whisper import WhisperTranscriber
 from voiced.events import MuteChanged, SpeechStarted
 

@@ -21,7 +21,8 @@ from voiced.audio.pcm import EAR_RATE, resample_band_limited, write_wav
 from voiced.audio.sources import WavFileSource
 from voiced.bus import EventBus
 from voiced.config import AsrConfig, TtsConfig, VadConfig, load_config
-from voiced.ear.listener import Ear, Utterance
+from voiced.ear.listener import Ear
+from voiced.ear.utterance import Utterance
 from voiced.ear.whisper import WhisperTranscriber
 from voiced.ear.wyoming_asr import WyomingTranscriber
 from voiced.errors import ConfigError

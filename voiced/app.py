@@ -35,9 +35,10 @@ from voiced.devices.registry import DeviceRegistry
 from voiced.devices.vocabulary import HomeVocabulary
 from voiced.ear.bargein import GuardSettings
 from voiced.ear.frontend import EchoCancellingVad
-from voiced.ear.listener import Ear, Heard, Listener
+from voiced.ear.listener import Ear
 from voiced.ear.mute import MuteSwitch
 from voiced.ear.typed import TypedEar, TypedTurns
+from voiced.ear.utterance import Heard, Listener
 from voiced.ear.wake import MicroWakeDetector, WakeGate, WakeSettings, WakeWordChoice
 from voiced.ear.whisper import WhisperTranscriber, vocabulary_hotwords, vocabulary_prompt
 from voiced.ear.wyoming_asr import WyomingTranscriber

@@ -21,7 +21,7 @@ from voiced.brain.turns import TurnThinking
 from voiced.bus import EventBus
 from voiced.ear.bargein import Verdict
 from voiced.ear.floor import FloorPolicy, FloorSettings
-from voiced.ear.listener import Heard, Listener, Utterance
+from voiced.ear.utterance import Heard, Listener, Utterance
 from voiced.events import BargeIn, Transcript, TurnFinished
 from voiced.floor_lane import FloorLane
 from voiced.mouth.agent import NO_CONTEXT, Agent

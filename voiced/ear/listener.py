@@ -14,8 +14,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Coroutine
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
-from typing import Any, Literal, Protocol
+from typing import Any
 
 import numpy as np
 
@@ -25,7 +24,6 @@ from voiced.bus import EventBus
 from voiced.config import VadConfig
 from voiced.ear.asr_queue import AsrQueue, Priority
 from voiced.ear.bargein import Action, BargeInGuard, Evidence, GuardSettings
-from voiced.ear.floor import Stage
 from voiced.ear.frontend import FrameClassifier, PlainVad
 from voiced.ear.segmenter import (
     Segmenter,
@@ -37,86 +35,12 @@ from voiced.ear.segmenter import (
     UtteranceStarted,
 )
 from voiced.ear.transcriber import SpeechStream, Transcriber
+from voiced.ear.utterance import BargeInHooks, Heard, NoHooks, Utterance
 from voiced.ear.wake import WakeGate
 from voiced.events import InputEnded, Ready, SpeechEnded, SpeechStarted
 from voiced.tasks import cancel_and_wait
 
 _LOGGER = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True)
-class Heard:
-    text: str
-    asr_s: float  # time Whisper took
-    early: bool  # started at a pause, before the end of the utterance was certain
-    confidence: float = 1.0  # how sure Whisper was, 0..1
-    doubtful: tuple[str, ...] = ()  # words Whisper was unsure of, where they were weighed
-    alternatives: tuple[str, ...] = ()  # other readings of the audio, most likely first
-
-
-OverReply = Literal["no", "check"]
-
-
-@dataclass(frozen=True)
-class Utterance:
-    turn: int
-    samples: np.ndarray
-    voice_end_t: float
-    transcript: asyncio.Task[Heard]  # already running; the consumer awaits it
-    # "check": it began while we were talking, so it may be our own echo or a backchannel;
-    # `evidence` then says how much of it our echo explains, and what the words were.
-    over_reply: OverReply = "no"
-    evidence: asyncio.Task[Evidence] | None = None
-
-
-class BargeInHooks(Protocol):
-    """The barge-in lane (voiced/floor_lane.py): called straight from the ear, never queued
-    behind turns. The ear only reports what it hears; the floor policy decides."""
-
-    def voice_over(self, turn: int) -> None:
-        """Speech began while our voice plays."""
-        ...
-
-    def acoustics(self, turn: int, unexplained_db: float | None, *, goes_on: bool = False) -> None:
-        """How much of that speech our echo does not explain (None: unknowable yet); `goes_on`:
-        of its last frames, as the voice goes on (it may pause the reply, never drop the voice)."""
-        ...
-
-    def words(self, turn: int, evidence: asyncio.Task[Evidence], stage: Stage) -> None:
-        """Evidence with the words, when Whisper has them: `stage` "early" (the voice goes on),
-        "paused" (a short burst paused), "final" (the utterance ended)."""
-        ...
-
-    def abandoned(self, turn: int) -> None:
-        """The utterance was given up unheard (muted, or restarted): it will bring no words."""
-        ...
-
-
-class Listener(Protocol):
-    """What the daemon takes its turns from: the `Ear`, or typed lines (`typed.py`)."""
-
-    async def run(self, deliver: Callable[[Utterance], None], hooks: BargeInHooks | None = None) -> None:
-        """Hand each finished utterance to `deliver` until the input ends."""
-        ...
-
-    def drop(self, turn: int) -> None:
-        """Forget the utterance in progress if it is `turn` (it was found to be our own echo)."""
-        ...
-
-
-class _NoHooks:
-    def voice_over(self, turn: int) -> None:
-        return None
-
-    def acoustics(self, turn: int, unexplained_db: float | None, *, goes_on: bool = False) -> None:
-        return None
-
-    def words(self, turn: int, evidence: asyncio.Task[Evidence], stage: Stage) -> None:
-        if stage != "final":  # a final one travels with its utterance
-            evidence.cancel()
-
-    def abandoned(self, turn: int) -> None:
-        return None
 
 
 def settings_from(config: VadConfig) -> SegmenterSettings:
@@ -176,7 +100,7 @@ class Ear:
         self._checks: set[asyncio.Task[None]] = set()
         # Echo checks (milliseconds of numpy) in a thread of their own: never behind Whisper or piper.
         self._checker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="echo-check")
-        self._hooks: BargeInHooks = _NoHooks()
+        self._hooks: BargeInHooks = NoHooks()
         self._guard = BargeInGuard(guard or GuardSettings(frame_ms=config.frame_ms))
         settings = settings_from(config)
         self._segmenter = Segmenter(settings)
@@ -188,7 +112,7 @@ class Ear:
 
     async def run(self, deliver: Callable[[Utterance], None], hooks: BargeInHooks | None = None) -> None:
         """Listen until the source ends; each finished utterance is handed to `deliver`."""
-        self._hooks = hooks or _NoHooks()
+        self._hooks = hooks or NoHooks()
         asr = asyncio.create_task(self._asr.run(), name="asr")
         try:
             await self._hear(deliver)

@@ -23,7 +23,7 @@ from typing import Protocol
 import numpy as np
 
 from voiced.bus import EventBus, Subscription
-from voiced.ear.listener import BargeInHooks, Heard, Utterance
+from voiced.ear.utterance import BargeInHooks, Heard, Utterance
 from voiced.events import BrainFinished, InputEnded, Ready, TurnFinished
 
 _LOGGER = logging.getLogger(__name__)
