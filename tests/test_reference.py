@@ -56,3 +56,14 @@ def test_without_a_microphone_counting_it_reads_what_was_played() -> None:
     reference.append(np.full(BLOCK, 7, dtype=np.int16))
     assert np.array_equal(reference.take(BLOCK), np.full(BLOCK, 7, dtype=np.int16))
     assert not reference.take(BLOCK).any()  # nothing played: silence
+
+
+def test_retracted_samples_are_the_newest_and_the_pairing_holds() -> None:
+    reference = PlaybackReference(sample_rate=1000, max_lead_s=10.0)
+    reference.append(np.arange(1, 6, dtype=np.int16))
+    reference.append(np.arange(6, 11, dtype=np.int16))
+    reference.retract(7)  # the speaker took back 6..10 and 4..5: never played
+    reference.append(np.array([20, 21], dtype=np.int16))  # what it played next
+    assert reference.take(6).tolist() == [1, 2, 3, 20, 21, 0]
+    reference.retract(3)  # nothing left to retract: logged, no harm
+    assert reference.take(2).tolist() == [0, 0]

@@ -57,6 +57,20 @@ class SampleFifo:
         self._chunks.clear()
         self.queued = 0
 
+    def drop_newest(self, count: int) -> int:
+        """Drop up to `count` of the most recently pushed samples; returns how many."""
+        dropped = 0
+        while dropped < count and self._chunks:
+            chunk = self._chunks[-1]
+            used = min(count - dropped, len(chunk))
+            if used == len(chunk):
+                self._chunks.pop()
+            else:
+                self._chunks[-1] = chunk[: len(chunk) - used]
+            dropped += used
+        self.queued -= dropped
+        return dropped
+
 
 class PlaybackReference:
     """Thread-safe: the speaker appends, the microphone counts, the ear takes (16 kHz int16).
@@ -87,6 +101,14 @@ class PlaybackReference:
         with self._lock:
             self._played.push(samples)
             self.cut += self._played.drop_oldest(self._limit)
+
+    def retract(self, count: int) -> None:
+        """The speaker took back its newest `count` samples unplayed (a pause or stop recalled
+        them from the device): they will never reach the microphone, so they are no reference."""
+        with self._lock:
+            dropped = self._played.drop_newest(count)
+        if dropped < count:  # the ear already paired them with the microphone: a small shift
+            _LOGGER.info("reference retracted %d ms late", (count - dropped) * 1000 // self._rate)
 
     def capture(self, count: int) -> None:
         """From the microphone's callback: `count` samples were just recorded."""

@@ -6,6 +6,8 @@ import asyncio
 import logging
 import threading
 import wave
+from collections import deque
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -16,14 +18,24 @@ from voiced.audio.reference import PlaybackReference
 
 _LOGGER = logging.getLogger(__name__)
 # Device-side buffering in fixed 30 ms blocks: enough that a busy CPU seldom underruns (an
-# underrun shifts the echo path under the canceller until the delay is found again). A pause
-# is heard once the device has played what it holds: 0.18-0.22 s after it is asked at 0.2 s
-# (0.13-0.16 s at 0.1 s, which underran seven times in one run beside stress-ng on a loaded
-# box). Under PulseAudio's ALSA plugin a latency without a fixed block size can make the
-# stream stall or race ahead.
+# underrun shifts the echo path under the canceller until the delay is found again; 0.1 s
+# underran seven times in one run beside stress-ng on a loaded box). A pause or stop does not
+# wait for the device to play out what it holds: the stream is aborted (silent within ~10 ms
+# under PulseAudio's ALSA plugin) and restarted, and what the device had not yet played is
+# taken back by its playback times. Under that plugin a latency without a fixed block size
+# can make the stream stall or race ahead.
 OUTPUT_LATENCY_S = 0.2
 BLOCK_S = 0.03
 AHEAD_S = 0.15  # how far our own buffer runs ahead of the device
+
+
+@dataclass(frozen=True)
+class _Block:
+    """One block handed to the device: when it is heard, and how much of it is our audio."""
+
+    heard_at: float  # the stream's clock; 0.0 when the host API cannot tell
+    pcm: bytes
+    audio: int  # bytes of `pcm` taken from our buffer; the rest is padding
 
 
 class AudioSinkError(Exception):
@@ -108,9 +120,10 @@ def has_speaker(device: str | int | None) -> tuple[bool, str]:
 class SpeakerSink:
     """A sounddevice output stream fed from our own buffer by PortAudio's callback.
 
-    Stopping is instant (the buffer is emptied; the device hears silence from its next
-    block), and the callback hands every block it plays to `reference`, so the echo
-    canceller sees exactly what left the speaker, on the speaker's own clock.
+    Pausing and stopping are instant: the device's own buffer is dropped (`_recall`), and on a
+    pause what it had not yet played goes back into ours. The callback hands every block it
+    plays to `reference`, so the echo canceller sees exactly what left the speaker, on the
+    speaker's own clock; what is recalled is retracted from it again.
     """
 
     def __init__(self, device: str | int | None, reference: PlaybackReference | None = None) -> None:
@@ -121,6 +134,7 @@ class SpeakerSink:
         self._pending = bytearray()
         self._lock = threading.Lock()
         self._paused = False
+        self._sent: deque[_Block] = deque(maxlen=64)  # the last ~2 s handed to the device
 
     def _open(self, rate: int) -> None:
         import sounddevice as sd
@@ -142,12 +156,14 @@ class SpeakerSink:
             raise AudioSinkError(f"cannot open speaker {self._device or '(default)'}: {exc}") from None
         self._rate = rate
 
-    def _fill(self, outdata: Any, frames: int, _time: Any, _status: Any) -> None:
+    def _fill(self, outdata: Any, frames: int, times: Any, _status: Any) -> None:
         wanted = frames * 2
         with self._lock:
             chunk = b"" if self._paused else bytes(self._pending[:wanted])
             del self._pending[: len(chunk)]
-        chunk += bytes(wanted - len(chunk))
+            audio = len(chunk)
+            chunk += bytes(wanted - len(chunk))
+            self._sent.append(_Block(float(times.outputBufferDacTime), chunk, audio))
         outdata[:] = chunk
         if self._reference is not None:
             self._reference.append(np.frombuffer(chunk, dtype=np.int16))
@@ -176,12 +192,60 @@ class SpeakerSink:
         with self._lock:
             self._pending.clear()
             self._paused = False
+        self._recall(keep=False)
 
     def pause(self) -> None:
-        """The device plays out what it holds (it cannot be recalled, and so is heard, not
-        lost), then zeros; what waits in our buffer stays for `resume`."""
+        """Silent at once; what the device had not played, and what waits in our buffer, stay
+        for `resume`."""
         with self._lock:
             self._paused = True
+        self._recall(keep=True)
+
+    def _recall(self, *, keep: bool) -> None:
+        """Drop what the device holds (abort, then start again: it plays zeros or our buffer
+        from its next block); with `keep`, put its unplayed audio back at the front of ours."""
+        stream = self._stream
+        if stream is None:
+            return
+        try:
+            now = float(stream.time)
+            stream.abort()  # waits for a callback in progress, so `_sent` is complete below
+        except Exception:
+            _LOGGER.warning("the speaker could not drop what it holds", exc_info=True)
+            return
+        with self._lock:
+            unplayed, audio = self._unplayed(now, float(stream.latency))
+            if keep:
+                self._pending[:0] = audio
+            self._sent.clear()
+        if self._reference is not None:
+            self._reference.retract(unplayed)
+        try:
+            stream.start()
+        except Exception as exc:
+            self._stream = None  # the next `play` opens it again, or says why it cannot
+            _LOGGER.error("the speaker did not restart after a pause: %s", exc)
+
+    def _unplayed(self, now: float, latency: float) -> tuple[int, bytes]:
+        """Samples handed over but not yet heard at `now`, and the audio among them, in order."""
+        blocks = list(self._sent)
+        if any(block.heard_at <= 0.0 for block in blocks):  # no playback times: trust the latency
+            left = int(latency * self._rate)
+            heard = [0] * len(blocks)
+            for i in range(len(blocks) - 1, -1, -1):
+                frames = len(blocks[i].pcm) // 2
+                heard[i] = max(0, frames - left)
+                left = max(0, left - frames)
+        else:
+            heard = [round((now - block.heard_at) * self._rate) for block in blocks]
+        unplayed = 0
+        audio = bytearray()
+        for block, done in zip(blocks, heard, strict=True):
+            frames = len(block.pcm) // 2
+            done = min(frames, max(0, done))
+            unplayed += frames - done
+            audio += block.pcm[2 * done : block.audio]
+        return unplayed, bytes(audio)
 
     def resume(self) -> None:
         with self._lock:
