@@ -1,8 +1,9 @@
 """Plays a signal through the real `SpeakerSink`, pausing and resuming (or stopping) it once.
 
 Run as its own process with a private PulseAudio server's environment (PortAudio reads it once,
-when loaded): `python -m tests.speaker_rig SIGNAL.npy OUT.json pause|stop`. Prints nothing;
-writes the monotonic times of each call and what the echo reference kept.
+when loaded): `python -m tests.speaker_rig SIGNAL.npy OUT.json pause|stop|after-silence`. Prints nothing;
+writes the monotonic times of each call and what the echo reference kept (OUT.json, and the
+reference itself beside it as OUT.npy).
 """
 
 from __future__ import annotations
@@ -23,9 +24,29 @@ PAUSE_AFTER_S = 1.0
 PAUSED_FOR_S = 0.6
 
 
-async def run(signal: np.ndarray, mode: str) -> dict[str, float]:
+async def after_silence(sink: SpeakerSink, signal: np.ndarray) -> dict[str, float]:
+    """A blip, a second of silence, then the signal: a reply after the speaker fell quiet."""
+    await sink.play(signal[: EAR_RATE // 5], EAR_RATE)
+    await sink.drain()
+    await asyncio.sleep(PAUSE_AFTER_S)
+    times = {"call_t": time.monotonic()}
+    await sink.play(signal, EAR_RATE)
+    await sink.drain()
+    await asyncio.sleep(0.3)
+    return times
+
+
+async def run(signal: np.ndarray, mode: str, out: Path) -> dict[str, float]:
     reference = PlaybackReference(EAR_RATE)
     sink = SpeakerSink(None, reference)
+    if mode == "after-silence":
+        try:
+            times = await after_silence(sink, signal)
+        finally:
+            sink.close()
+        kept = reference.take(60 * EAR_RATE)
+        np.save(out.with_suffix(".npy"), kept)
+        return times
     times: dict[str, float] = {}
 
     async def feed() -> None:
@@ -59,8 +80,9 @@ async def run(signal: np.ndarray, mode: str) -> dict[str, float]:
 
 def main() -> None:
     signal = np.load(sys.argv[1])
-    times = asyncio.run(run(signal, sys.argv[3]))
-    Path(sys.argv[2]).write_text(json.dumps(times))
+    out = Path(sys.argv[2])
+    times = asyncio.run(run(signal, sys.argv[3], out))
+    out.write_text(json.dumps(times))
 
 
 if __name__ == "__main__":

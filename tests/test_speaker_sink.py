@@ -1,5 +1,6 @@
 """The real speaker (PortAudio through PulseAudio's ALSA plugin) falls silent at once when paused
-or stopped, and a paused reply resumes with nothing lost, its echo reference in step."""
+or stopped, a paused reply resumes with nothing lost, a reply after silence is heard at once,
+and the echo reference stays in step with what was heard."""
 
 from __future__ import annotations
 
@@ -88,3 +89,35 @@ def test_a_stopped_speaker_falls_silent_at_once(pulse: PulseServer, tmp_path: Pa
     assert silent is not None
     assert silent - 0.05 < 0.1, f"sound went on {silent - 0.05:.3f} s after the stop"
     assert times["reference_sound"] < (times["call_t"] - first_t) * RATE + 0.05 * RATE
+
+
+def sound_runs(samples: np.ndarray, min_gap_s: float = 0.3) -> list[tuple[int, int]]:
+    """(first, end) of each stretch of sound, split where exact zeros last `min_gap_s`."""
+    loud = np.flatnonzero(np.abs(samples.astype(np.int32)) > 1)
+    runs: list[tuple[int, int]] = []
+    for index in loud:
+        if runs and index - runs[-1][1] < min_gap_s * RATE:
+            runs[-1] = (runs[-1][0], int(index) + 1)
+        else:
+            runs.append((int(index), int(index) + 1))
+    return runs
+
+
+def test_a_reply_after_silence_is_heard_at_once_and_its_echo_reference_keeps_the_gap(
+    pulse: PulseServer, tmp_path: Path
+) -> None:
+    times, heard, first_t = play(pulse, tmp_path, "after-silence")
+    runs = sound_runs(heard)
+    assert len(runs) == 2, f"expected a blip and a reply, heard {len(runs)} stretches of sound"
+    late = first_t + runs[1][0] / RATE - times["call_t"]
+    # Before, it waited behind the 0.2 s of silence the device held.
+    assert late < 0.1, f"the reply was heard {late:.3f} s after it was played"
+    reference = sound_runs(np.load(tmp_path / "out.npy"))
+    assert len(reference) == 2
+    heard_gap = runs[1][0] - runs[0][1]
+    reference_gap = reference[1][0] - reference[0][1]
+    # The echo canceller pairs microphone and reference sample by sample: the silence between
+    # them must be the same length in both, or the echo moves under it. Left in the reference,
+    # the recalled silence would make it 0.2 s too long; PulseAudio starts the restarted stream
+    # on its next ~10 ms tick, which the canceller's delay estimate follows.
+    assert abs(heard_gap - reference_gap) < 0.015 * RATE, (heard_gap, reference_gap)

@@ -135,6 +135,7 @@ class SpeakerSink:
         self._lock = threading.Lock()
         self._paused = False
         self._sent: deque[_Block] = deque(maxlen=64)  # the last ~2 s handed to the device
+        self._recalled_at: float | None = None  # the stream's clock when it last dropped its buffer
 
     def _open(self, rate: int) -> None:
         import sounddevice as sd
@@ -163,9 +164,16 @@ class SpeakerSink:
             del self._pending[: len(chunk)]
             audio = len(chunk)
             chunk += bytes(wanted - len(chunk))
-            self._sent.append(_Block(float(times.outputBufferDacTime), chunk, audio))
+            heard_at = float(times.outputBufferDacTime)
+            self._sent.append(_Block(heard_at, chunk, audio))
+            recalled_at, self._recalled_at = self._recalled_at, None
         outdata[:] = chunk
         if self._reference is not None:
+            if recalled_at is not None and heard_at > recalled_at:
+                # The restarted stream is heard this much after the last sample the old one
+                # played: that silence reaches the microphone, so the reference holds it too.
+                gap = min(self._rate, round((heard_at - recalled_at) * self._rate))
+                self._reference.append(np.zeros(gap, dtype=np.int16))
             self._reference.append(np.frombuffer(chunk, dtype=np.int16))
 
     def _buffered_s(self) -> float:
@@ -176,6 +184,9 @@ class SpeakerSink:
         if self._stream is None or rate != self._rate:
             self.close()
             self._open(rate)
+        elif self._holds_only_silence():
+            # A reply begins: heard at once, not after the silence the device already holds.
+            self._recall(keep=True)
         with self._lock:
             self._pending += np.asarray(samples, dtype=np.int16).tobytes()
         while self._buffered_s() > AHEAD_S:  # stay a little ahead of the device, no more
@@ -201,6 +212,16 @@ class SpeakerSink:
             self._paused = True
         self._recall(keep=True)
 
+    def _holds_only_silence(self) -> bool:
+        stream = self._stream
+        if stream is None:
+            return False
+        with self._lock:
+            if self._pending or self._paused or not self._sent:
+                return False
+            _unplayed, audio = self._unplayed(float(stream.time), float(stream.latency))
+        return not audio
+
     def _recall(self, *, keep: bool) -> None:
         """Drop what the device holds (abort, then start again: it plays zeros or our buffer
         from its next block); with `keep`, put its unplayed audio back at the front of ours."""
@@ -218,6 +239,7 @@ class SpeakerSink:
             if keep:
                 self._pending[:0] = audio
             self._sent.clear()
+            self._recalled_at = now
         if self._reference is not None:
             self._reference.retract(unplayed)
         try:
