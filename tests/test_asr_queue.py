@@ -32,6 +32,10 @@ class GatedTranscriber:
         self.order.append(tag)
         return Hearing(f"job {tag}", 0.9)
 
+    def glance(self, samples: np.ndarray) -> Hearing:
+        self.order.append(int(samples[0]))
+        return Hearing(f"glance {int(samples[0])}")
+
 
 def audio(tag: int) -> np.ndarray:
     return np.full(160, tag, dtype=np.int16)
@@ -63,6 +67,26 @@ def test_the_most_urgent_job_goes_next_and_a_withdrawn_one_never_runs() -> None:
     order, texts = asyncio.run(scenario())
     assert order == [1, 5, 2, 3]
     assert texts == ["job 1", "job 2", "job 3", "job 5"]
+
+
+def test_a_glance_is_answered_by_the_quick_look_in_its_turn() -> None:
+    async def scenario() -> tuple[list[int], list[str]]:
+        model = GatedTranscriber()
+        queue = AsrQueue(model)
+        worker = asyncio.create_task(queue.run(), name="asr")
+        guess = queue.submit(audio(1), Priority.SPECULATIVE)
+        await until_started(model)
+        full = queue.submit(audio(2), Priority.BARGE_IN)
+        quick = queue.submit(audio(3), Priority.BARGE_IN, glance=True)
+        model.gate.set()
+        results = await asyncio.wait_for(asyncio.gather(guess, full, quick), 10)
+        worker.cancel()
+        await asyncio.wait([worker], timeout=5)
+        return model.order, [hearing.text for hearing, _took in results]
+
+    order, texts = asyncio.run(scenario())
+    assert order == [1, 2, 3]
+    assert texts == ["job 1", "job 2", "glance 3"]
 
 
 def test_a_failed_call_reaches_its_caller_and_the_queue_goes_on() -> None:
@@ -142,6 +166,9 @@ class SlowTranscriber:
         threading.Event().wait(self.seconds)
         self.heard.append(int(samples[0]))
         return Hearing(f"job {samples[0]}", 0.9)
+
+    def glance(self, samples: np.ndarray) -> Hearing:
+        return self.transcribe_scored(samples)
 
 
 def test_draining_a_long_queue_loses_nothing_while_it_moves() -> None:

@@ -171,3 +171,22 @@ def test_a_name_only_another_reading_heard_is_asked_about_and_the_answer_acts() 
     ]
     local.understand(heard, alternatives=(other,))
     assert local.understand("no").commands == ()
+
+
+@pytest.mark.parametrize(
+    ("text", "verdict"),
+    [
+        ("Stop.", "stop"),
+        ("Please turn on the kitchen light.", "speech"),
+        ("Okay.", "backchannel"),
+    ],
+)
+def test_a_glance_at_a_burst_tells_its_kind_as_the_full_transcript_does(text: str, verdict: str) -> None:
+    from voiced.ear.bargein import Evidence, Verdict, weigh
+
+    beams, _plain = transcribers()
+    audio = _spoken(text)
+    quick, full = beams.glance(audio).text, beams.transcribe_scored(audio).text
+    short = len(audio) < 1.2 * EAR_RATE
+    kinds = [weigh(Evidence(heard, "", 0.0, short), "", echo_db=-10.0) for heard in (quick, full)]
+    assert kinds == [Verdict(verdict)] * 2, (quick, full)

@@ -35,15 +35,18 @@ class Priority(IntEnum):
 class AsrQueue:
     def __init__(self, transcriber: Transcriber) -> None:
         self._transcriber = transcriber
-        self._jobs: list[tuple[int, int, np.ndarray, asyncio.Future[Result]]] = []
+        self._jobs: list[tuple[int, int, np.ndarray, bool, asyncio.Future[Result]]] = []
         self._order = itertools.count()  # first come, first served within a priority
         self._wake = asyncio.Event()
         self._running: asyncio.Future[Result] | None = None
 
-    def submit(self, samples: np.ndarray, priority: Priority) -> asyncio.Future[Result]:
-        """Queue a transcription; cancel the future to withdraw it (if it has not started)."""
+    def submit(
+        self, samples: np.ndarray, priority: Priority, *, glance: bool = False
+    ) -> asyncio.Future[Result]:
+        """Queue a transcription (`glance`: only a quick look at the first words, for a barge-in);
+        cancel the future to withdraw it (if it has not started)."""
         future: asyncio.Future[Result] = asyncio.get_running_loop().create_future()
-        heapq.heappush(self._jobs, (int(priority), next(self._order), samples, future))
+        heapq.heappush(self._jobs, (int(priority), next(self._order), samples, glance, future))
         self._wake.set()
         return future
 
@@ -58,11 +61,11 @@ class AsrQueue:
                 while not self._jobs:
                     self._wake.clear()
                     await self._wake.wait()
-                _priority, _order, samples, future = heapq.heappop(self._jobs)
+                _priority, _order, samples, glance, future = heapq.heappop(self._jobs)
                 if future.done():  # withdrawn before its turn
                     continue
                 self._running = future
-                await self._transcribe(samples, future)
+                await self._transcribe(samples, glance, future)
                 self._running = None
         finally:
             for *_rest, future in self._jobs:
@@ -85,11 +88,12 @@ class AsrQueue:
                 return
             await asyncio.sleep(0.01)
 
-    async def _transcribe(self, samples: np.ndarray, future: asyncio.Future[Result]) -> None:
+    async def _transcribe(self, samples: np.ndarray, glance: bool, future: asyncio.Future[Result]) -> None:
         """Run one job; if its caller withdraws it meanwhile, move on at once: the thread cannot be
         stopped, but nothing needs to wait for a result nobody wants."""
         started = time.monotonic()
-        call = asyncio.ensure_future(asyncio.to_thread(self._transcriber.transcribe_scored, samples))
+        hear = self._transcriber.glance if glance else self._transcriber.transcribe_scored
+        call = asyncio.ensure_future(asyncio.to_thread(hear, samples))
         try:
             watched: list[asyncio.Future[Any]] = [call, future]
             await asyncio.wait(watched, return_when=asyncio.FIRST_COMPLETED)

@@ -233,7 +233,9 @@ class Ear:
             self._hooks.acoustics(turn, share)  # the floor hears the acoustics before the words
             if share is not None and share <= self._echo_db:
                 return Evidence("", "", share, short)  # our echo through and through: no need for words
-            text = (await (words or self._transcribe(cleaned, early=True, urgent=True))).text
+            # Acoustically not our echo: only the words' kind is wanted, and a quick look tells it.
+            quick = share is not None
+            text = (await (words or self._transcribe(cleaned, early=True, urgent=True, glance=quick))).text
             raw_text = (
                 "" if share is not None else (await self._transcribe(raw, early=True, urgent=True)).text
             )
@@ -271,10 +273,13 @@ class Ear:
                 self._segmenter.in_speech,
             )
 
-    def _transcribe(self, audio: bytes, *, early: bool, urgent: bool = False) -> asyncio.Task[Heard]:
-        """`urgent`: it decides whether to stop our reply. Cancelling the task withdraws the job."""
+    def _transcribe(
+        self, audio: bytes, *, early: bool, urgent: bool = False, glance: bool = False
+    ) -> asyncio.Task[Heard]:
+        """`urgent`: it decides whether to stop our reply; `glance`: only for that (a quick look,
+        never a turn's text). Cancelling the task withdraws the job."""
         priority = Priority.BARGE_IN if urgent else Priority.SPECULATIVE if early else Priority.UTTERANCE
-        job = self._asr.submit(np.frombuffer(audio, dtype=np.int16), priority)
+        job = self._asr.submit(np.frombuffer(audio, dtype=np.int16), priority, glance=glance)
 
         async def heard() -> Heard:
             hearing, took_s = await job
@@ -314,9 +319,13 @@ class Ear:
                 self._watch(self._onset_check(self._turn, job))
         elif isinstance(event, UtterancePaused):
             self._drop_early()
+            glance = None
+            if self._guard.active and self._guard.short:  # queued first: it decides
+                glance = self._transcribe(event.audio, early=True, urgent=True, glance=True)
             self._early = self._transcribe(event.audio, early=True, urgent=self._guard.active)
-            if self._guard.active and self._guard.short:
-                # A short burst over our reply just paused: "stop" is decided now, not after the hangover.
+            if glance is not None:
+                # A short burst over our reply just paused: "stop" is decided now, not after the
+                # hangover, on a quick look at its words (the full transcript is the turn's).
                 frames = len(event.audio) // len(self._raw[-1])
                 voiced = max(1, self._onset_frames + self._guard.frames_heard - self._pause_frames)
                 evidence = self._gather(
@@ -325,7 +334,7 @@ class Ear:
                     speech_frames=voiced,
                     skip=self._pause_frames,
                     short=True,
-                    words=self._early,
+                    words=glance,
                 )
                 self._hooks.words(self._turn, evidence, "paused")
         elif isinstance(event, UtteranceDiscarded):

@@ -37,3 +37,8 @@ class Transcriber(Protocol):
     def transcribe_scored(self, samples: np.ndarray) -> Hearing:
         """The text, how sure the model was of it and, where it matters, of each word (blocking)."""
         ...
+
+    def glance(self, samples: np.ndarray) -> Hearing:
+        """The first words of a short burst, as fast as the model allows: enough to tell a stop
+        word, a backchannel or more words apart over our reply; never a turn's text (blocking)."""
+        ...

@@ -14,6 +14,7 @@ from voiced.config import AsrConfig
 from voiced.devices.vocabulary import HomeVocabulary
 from voiced.ear.transcriber import Hearing
 from voiced.ear.whisper_beams import decode_beams
+from voiced.ear.whisper_glance import glance_text
 from voiced.errors import ConfigError
 
 _LOGGER = logging.getLogger(__name__)
@@ -117,6 +118,15 @@ class WhisperTranscriber:
         mean_logprob = sum(s.avg_logprob for s in pieces) / len(pieces)
         tokens = [t for s in pieces for t in s.tokens if t < self._tokenizer.eot]
         return self._heard(audio, text, tokens, mean_logprob)
+
+    def glance(self, samples: np.ndarray) -> Hearing:
+        """The first words of a short burst, fast (whisper_glance.py): for a barge-in, never a turn."""
+        audio = samples.astype(np.float32) / 32768.0
+        try:
+            return Hearing(glance_text(self._model, self._tokenizer, audio))
+        except (RuntimeError, ValueError) as exc:
+            _LOGGER.warning("a quick look at the words failed (%s): transcribing in full", exc)
+            return self.transcribe_scored(samples)
 
     def _heard(
         self, audio: np.ndarray, text: str, tokens: list[int], logprob: float, others: tuple[str, ...] = ()

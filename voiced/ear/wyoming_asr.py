@@ -46,6 +46,10 @@ class WyomingTranscriber:
     def close(self) -> None:
         self.stream.close()
 
+    def glance(self, samples: np.ndarray) -> Hearing:
+        """A barge-in cannot wait for a round trip: the local model takes a quick look."""
+        return self._local.glance(samples)
+
     def transcribe_scored(self, samples: np.ndarray) -> Hearing:
         streamed = self.stream.take(samples.astype(np.int16).tobytes())
         if self._health.worth_trying():
