@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.openai_server import ScriptedServer
+from tests.pulse import PulseServer
 from voiced.config import MqttConfig
 from voiced.devices.registry import DeviceRegistry
 
@@ -74,6 +75,17 @@ class Broker:
 @pytest.fixture
 def broker(tmp_path: Path) -> Iterator[Broker]:
     server = Broker(tmp_path)
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def pulse(tmp_path: Path) -> Iterator[PulseServer]:
+    """A private PulseAudio server: a virtual microphone and speaker (tests/pulse.py)."""
+    server = PulseServer(tmp_path)
     server.start()
     try:
         yield server

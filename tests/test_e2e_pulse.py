@@ -11,7 +11,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -28,16 +28,6 @@ from voiced.audio.pcm import rms_dbfs, silence, write_wav
 
 REC_RATE = 16000
 TOPIC = "zigbee2mqtt/kitchen_light/set"
-
-
-@pytest.fixture
-def pulse(tmp_path: Path) -> Iterator[PulseServer]:
-    server = PulseServer(tmp_path)
-    server.start()
-    try:
-        yield server
-    finally:
-        server.stop()
 
 
 def wait_until(what: str, check: Callable[[], bool], timeout: float, report: Callable[[], str]) -> None:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import signal
 import subprocess
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -26,16 +25,6 @@ from tests.speech_fixtures import synthesizer
 from voiced.audio.pcm import silence, write_wav
 
 pytestmark = pytest.mark.e2e
-
-
-@pytest.fixture
-def pulse(tmp_path: Path) -> Iterator[PulseServer]:
-    server = PulseServer(tmp_path)
-    server.start()
-    try:
-        yield server
-    finally:
-        server.stop()
 
 
 def _say(pulse: PulseServer, path: Path, *lines: str, pause_s: float = 1.0) -> None:

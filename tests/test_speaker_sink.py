@@ -8,11 +8,9 @@ import json
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
-import pytest
 
 from tests.probe import RATE, MonitorRecorder, find, first_silence, silent_run
 from tests.pulse import SPEAKER_SINK, PulseServer
@@ -27,16 +25,6 @@ def noise_signal() -> np.ndarray:
     noise = np.random.default_rng(7).standard_normal(int(SIGNAL_S * RATE))
     smooth = np.convolve(noise, np.ones(4) / 4, mode="same")
     return (smooth / np.abs(smooth).max() * 12000).astype(np.int16)
-
-
-@pytest.fixture()
-def pulse(tmp_path: Path) -> Iterator[PulseServer]:
-    server = PulseServer(tmp_path)
-    server.start()
-    try:
-        yield server
-    finally:
-        server.stop()
 
 
 def play(pulse: PulseServer, tmp_path: Path, mode: str) -> tuple[dict[str, float], np.ndarray, float]:
