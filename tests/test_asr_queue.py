@@ -69,24 +69,25 @@ def test_the_most_urgent_job_goes_next_and_a_withdrawn_one_never_runs() -> None:
     assert texts == ["job 1", "job 2", "job 3", "job 5"]
 
 
-def test_a_glance_is_answered_by_the_quick_look_in_its_turn() -> None:
-    async def scenario() -> tuple[list[int], list[str]]:
+def test_a_glance_is_answered_at_once_beside_a_transcription_that_runs() -> None:
+    async def scenario() -> tuple[list[int], str, bool]:
         model = GatedTranscriber()
         queue = AsrQueue(model)
         worker = asyncio.create_task(queue.run(), name="asr")
         guess = queue.submit(audio(1), Priority.SPECULATIVE)
-        await until_started(model)
-        full = queue.submit(audio(2), Priority.BARGE_IN)
-        quick = queue.submit(audio(3), Priority.BARGE_IN, glance=True)
+        await until_started(model)  # running, and held there: a glance must not wait for it
+        waiting = queue.submit(audio(2), Priority.BARGE_IN)
+        quick, _took = await asyncio.wait_for(queue.submit(audio(3), Priority.BARGE_IN, glance=True), 10)
+        still_running = not guess.done() and not waiting.done()
         model.gate.set()
-        results = await asyncio.wait_for(asyncio.gather(guess, full, quick), 10)
+        await asyncio.wait_for(asyncio.gather(guess, waiting), 10)
         worker.cancel()
         await asyncio.wait([worker], timeout=5)
-        return model.order, [hearing.text for hearing, _took in results]
+        return model.order, quick.text, still_running
 
-    order, texts = asyncio.run(scenario())
-    assert order == [1, 2, 3]
-    assert texts == ["job 1", "job 2", "glance 3"]
+    order, text, still_running = asyncio.run(scenario())
+    assert text == "glance 3" and still_running
+    assert order == [3, 1, 2]
 
 
 def test_a_failed_call_reaches_its_caller_and_the_queue_goes_on() -> None:

@@ -74,9 +74,11 @@ def test_a_backchannel_pauses_the_reply_then_resumes_it_with_nothing_lost() -> N
         held = sink.played_s
         await asyncio.sleep(0.5)
         still = sink.played_s - held
-        daemon.floor.words(5, known(UH_HUH), "paused")
-        await until(lambda: not sink.paused)
+        daemon.floor.words(5, known(UH_HUH), "paused")  # "uh-" paused: the floor waits for its end
+        await asyncio.sleep(0.2)
+        assert sink.paused
         daemon.floor.words(5, known(UH_HUH), "final")
+        await until(lambda: not sink.paused)
         outcome = await asyncio.wait_for(daemon.floor.outcome(5), 10)
         said_whole = await asyncio.wait_for(aside, 60)
         assert outcome is Verdict.BACKCHANNEL

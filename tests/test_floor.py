@@ -37,21 +37,25 @@ def test_a_voice_that_is_not_our_echo_pauses_at_once_and_a_request_cancels_and_i
     assert policy.feed(Words(5, Verdict.SPEECH, REQUEST, "final")) == []  # settled
 
 
-def test_uh_huh_resumes_the_reply_when_it_pauses_and_is_dropped_when_it_ends() -> None:
+def test_uh_huh_holds_the_pause_through_its_own_gap_and_resumes_when_it_ends() -> None:
     policy = over_a_reply()
     assert policy.feed(Acoustics(5, -4.0)) == [Pause(1, 5, -4.0)]
-    assert policy.feed(Words(5, Verdict.BACKCHANNEL, "Uh-huh.", "paused")) == [Resume(1, 5)]
-    assert not policy.paused(1)
+    # "Uh-" has paused: the reply stays paused (resuming here made it stutter when "-huh" came)
+    assert policy.feed(Words(5, Verdict.BACKCHANNEL, "Uh.", "paused")) == []
+    assert policy.paused(1)
+    assert policy.feed(Acoustics(5, -2.0, goes_on=True)) == []
     assert policy.feed(Words(5, Verdict.BACKCHANNEL, "Uh-huh.", "final")) == [
-        Drop(5, "Uh-huh.", Verdict.BACKCHANNEL)
+        Resume(1, 5),
+        Drop(5, "Uh-huh.", Verdict.BACKCHANNEL),
     ]
+    assert not policy.paused(1)
 
 
-def test_a_voice_that_goes_on_after_a_backchannel_pauses_the_reply_again() -> None:
+def test_a_voice_that_goes_on_after_a_backchannel_is_a_request_at_its_end() -> None:
     policy = over_a_reply()
     policy.feed(Acoustics(5, -4.0))
-    assert policy.feed(Words(5, Verdict.BACKCHANNEL, "Okay.", "paused")) == [Resume(1, 5)]
-    assert policy.feed(Acoustics(5, -2.5)) == [Pause(1, 5, -2.5)]
+    assert policy.feed(Words(5, Verdict.BACKCHANNEL, "Okay.", "paused")) == []
+    assert policy.feed(Acoustics(5, -2.5)) == []  # still paused
     assert policy.feed(Words(5, Verdict.SPEECH, REQUEST, "final")) == [
         Cancel(1, 5, REQUEST, Verdict.SPEECH),
         Take(5),

@@ -3,7 +3,9 @@
 The model answers one call at a time anyway (CTranslate2 queues them in arrival order), so a
 check on speech over our reply used to wait behind a speculative early transcript and a finished
 utterance, while the reply went on playing over the user. Here the order is ours: what decides
-a barge-in first, then finished utterances, then guesses at a pause.
+a barge-in first, then finished utterances, then guesses at a pause. A glance (the first words
+of a burst over our reply) does not queue at all: it runs at once in a thread of its own, on a
+model instance of its own, beside whatever transcription is running.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import heapq
 import itertools
 import logging
 import time
+from concurrent.futures import ThreadPoolExecutor
 from enum import IntEnum
 from typing import Any
 
@@ -35,7 +38,8 @@ class Priority(IntEnum):
 class AsrQueue:
     def __init__(self, transcriber: Transcriber) -> None:
         self._transcriber = transcriber
-        self._jobs: list[tuple[int, int, np.ndarray, bool, asyncio.Future[Result]]] = []
+        self._jobs: list[tuple[int, int, np.ndarray, asyncio.Future[Result]]] = []
+        self._glances = ThreadPoolExecutor(1, thread_name_prefix="asr-glance")
         self._order = itertools.count()  # first come, first served within a priority
         self._wake = asyncio.Event()
         self._running: asyncio.Future[Result] | None = None
@@ -43,12 +47,20 @@ class AsrQueue:
     def submit(
         self, samples: np.ndarray, priority: Priority, *, glance: bool = False
     ) -> asyncio.Future[Result]:
-        """Queue a transcription (`glance`: only a quick look at the first words, for a barge-in);
-        cancel the future to withdraw it (if it has not started)."""
+        """Queue a transcription; cancel the future to withdraw it (if it has not started).
+        `glance`: only a quick look at the first words, for a barge-in, run at once beside the queue."""
+        if glance:
+            return asyncio.ensure_future(self._glance(samples))
         future: asyncio.Future[Result] = asyncio.get_running_loop().create_future()
-        heapq.heappush(self._jobs, (int(priority), next(self._order), samples, glance, future))
+        heapq.heappush(self._jobs, (int(priority), next(self._order), samples, future))
         self._wake.set()
         return future
+
+    async def _glance(self, samples: np.ndarray) -> Result:
+        started = time.monotonic()
+        loop = asyncio.get_running_loop()
+        hearing = await loop.run_in_executor(self._glances, self._transcriber.glance, samples)
+        return hearing, time.monotonic() - started
 
     @property
     def pending(self) -> int:
@@ -61,11 +73,11 @@ class AsrQueue:
                 while not self._jobs:
                     self._wake.clear()
                     await self._wake.wait()
-                _priority, _order, samples, glance, future = heapq.heappop(self._jobs)
+                _priority, _order, samples, future = heapq.heappop(self._jobs)
                 if future.done():  # withdrawn before its turn
                     continue
                 self._running = future
-                await self._transcribe(samples, glance, future)
+                await self._transcribe(samples, future)
                 self._running = None
         finally:
             for *_rest, future in self._jobs:
@@ -73,6 +85,7 @@ class AsrQueue:
             self._jobs.clear()
             if self._running is not None:
                 self._running.cancel()
+            self._glances.shutdown(wait=False, cancel_futures=True)
 
     async def drain(self, stall_s: float = DRAIN_TIMEOUT_S) -> None:
         """Until every job still wanted has its answer (the audio ended; its last words count). A
@@ -88,12 +101,11 @@ class AsrQueue:
                 return
             await asyncio.sleep(0.01)
 
-    async def _transcribe(self, samples: np.ndarray, glance: bool, future: asyncio.Future[Result]) -> None:
+    async def _transcribe(self, samples: np.ndarray, future: asyncio.Future[Result]) -> None:
         """Run one job; if its caller withdraws it meanwhile, move on at once: the thread cannot be
         stopped, but nothing needs to wait for a result nobody wants."""
         started = time.monotonic()
-        hear = self._transcriber.glance if glance else self._transcriber.transcribe_scored
-        call = asyncio.ensure_future(asyncio.to_thread(hear, samples))
+        call = asyncio.ensure_future(asyncio.to_thread(self._transcriber.transcribe_scored, samples))
         try:
             watched: list[asyncio.Future[Any]] = [call, future]
             await asyncio.wait(watched, return_when=asyncio.FIRST_COMPLETED)

@@ -202,11 +202,10 @@ class FloorPolicy:
             return actions
         if verdict is Verdict.ECHO or verdict is None or final:
             return self._drop(event.utterance, over, event.heard, verdict or Verdict.BACKCHANNEL)
-        if event.stage == "paused":
-            # A short burst has paused and is no more than a backchannel so far: give the floor
-            # back now; should the voice go on, its acoustics pause the reply again.
-            return self._release(event.utterance, over)
-        return []  # an early guess of a few words: the end of the utterance decides
+        # A burst that paused, or an early guess, and no more than a backchannel so far: the end of
+        # the utterance decides. Giving the floor back at the pause made the reply stutter: the
+        # glance is in before "uh-" has become "-huh", which pauses it again 0.3 s later.
+        return []
 
     def _release(self, utterance: int, over: _Over) -> list[FloorAction]:
         reply = self._replies.get(over.reply)

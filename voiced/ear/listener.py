@@ -338,22 +338,16 @@ class Ear:
                 )
                 self._hooks.words(self._turn, evidence, "paused")
         elif isinstance(event, UtteranceDiscarded):
-            # Closed by silence, it ended at its last pause: the words heard there are all of it.
-            early, self._early = self._early, None
-            if early is not None and not event.trailing_silence_ms:
-                early.cancel()
-                early = None
+            self._drop_early()  # too short for a turn: its transcript is not wanted
             _LOGGER.debug("discarded %d ms of speech-like noise", event.speech_ms)
             if self._guard.ended() is Action.CHECK:
-                # Too short for a turn, but over our reply a "stop" can be this short (the echo
-                # gate passes only part of it): its words decide. The verdict stops the reply
-                # or lets it go on at full volume; it never starts a turn.
+                # Over our reply a "stop" can be this short (the echo gate passes only part of
+                # it): its words decide, at a glance. The verdict stops the reply or lets it go
+                # on; it never starts a turn.
                 evidence = self._closing_evidence(
-                    event.audio, event.trailing_silence_ms, words=early, short=True
+                    event.audio, event.trailing_silence_ms, words=None, short=True
                 )
                 self._hooks.words(self._turn, evidence, "final")
-            elif early is not None:
-                early.cancel()
         else:
             voice_end_t = now - event.trailing_silence_ms / 1000
             samples = np.frombuffer(event.audio, dtype=np.int16)
@@ -366,8 +360,9 @@ class Ear:
                 self._drop_early()
                 transcript = self._transcribe(event.audio, early=False, urgent=self._guard.active)
             if self._guard.ended() is Action.CHECK:
+                short = self._guard.short  # never a turn: a glance tells what it is
                 evidence = self._closing_evidence(
-                    event.audio, event.trailing_silence_ms, words=transcript, short=self._guard.short
+                    event.audio, event.trailing_silence_ms, words=None if short else transcript, short=short
                 )
                 self._hooks.words(self._turn, evidence, "final")
                 deliver(Utterance(self._turn, samples, voice_end_t, transcript, "check", evidence))

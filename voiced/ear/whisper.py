@@ -63,6 +63,10 @@ class WhisperTranscriber:
         self._model = WhisperModel(
             str(path), device="cpu", compute_type=config.compute_type, cpu_threads=config.threads
         )
+        # A second, one-thread instance for glances (tiny.en int8: ~40 MB): a barge-in's words
+        # never wait for a transcription already running on the first (CTranslate2 runs one call
+        # at a time per model, and a running call cannot be stopped).
+        self._quick = WhisperModel(str(path), device="cpu", compute_type=config.compute_type, cpu_threads=1)
         # Which transcripts need each word weighed (titles to search for): it costs a forced
         # decoding, so only those pay for it.
         self._weigh_words = weigh_words
@@ -123,7 +127,7 @@ class WhisperTranscriber:
         """The first words of a short burst, fast (whisper_glance.py): for a barge-in, never a turn."""
         audio = samples.astype(np.float32) / 32768.0
         try:
-            return Hearing(glance_text(self._model, self._tokenizer, audio))
+            return Hearing(glance_text(self._quick, self._tokenizer, audio))
         except (RuntimeError, ValueError) as exc:
             _LOGGER.warning("a quick look at the words failed (%s): transcribing in full", exc)
             return self.transcribe_scored(samples)
