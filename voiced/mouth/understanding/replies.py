@@ -19,6 +19,10 @@ from voiced.mouth.understanding.text import clean, split_utterance
 log = logging.getLogger(__name__)
 
 NOT_UNDERSTOOD = "Sorry, I didn't catch that."
+REPORTED = "That sounded like something someone else said, so I didn't change anything."
+NEGATED = "Okay, I'll leave it as it is."
+LATER = "Sorry, I can't do things at a later time yet, so I didn't change anything."
+CONDITIONAL = "Sorry, I can't wait for something to happen before I act, so I didn't change anything."
 _THANKS = re.compile(
     r"(?:(?:ok|okay|great|cool|perfect|lovely|nice|oh)\s+)*(?:thanks?|thank you|cheers)"
     r"(?:\s+(?:a lot|so much|very much|mate|buddy))?"
