@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+from voiced.mouth.understanding.indirect import direct
+
 _PERCENT = re.compile(r"(\d)\s*%")
 _SEPARATORS = re.compile(r"(?:\s*(?:[,;!?:]|\.(?=\s|$)|\band\b|\bthen\b|\balso\b)\s*)+")
 _NOT_WORD = re.compile(r"[^\w\s']+")
@@ -35,7 +37,7 @@ def split_utterance(text: str) -> list[str]:
     "set the bedroom to 50 percent"]. Apostrophes stay ("it's"); "50%" becomes "50 percent";
     other punctuation becomes a space.
     """
-    segments = (_polite(_opening(clean(part))) for part in _SEPARATORS.split(normalise(text)))
+    segments = (direct(_polite(_opening(clean(part)))) for part in _SEPARATORS.split(normalise(text)))
     return [segment for segment in segments if segment]
 
 
