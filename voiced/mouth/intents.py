@@ -1,11 +1,10 @@
 """LocalIntentAgent: understands smart-home requests offline.
 
-Home Assistant's English templates and ours (hassil), strict first, then with misheard
-names corrected, then HA's fuzzy matcher. Rooms and "here" come from the registry and the
-daemon's own room; "it" and "them" from the devices last acted on. A command inside
-reported speech does nothing; a part not understood that names a device or a room stops
-the whole utterance (never a wrong effect); two close readings of a misheard name are asked
-back. Every command is run through DeviceRegistry.prepare() before it is returned.
+HA's English templates and ours (hassil): strict, then with misheard names corrected, then HA's
+fuzzy matcher. Rooms and "here" come from the registry and our room; "it" from the devices last acted
+on; "no, the bedroom one" corrects the last request. Reported speech does nothing; a part not
+understood that names a device or room stops the whole utterance (never a wrong effect); two close
+readings of a misheard name are asked back. Every command passes DeviceRegistry.prepare().
 """
 
 from __future__ import annotations
@@ -21,12 +20,13 @@ from voiced.devices.vocabulary import HomeVocabulary
 from voiced.errors import DeviceError
 from voiced.mouth.agent import AgentReply
 from voiced.mouth.understanding import pronouns
-from voiced.mouth.understanding.asking import Question, answer, ask
+from voiced.mouth.understanding.asking import Question, answer, ask, unsure
+from voiced.mouth.understanding.corrections import as_said, correct, correction
 from voiced.mouth.understanding.handlers import handlers
-from voiced.mouth.understanding.hearing import Heard, Phrase
+from voiced.mouth.understanding.hearing import Heard
 from voiced.mouth.understanding.home import Home, Match, Outcome, pct_to_brightness
 from voiced.mouth.understanding.learning import Learned, learn
-from voiced.mouth.understanding.readings import name_words, safe_readings, unsure_part
+from voiced.mouth.understanding.readings import name_words, safe_readings
 from voiced.mouth.understanding.replies import (
     CONDITIONAL,
     LATER,
@@ -70,6 +70,7 @@ class LocalIntentAgent:
         self._handlers = handlers(*self._handler_args)
         self._question: Question | None = None
         self._doubted: AgentReply | None = None  # a search read back, waiting for a yes
+        self._said: str | None = None  # the last request understood: what a correction redoes
 
     def learn(self) -> Learned:
         """The grammar and words of the home as the registry has it now (blocking: ~1 s; run it off
@@ -85,6 +86,7 @@ class LocalIntentAgent:
         self._home.last = ()
         self._question = None
         self._doubted = None
+        self._said = None
         self._handlers = handlers(*self._handler_args)
 
     def complete(self, text: str) -> bool:
@@ -106,14 +108,14 @@ class LocalIntentAgent:
         """`understand`, but a request that needed a state nobody reported ("dimmer" with the
         light's brightness unknown) first asks the devices (`refresh`) and is understood again,
         instead of starting from a guess."""
-        before = (self._home.last, self._question, self._doubted)
+        before = (self._home.last, self._question, self._doubted, self._said)
         reply = self.understand(text, doubtful, alternatives)
         unknown = sorted(self._home.unknown)
         if not unknown or refresh is None or not reply.commands:
             return reply
         log.info("asking %s for their state before %r", ", ".join(unknown), text)
         await refresh(unknown)
-        self._home.last, self._question, self._doubted = before
+        self._home.last, self._question, self._doubted, self._said = before
         return self.understand(text, doubtful, alternatives)
 
     def understand(
@@ -128,7 +130,15 @@ class LocalIntentAgent:
             answer = yes_or_no(text)
             if answer is not None:
                 return doubted if answer else AgentReply(text="Okay, I won't play it.", understood=True)
+        said, self._said = self._said, None
+        home_words = HomeVocabulary.of(self._registry)
+        fix = correction(as_said(text), home_words) if said and self._question is None else None
+        if said and fix is not None:  # "no, the bedroom one": the last request, corrected
+            reply, self._said = correct(said, fix, home_words, self._understand, self._home)
+            return reply
         reply = self._understand(text)
+        if reply.understood and not reply.missed and (reply.commands or self._home.last):
+            self._said = " and ".join(split_utterance(text))
         if reply.missed and alternatives:
             reply = self._another_reading(text, alternatives, reply)
         elif reply.commands and alternatives:
@@ -160,14 +170,11 @@ class LocalIntentAgent:
     def _unless_unsure(self, text: str, alternatives: Sequence[str], reply: AgentReply) -> AgentReply:
         """Ask which was meant when one of the ear's three next readings is more specific ("every lamp"
         or "bedroom lamp", "light" or "light blue"): acting on the best one could be a wrong effect."""
-        phrases = unsure_part(text, alternatives[:3], name_words(HomeVocabulary.of(self._registry)))
-        said = ", ".join(split_utterance(text))
-        if phrases is None or phrases[0] not in said:
+        question = unsure(text, alternatives, name_words(HomeVocabulary.of(self._registry)))
+        if question is None:
             return reply
-        log.info("heard %r, but the ear also heard %r for %r: asking", text, phrases[1], phrases[0])
-        options = tuple(Phrase(p, p, p) for p in phrases)
-        self._question = Question(said, phrases[0], options)
-        return AgentReply(text=ask(self._question), understood=True)
+        self._question = question
+        return AgentReply(text=ask(question), understood=True)
 
     def _understand(self, text: str) -> AgentReply:
         question, self._question = self._question, None

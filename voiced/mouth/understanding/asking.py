@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from voiced.mouth.understanding.hearing import Phrase, Vocabulary
 from voiced.mouth.understanding.matcher import Matcher
+from voiced.mouth.understanding.readings import unsure_part
 from voiced.mouth.understanding.text import split_utterance
+
+log = logging.getLogger(__name__)
 
 SHORT_ANSWER_WORDS = 4  # "the bathroom one" answers a question; a longer request is a new one
 
@@ -39,3 +44,13 @@ def answer(question: Question, reply: str, matcher: Matcher, vocabulary: Vocabul
     if len(chosen) != 1:
         return None
     return question.text.replace(question.heard, chosen[0].text, 1)
+
+
+def unsure(text: str, alternatives: Sequence[str], names: frozenset[str]) -> Question | None:
+    """Which was meant, when one of the ear's three next readings is more specific than `text`."""
+    phrases = unsure_part(text, alternatives[:3], names)
+    said = ", ".join(split_utterance(text))
+    if phrases is None or phrases[0] not in said:
+        return None
+    log.info("heard %r, but the ear also heard %r for %r: asking", text, phrases[1], phrases[0])
+    return Question(said, phrases[0], tuple(Phrase(p, p, p) for p in phrases))

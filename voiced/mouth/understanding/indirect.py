@@ -13,7 +13,8 @@ import re
 _ASKING = re.compile(
     r"^(?:(?:could|can|would|will) you (?:please |possibly |kindly |maybe |perhaps |just )+"
     r"|(?:would|do) you mind (?:if you )?|would you be so kind as to |be a dear and "
-    r"|(?:i'd|i would) like you to |i (?:want|need) you to |i was wondering if you could |maybe )"
+    r"|(?:i'd|i would) like you to |i (?:want|need) you to |i was wondering if you could |maybe "
+    r"|(?:actually|oh|oops|sorry|wait|no wait|hmm) (?=\w+ (?:on|off|up|down|the|some|it|to)\b))"
 )
 # "Would you mind lighting up the kitchen": the request's verb as it is said in a command.
 _GERUNDS = {
