@@ -24,7 +24,7 @@ from voiced.mouth.understanding.asking import Question, answer, ask, unsure
 from voiced.mouth.understanding.corrections import as_said, correct, correction
 from voiced.mouth.understanding.handlers import handlers
 from voiced.mouth.understanding.hearing import Heard
-from voiced.mouth.understanding.home import Home, Match, Outcome, pct_to_brightness
+from voiced.mouth.understanding.home import WHICH_ONE, Home, Match, Outcome, pct_to_brightness
 from voiced.mouth.understanding.learning import Learned, learn
 from voiced.mouth.understanding.readings import name_words, safe_readings
 from voiced.mouth.understanding.replies import (
@@ -274,7 +274,7 @@ class LocalIntentAgent:
         if handler is None:
             return None
         if match.intent in POINTED and pronouns.dangling(text, self._home.last) and not names_one(match):
-            return Outcome("Sorry, which one do you mean? Say its name, please.", acted=False)
+            return Outcome(WHICH_ONE, acted=False)
         outcome = handler(self._home, match)
         if outcome is None or not outcome.commands:
             return outcome

@@ -1,9 +1,9 @@
 """Indirect phrasings said as the direct request they stand for, before any template sees them.
 
 "Would you mind lighting up the kitchen" is "light up the kitchen"; "could you possibly turn off
-the bedroom light" is "turn off the bedroom light"; "4000 K" is "4000 kelvin"; "every light" is
-"all the lights"; a value said alone after a request ("about sixty percent") is "set it to sixty
-percent", so "it" decides what it is for (and asks which one when nothing was acted on before).
+the bedroom light" is "turn off the bedroom light"; "4000 K" is "4000 kelvin"; a value said alone
+after a request ("about sixty percent") is "set it to sixty percent", so "it" decides what it is
+for (and asks which one when nothing was acted on before).
 """
 
 from __future__ import annotations
@@ -40,7 +40,6 @@ _NUMBER = (
 )
 _ABOUT = re.compile(rf"\b(?:about|around|roughly|approximately|maybe|like) (?={_NUMBER} percent\b)")
 _KELVIN = re.compile(r"\b(\d{4,5}) ?k\b")
-_EVERY_LIGHT = re.compile(r"\b(?:every|each) (?:single )?(?:light|lamp)\b")
 # A value alone: what it is for is the device just acted on ("it").
 _BARE_VALUE = re.compile(rf"^(?:(?:to|at|say|make it|set it to|go to|more like|no) )?({_NUMBER} percent)$")
 
@@ -53,6 +52,5 @@ def direct(segment: str) -> str:
         asked = f"{_GERUNDS.get(first, first)} {rest}".strip()
     text = _ABOUT.sub("", asked)
     text = _KELVIN.sub(r"\1 kelvin", text)
-    text = _EVERY_LIGHT.sub("all the lights", text)
     bare = _BARE_VALUE.match(text)
     return f"set it to {bare.group(1)}" if bare else text

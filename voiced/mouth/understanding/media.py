@@ -5,7 +5,7 @@ from __future__ import annotations
 import jellyfish
 
 from voiced.mouth.understanding.grammar import human
-from voiced.mouth.understanding.home import Home, Match, Outcome, diffuser, music
+from voiced.mouth.understanding.home import WHICH_ONE, Home, Match, Outcome, diffuser, music
 
 DEFAULT_VOLUME = 50
 VOLUME_STEP = 10
@@ -206,7 +206,6 @@ def diffuser_intensity(home: Home, match: Match, limit: int) -> Outcome | None:
 
 SCENT_STEP = 20  # percent a "stronger" / "less scent" moves the diffuser
 SCENT_LOWEST = 10
-WHICH_ONE = "Sorry, which one do you mean? Say its name, please."
 
 
 def diffuser_step(home: Home, match: Match, limit: int) -> Outcome | None:
