@@ -243,3 +243,55 @@ def test_a_doubted_one_word_title_plays_when_the_ears_other_readings_all_have_it
     claire = ["Play the song Claire to learn."] * 4
     asked = agent().understand("Play the song Claire to learn.", {"claire"}, claire)
     assert asked.commands == () and '"claire to learn"' in asked.text
+
+
+# -- a fresh probe's misses ------------------------------------------------------------------
+
+
+def test_thats_too_bright_dims_the_light_just_turned_on() -> None:
+    local = agent()
+    local.understand("turn on the kitchen light")
+    assert local.understand("that's too bright").commands == (
+        LightSet(device="kitchen_light", state="ON", brightness=63),
+    )
+
+
+def test_i_cant_see_anything_in_here_brightens_this_rooms_light() -> None:
+    assert agent(room="bedroom").understand("i can't see anything in here").commands == (
+        LightSet(device="bedroom_light", state="ON", brightness=64),
+    )
+
+
+def test_put_at_half_and_put_on_by_name() -> None:
+    assert AGENT.understand("put the living room lights at half").commands == (
+        LightSet(device="living_room_light", state="ON", brightness=127),
+    )
+    assert AGENT.understand("put the kitchen light on").commands == (
+        LightSet(device="kitchen_light", state="ON"),
+    )
+    assert AGENT.understand("put the lounge on").commands == (
+        LightSet(device="living_room_light", state="ON"),
+    )
+
+
+def test_asking_for_music_in_other_words() -> None:
+    assert AGENT.understand("can I get some music").commands == (MusicSet(device="music", action="play"),)
+    assert AGENT.understand("put some jazz on").commands == (
+        MusicSet(device="music", action="play", genre="jazz"),
+    )
+
+
+def test_a_greeting_is_answered_and_moves_nothing() -> None:
+    reply = AGENT.understand("hi there")
+    assert reply.understood and reply.commands == () and reply.text.startswith("Hello")
+
+
+def test_a_thing_of_ours_said_in_words_not_taken_is_not_called_missing() -> None:
+    reply = AGENT.understand("open the kitchen light")
+    assert reply.commands == () and reply.text == "Sorry, I didn't catch what to do with the kitchen light."
+    assert AGENT.understand("turn on the garage light").text.startswith("There's no garage light here.")
+
+
+def test_are_all_the_lights_off_says_which_are_on() -> None:
+    reply = AGENT.understand("are all the lights off")
+    assert reply.text == "The bedroom light is off. The kitchen light and living room light are on."

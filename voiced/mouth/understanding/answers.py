@@ -52,6 +52,9 @@ def get_state(home: Home, match: Match) -> Outcome | None:
         if matching
         else f"None are {word}."
     )
+    others = [human(n) for n, v in known.items() if v is not None and v != asked_on]
+    if matching and others:  # "are all the lights off?": which are not, too
+        said += f" The {join(others)} {'is' if len(others) == 1 else 'are'} {'off' if asked_on else 'on'}."
     if unknown:
         said += f" The {join(unknown)} {NO_REPORT}."
     # "are any lights on?" then "turn it off": "it" is what the answer named
@@ -154,6 +157,8 @@ def cannot_do(home: Home, match: Match) -> Outcome:
         return Outcome(str(match.get("said")), acted=False)
     lights = home.of_kinds(("light",))
     if thing.split()[-1:] and thing.split()[-1] in _KINDS and lights and not value:
+        if thing in (human(n) for n in lights) or thing.removesuffix("s") in (human(n) for n in lights):
+            return Outcome(f"Sorry, I didn't catch what to do with the {thing}.", acted=False)  # "open" it
         # "turn on the garage light": no such light, which is not the same as a thing we cannot do
         return Outcome(
             f"There's no {thing} here. The lights are {join([f'the {human(n)}' for n in lights])}.",
