@@ -295,3 +295,19 @@ def test_a_thing_of_ours_said_in_words_not_taken_is_not_called_missing() -> None
 def test_are_all_the_lights_off_says_which_are_on() -> None:
     reply = AGENT.understand("are all the lights off")
     assert reply.text == "The bedroom light is off. The kitchen light and living room light are on."
+
+
+def test_lower_and_higher_move_what_was_just_acted_on_or_ask_which() -> None:
+    local = agent()
+    reply = local.understand("a bit lower please")
+    assert reply.commands == () and "which one" in reply.text
+    local.understand("turn on the kitchen light")
+    assert local.understand("a bit lower please").commands == (
+        LightSet(device="kitchen_light", state="ON", brightness=63),
+    )
+    local.understand("play some jazz")
+    assert local.understand("lower").commands == (MusicSet(device="music", volume=30),)
+    local.understand("set the diffuser to lavender")
+    assert local.understand("a little higher").commands == (
+        DiffuserSet(device="diffuser", state="ON", intensity=70),
+    )
