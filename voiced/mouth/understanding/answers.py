@@ -22,7 +22,8 @@ def _is_on(home: Home, name: str) -> bool | None:
     return value == "ON"
 
 
-def get_state(home: Home, match: Match) -> Outcome | None:
+def get_state(home: Home, match: Match, whole: bool = False) -> Outcome | None:
+    """`whole`: asked of them all ("are the lights off?"), so those that are not are named too."""
     domain = match.get("domain")
     kinds = DOMAIN_KINDS.get(str(domain)) if domain else ("light", "diffuser", "music", "switch")
     if kinds is None:
@@ -53,7 +54,7 @@ def get_state(home: Home, match: Match) -> Outcome | None:
         else f"None are {word}."
     )
     others = [human(n) for n, v in known.items() if v is not None and v != asked_on]
-    if matching and others:  # "are all the lights off?": which are not, too
+    if whole and matching and others:  # "are all the lights off?": which are not, too
         said += f" The {join(others)} {'is' if len(others) == 1 else 'are'} {'off' if asked_on else 'on'}."
     if unknown:
         said += f" The {join(unknown)} {NO_REPORT}."

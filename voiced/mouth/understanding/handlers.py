@@ -75,7 +75,7 @@ def handlers(step: int, scent_limit: int, now: Callable[[], datetime]) -> dict[s
         "WhatIsPlaying": answers.what_is_playing,
         "LightLevel": answers.light_level,
         "WhatScent": answers.what_scent,
-        "StateQuestion": answers.get_state,
+        "StateQuestion": lambda h, m: answers.get_state(h, m, whole=True),
         "VolumeLevel": answers.volume_level,
         "WhatDay": lambda h, m: answers.current_date(now()),
         "Help": lambda h, m: answers.help_text(h),
