@@ -283,7 +283,8 @@ def test_asking_for_music_in_other_words() -> None:
 
 def test_a_greeting_is_answered_and_moves_nothing() -> None:
     reply = AGENT.understand("hi there")
-    assert reply.understood and reply.commands == () and reply.text.startswith("Hello")
+    assert reply.commands == () and reply.text.startswith("Hello")
+    assert not reply.understood and not reply.missed  # with an LLM, the model answers a greeting
 
 
 def test_a_thing_of_ours_said_in_words_not_taken_is_not_called_missing() -> None:

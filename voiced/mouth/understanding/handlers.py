@@ -79,7 +79,6 @@ def handlers(step: int, scent_limit: int, now: Callable[[], datetime]) -> dict[s
         "VolumeLevel": answers.volume_level,
         "WhatDay": lambda h, m: answers.current_date(now()),
         "Help": lambda h, m: answers.help_text(h),
-        "Greeting": lambda h, m: Outcome("Hello. What can I do for you?", acted=False),
         "HassGetCurrentTime": lambda h, m: answers.current_time(now()),
         "HassGetCurrentDate": lambda h, m: answers.current_date(now()),
         "Scene": lambda h, m: _scene(m),
