@@ -312,3 +312,19 @@ def test_lower_and_higher_move_what_was_just_acted_on_or_ask_which() -> None:
     assert local.understand("a little higher").commands == (
         DiffuserSet(device="diffuser", state="ON", intensity=70),
     )
+
+
+def test_a_request_taken_back_in_the_same_breath_is_done_as_corrected_only() -> None:
+    assert AGENT.understand("turn off the kitchen light, no, the bedroom light").commands == (
+        LightSet(device="bedroom_light", state="OFF"),
+    )
+    assert AGENT.understand("turn the lounge red, no, blue").commands == (
+        LightSet(device="living_room_light", state="ON", color_hex="#0000FF"),
+    )
+    assert AGENT.understand("sorry, turn off the lounge").text == "Turning off the living room light."
+
+
+def test_a_correction_of_a_question_asks_it_again() -> None:
+    local = agent()
+    local.understand("is the kitchen light on?")
+    assert local.understand("no, the bedroom one").text == "No, the bedroom light is off."

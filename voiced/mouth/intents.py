@@ -21,7 +21,7 @@ from voiced.errors import DeviceError
 from voiced.mouth.agent import AgentReply
 from voiced.mouth.understanding import pronouns
 from voiced.mouth.understanding.asking import Question, answer, ask, unsure
-from voiced.mouth.understanding.corrections import as_said, correct, correction
+from voiced.mouth.understanding.corrections import as_said, correct, correction, taken_back
 from voiced.mouth.understanding.handlers import handlers
 from voiced.mouth.understanding.hearing import Heard
 from voiced.mouth.understanding.home import WHICH_ONE, Home, Match, Outcome, pct_to_brightness
@@ -126,16 +126,15 @@ class LocalIntentAgent:
         here, each only if it cannot turn a mishearing into a wrong effect (`readings.safe_readings`)."""
         self._home.unknown, self._home.switched_on = set(), set()
         doubted, self._doubted = self._doubted, None
-        if doubted is not None:
-            answer = yes_or_no(text)
-            if answer is not None:
-                return doubted if answer else AgentReply(text="Okay, I won't play it.", understood=True)
+        if doubted is not None and (answer := yes_or_no(text)) is not None:
+            return doubted if answer else AgentReply(text="Okay, I won't play it.", understood=True)
         said, self._said = self._said, None
         home_words = HomeVocabulary.of(self._registry)
         fix = correction(as_said(text), home_words) if said and self._question is None else None
         if said and fix is not None:  # "no, the bedroom one": the last request, corrected
             reply, self._said = correct(said, fix, home_words, self._understand, self._home)
             return reply
+        text = taken_back(as_said(text), home_words) or text  # "…, no, the bedroom light"
         reply = self._understand(text)
         if reply.understood and not reply.missed and (reply.commands or self._home.last):
             self._said = " and ".join(split_utterance(text))

@@ -115,7 +115,8 @@ def redone(fix: Correction, reply: AgentReply, before: tuple[str, ...], after: t
     if not reply.understood or reply.missed:
         said = f"Sorry, I couldn't do that with {fix.new}, so I didn't change anything."
         return AgentReply(text=said, understood=False, missed=True)
-    text = f"Okay, {'the ' if fix.sort == 'target' else ''}{fix.new} instead. {reply.text}"
+    said = f"Okay, {'the ' if fix.sort == 'target' else ''}{fix.new} instead. "
+    text = f"{said if reply.commands else ''}{reply.text}"  # a question asked again needs no "okay"
     left = [human(n) for n in before if n not in after]
     if reply.commands and left:
         text += f" I didn't undo what I did to the {join(left)}."
@@ -138,3 +139,16 @@ def correct(
     before = home.last
     reply = redone(fix, understand(redo), before, home.last)
     return reply, redo if reply.understood else None
+
+
+_TAKEN_BACK = re.compile(rf"^(?P<said>.+?),\s*(?P<fix>(?:{_OPENING})[ ,]+.+)$")
+
+
+def taken_back(text: str, vocabulary: HomeVocabulary) -> str | None:
+    """ "Turn off the kitchen light, no, the bedroom light": the request as corrected in the same breath
+    (`text` as `as_said` gives it), or None when it holds no such correction."""
+    found = _TAKEN_BACK.match(text)
+    if found is None:
+        return None
+    fix = correction(found.group("fix"), vocabulary)
+    return None if fix is None else corrected(found.group("said").replace(",", " "), fix, vocabulary)

@@ -16,6 +16,7 @@ _MISHEARD_OPENINGS = (
     ("i went to hear ", "i want to hear "),
 )
 _COURTESY = re.compile(r"^(?:please|thanks|thank you)(?: |$)|(?:^| )(?:please|thanks|thank you)$")
+_OPENERS = frozenset({"no", "sorry", "oops", "actually", "wait", "ok", "okay", "so", "right", "well", "oh"})
 _QUOTES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": " ", "\u201d": " ", '"': " "})
 
 
@@ -38,7 +39,12 @@ def split_utterance(text: str) -> list[str]:
     other punctuation becomes a space.
     """
     segments = (direct(_polite(_opening(clean(part)))) for part in _SEPARATORS.split(normalise(text)))
-    return [segment for segment in segments if segment]
+    kept = [segment for segment in segments if segment]
+    # "Sorry, turn off the lounge": a word that only opens the request is no part of it (but in the
+    # middle, "turn off the kitchen light, no, the bedroom light" takes something back: it stays)
+    while len(kept) > 1 and kept[0] in _OPENERS:
+        kept.pop(0)
+    return kept
 
 
 def _polite(segment: str) -> str:
