@@ -328,3 +328,11 @@ def test_a_correction_of_a_question_asks_it_again() -> None:
     local = agent()
     local.understand("is the kitchen light on?")
     assert local.understand("no, the bedroom one").text == "No, the bedroom light is off."
+
+
+def test_every_light_but_the_one_named() -> None:
+    assert AGENT.understand("lights off except the bedroom").commands == (
+        LightSet(device="kitchen_light", state="OFF"),
+        LightSet(device="living_room_light", state="OFF"),
+    )
+    assert AGENT.understand("turn off all lights except the bathroom").commands == ()  # no such light

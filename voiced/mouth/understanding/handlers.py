@@ -53,6 +53,7 @@ def handlers(step: int, scent_limit: int, now: Callable[[], datetime]) -> dict[s
         "Stop": media.bare_stop,
         "Relative": lambda h, m: _relative(h, m, step, scent_limit),
         "LightState": lambda h, m: lights.light_state(h, m, str(m.get("state"))),
+        "AllLightsBut": lambda h, m: switching.all_lights_but(h, m, m.get("state") == "ON"),
         "TurnMany": lambda h, m: switching.turn(h, m, m.get("state") == "ON"),
         "Everything": lambda h, m: switching.everything(h, m, m.get("state") == "ON"),
         "HassMediaPause": lambda h, m: media.music_action(h, m, "pause"),
