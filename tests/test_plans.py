@@ -31,6 +31,7 @@ from voiced.plans.model import ExecutionPlan, PlanStep, TaskState
 from voiced.plans.rules import PlanRefused, RulePlanner, without
 from voiced.plans.supervisor import StepOutcome, decide, overall
 from voiced.plans.timewords import has_time_words, next_time, parts
+from voiced.plans.voice import is_no, is_yes
 from voiced.plans.words import read_back
 
 T = TypeVar("T")
@@ -365,3 +366,10 @@ def test_the_plans_checkpoints_go_beside_the_brain_state_unless_configured(tmp_p
     config.write_text("plans:\n  confirm_timeout_s: -1\n")
     with pytest.raises(ConfigError, match=r"plans\.confirm_timeout_s"):
         load_config(config, {})
+
+
+def test_a_request_of_its_own_while_a_plan_waits_is_no_yes_or_no() -> None:
+    assert is_yes("yes") and is_yes("ok go ahead") and is_yes("yes please do it")
+    assert not is_yes("ok turn off everything in the living room")
+    assert is_no("no") and is_no("stop") and is_no("stop it please") and is_no("don't do that, cancel it")
+    assert not is_no("stop the music")

@@ -40,6 +40,19 @@ CANCEL = re.compile(
 NEVER_MIND = re.compile(r"^(?:never ?mind|forget it|forget about it)$")
 
 
+YES_WORDS = 5  # "ok turn off everything in the living room" is a request of its own, not a yes
+# "stop the music" while a plan waits is that request, not a no ("stop", "stop it" still are)
+STOP_REQUEST = re.compile(r"^stop\s+(?!(?:it|that|this|the plan|please)\b)\w")
+
+
+def is_yes(words: str) -> bool:
+    return bool(YES.search(words)) and len(words.split()) <= YES_WORDS
+
+
+def is_no(words: str) -> bool:
+    return bool(NO.search(words)) and not STOP_REQUEST.match(words)
+
+
 def _clean(text: str) -> str:
     return " ".join(re.sub(r"[^a-z0-9' %-]+", " ", text.lower().replace("\u2019", "'")).split())
 
@@ -101,13 +114,15 @@ class PlanAgent:
     async def _answer(self, waiting: Any, words: str, text: str, asked: str | None) -> str | None:
         task_id = str(waiting["task_id"])
         plan = ExecutionPlan.model_validate(waiting["execution_plan"])
-        if task_id != asked and (YES.search(words) or NO.search(words)):
+        if task_id != asked and (is_yes(words) or is_no(words)):
             # other turns came between the read-back and this yes or no: ask again, do not guess
             self._asked = task_id
             return f"To be sure: {read_back(plan, self._clock())}"
         change = WITHOUT.search(words)
         if change is not None and not NO.fullmatch(words) and not PLAIN_NO.match(words):
             smaller = without(plan, change["what"])
+            if len(smaller.steps) == len(plan.steps) and task_id != asked:
+                return None  # "lights off except the bedroom", turns after the read-back: not about the plan
             self._asked = task_id
             if len(smaller.steps) == len(plan.steps):
                 return f'Sorry, nothing in the plan is "{change["what"]}". {read_back(plan, self._clock())}'
@@ -116,10 +131,10 @@ class PlanAgent:
                 return "Okay, that leaves nothing to do, so I cancelled it."
             await self._engine.confirm(task_id, False, notes=text, plan=smaller)
             return f"Okay. {read_back(smaller, self._clock())}"
-        if YES.search(words):
+        if is_yes(words):
             await self._engine.confirm(task_id, True, notes=text)
             return "Okay, going ahead."
-        if NO.search(words):
+        if is_no(words):
             await self._engine.confirm(task_id, False, notes=text)
             return f"Okay, I won't. The {plan.name} is cancelled."
         return None

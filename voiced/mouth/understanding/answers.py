@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
+from voiced.devices.colours import COLORS, hex_to_xy
 from voiced.mouth.understanding.grammar import human
 from voiced.mouth.understanding.home import DOMAIN_KINDS, Home, Match, Outcome, join
 
@@ -20,7 +22,8 @@ def _is_on(home: Home, name: str) -> bool | None:
     return value == "ON"
 
 
-def get_state(home: Home, match: Match) -> Outcome | None:
+def get_state(home: Home, match: Match, whole: bool = False) -> Outcome | None:
+    """`whole`: asked of them all ("are the lights off?"), so those that are not are named too."""
     domain = match.get("domain")
     kinds = DOMAIN_KINDS.get(str(domain)) if domain else ("light", "diffuser", "music", "switch")
     if kinds is None:
@@ -50,6 +53,9 @@ def get_state(home: Home, match: Match) -> Outcome | None:
         if matching
         else f"None are {word}."
     )
+    others = [human(n) for n, v in known.items() if v is not None and v != asked_on]
+    if whole and matching and others:  # "are all the lights off?": which are not, too
+        said += f" The {join(others)} {'is' if len(others) == 1 else 'are'} {'off' if asked_on else 'on'}."
     if unknown:
         said += f" The {join(unknown)} {NO_REPORT}."
     # "are any lights on?" then "turn it off": "it" is what the answer named
@@ -152,6 +158,8 @@ def cannot_do(home: Home, match: Match) -> Outcome:
         return Outcome(str(match.get("said")), acted=False)
     lights = home.of_kinds(("light",))
     if thing.split()[-1:] and thing.split()[-1] in _KINDS and lights and not value:
+        if thing in (human(n) for n in lights) or thing.removesuffix("s") in (human(n) for n in lights):
+            return Outcome(f"Sorry, I didn't catch what to do with the {thing}.", acted=False)  # "open" it
         # "turn on the garage light": no such light, which is not the same as a thing we cannot do
         return Outcome(
             f"There's no {thing} here. The lights are {join([f'the {human(n)}' for n in lights])}.",
@@ -161,3 +169,67 @@ def cannot_do(home: Home, match: Match) -> Outcome:
     return Outcome(
         f"I can't {verb} {what}: I can only control the lights, the diffuser and the music.", acted=False
     )
+
+
+def _white(mireds: int) -> str:
+    if mireds >= 420:
+        return "a warm white"
+    if mireds >= 320:
+        return "a neutral white"
+    return "a cool white" if mireds >= 225 else "daylight white"
+
+
+def _colour_name(state: dict[str, Any]) -> str | None:
+    """The nearest colour we can name to what the light reports (xy or hex), or its white."""
+    colour = state.get("color")
+    if state.get("color_mode") != "color_temp" and isinstance(colour, dict):
+        if isinstance(colour.get("hex"), str):
+            return next((n for n, h in COLORS.items() if h.lower() == colour["hex"].lower()), colour["hex"])
+        x, y = colour.get("x"), colour.get("y")
+        if isinstance(x, int | float) and isinstance(y, int | float):
+
+            def distance(item: tuple[str, str]) -> float:
+                cx, cy = hex_to_xy(item[1])
+                return (cx - x) ** 2 + (cy - y) ** 2
+
+            return min(COLORS.items(), key=distance)[0]
+    temp = state.get("color_temp")
+    return _white(int(temp)) if isinstance(temp, int | float) else None
+
+
+def light_colour(home: Home, match: Match) -> Outcome | None:
+    picked = home.pick(match, ("light",))
+    if picked is None:
+        return None
+    if not picked.names:
+        return Outcome(f"There are no {picked.said.removeprefix('the ')}.", acted=False)
+    said = []
+    for name in picked.names:
+        state = home.states(name)
+        if state is None:
+            said.append(f"The {human(name)} {NO_REPORT}.")
+        elif str(state.get("state", "")).upper() == "OFF":
+            said.append(f"The {human(name)} is off.")
+        else:
+            colour = _colour_name(state)
+            told = f"is {colour}" if colour else "hasn't said its colour"
+            said.append(f"The {human(name)} {told}.")
+    return Outcome(" ".join(said), targets=tuple(picked.names), acted=False)
+
+
+def what_is_on(home: Home, match: Match) -> Outcome:
+    """Every device that reports being on (the music: playing), and those that have not reported."""
+    on, unknown = [], []
+    for device in home.registry:
+        known = _is_on(home, device.name)
+        if known is None:
+            unknown.append(human(device.name))
+        elif known:
+            state = home.state(device.name)
+            extra = state.get("scent") if device.kind == "diffuser" else state.get("genre")
+            shown = f" ({extra})" if extra and device.kind != "light" else ""
+            on.append(f"the {human(device.name)}{shown}")
+    said = f"On right now: {join(on)}." if on else "Nothing is on right now."
+    if unknown:
+        said += f" The {join(unknown)} {NO_REPORT}."
+    return Outcome(said, acted=False)

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from datetime import datetime
 
 from voiced.mouth.understanding import answers, lights, media, switching
-from voiced.mouth.understanding.home import Home, Match, Outcome
+from voiced.mouth.understanding.home import WHICH_ONE, Home, Match, Outcome
 
 RESET_SCENE = "\x00reset"  # the scene value "never mind" stands for
 Handler = Callable[[Home, Match], Outcome | None]
@@ -24,6 +24,19 @@ def _scene(match: Match) -> Outcome:
     return Outcome("", scene=" ".join(words))
 
 
+def _relative(home: Home, match: Match, step: int, scent_limit: int) -> Outcome | None:
+    """ "Lower", "higher": the kind of device just acted on decides what moves."""
+    kinds = {home.kind_of(n) for n in home.last if n in {d.name for d in home.registry}}
+    up = match.get("direction") == "up"
+    if kinds == {"light"}:
+        return lights.step(home, match, step, up)
+    if kinds == {"music"}:
+        return media.volume_step(home, match)
+    if kinds == {"diffuser"}:
+        return media.diffuser_step(home, match, scent_limit)
+    return Outcome(WHICH_ONE, acted=False)
+
+
 def handlers(step: int, scent_limit: int, now: Callable[[], datetime]) -> dict[str, Handler]:
     muted: dict[str, int] = {}
     return {
@@ -33,7 +46,14 @@ def handlers(step: int, scent_limit: int, now: Callable[[], datetime]) -> dict[s
         "LightBrightness": lights.light_set,
         "LightColor": lights.color,
         "LightStep": lambda h, m: lights.step(h, m, step, m.get("direction") == "up"),
+        "LightWarmth": lambda h, m: lights.warmth(h, m, m.get("direction") == "warm"),
+        "LightColorQuestion": answers.light_colour,
+        "WhatIsOn": answers.what_is_on,
+        "DiffuserStep": lambda h, m: media.diffuser_step(h, m, scent_limit),
+        "Stop": media.bare_stop,
+        "Relative": lambda h, m: _relative(h, m, step, scent_limit),
         "LightState": lambda h, m: lights.light_state(h, m, str(m.get("state"))),
+        "AllLightsBut": lambda h, m: switching.all_lights_but(h, m, m.get("state") == "ON"),
         "TurnMany": lambda h, m: switching.turn(h, m, m.get("state") == "ON"),
         "Everything": lambda h, m: switching.everything(h, m, m.get("state") == "ON"),
         "HassMediaPause": lambda h, m: media.music_action(h, m, "pause"),
@@ -56,7 +76,7 @@ def handlers(step: int, scent_limit: int, now: Callable[[], datetime]) -> dict[s
         "WhatIsPlaying": answers.what_is_playing,
         "LightLevel": answers.light_level,
         "WhatScent": answers.what_scent,
-        "StateQuestion": answers.get_state,
+        "StateQuestion": lambda h, m: answers.get_state(h, m, whole=True),
         "VolumeLevel": answers.volume_level,
         "WhatDay": lambda h, m: answers.current_date(now()),
         "Help": lambda h, m: answers.help_text(h),

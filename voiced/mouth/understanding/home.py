@@ -15,6 +15,7 @@ from voiced.devices.registry import DeviceRegistry
 from voiced.mouth.understanding.grammar import human
 
 BRIGHTNESS_MAX = 254
+WHICH_ONE = "Sorry, which one do you mean? Say its name, please."  # "it" pointing nowhere
 KIND_WORDS = {
     "light": ("light", "lights"),
     "music": ("music player", "music players"),

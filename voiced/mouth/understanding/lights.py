@@ -141,6 +141,8 @@ def color(home: Home, match: Match) -> Outcome | None:
         value = float(match.get("temperature"))
         mireds = round(1_000_000 / value) if value >= 1000 else round(value)  # HA gives kelvin
         label = match.slots["temperature"].text or f"{round(value)} kelvin"
+        if label.isdigit():
+            label = f"{label} kelvin"  # "4000 K": the number alone was said
         label = label if label.endswith("light") or "kelvin" in label else f"{label} light"
         commands = [light(n, state="ON", color_temp=mireds) for n in names]
         return Outcome(f"Setting {picked.said} to {label}.", commands, names)
@@ -155,3 +157,41 @@ def light_set(home: Home, match: Match) -> Outcome | None:
     if "brightness" in match.slots or "pct" in match.slots:
         return brightness(home, match, float(match.get("brightness", match.get("pct"))))
     return color(home, match)
+
+
+WARMTH_STEP = 80  # mireds a "warmer" / "cooler white" moves a light (warm 454 .. cool 250)
+NEUTRAL_MIREDS = 370  # assumed when a light's white is unknown or it shows a colour
+
+
+def _mireds(home: Home, name: str) -> int:
+    state = home.state(name)
+    if not state:
+        home.unknown.add(name)
+    if state.get("color_mode") == "xy" or "color_temp" not in state:
+        return NEUTRAL_MIREDS
+    try:
+        return int(state["color_temp"])
+    except (TypeError, ValueError):
+        return NEUTRAL_MIREDS
+
+
+def warmth(home: Home, match: Match, warmer: bool) -> Outcome | None:
+    """A warmer or cooler white than the light has now, within what the bulb can do."""
+    picked = _targets(home, match)
+    if picked is None:
+        return None
+    if not picked.names:
+        return _none_there(picked)
+    commands: list[DeviceCommand] = []
+    for name in picked.names:
+        device = home.registry.get(name)
+        low, high = getattr(device, "color_temp_min", 153), getattr(device, "color_temp_max", 500)
+        now = _mireds(home, name)
+        new = min(high, now + WARMTH_STEP) if warmer else max(low, now - WARMTH_STEP)
+        if new != now or home.state(name).get("color_mode") == "xy":
+            commands.append(light(name, state="ON", color_temp=new))
+    word = "warmer" if warmer else "cooler"
+    if not commands:
+        said = f"{picked.said[0].upper()}{picked.said[1:]} can't go any {word}."
+        return Outcome(said, [], tuple(picked.names))
+    return Outcome(f"Making {picked.said} a {word} white.", commands, tuple(picked.names))

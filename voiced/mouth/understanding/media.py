@@ -5,7 +5,7 @@ from __future__ import annotations
 import jellyfish
 
 from voiced.mouth.understanding.grammar import human
-from voiced.mouth.understanding.home import Home, Match, Outcome, diffuser, music
+from voiced.mouth.understanding.home import WHICH_ONE, Home, Match, Outcome, diffuser, music
 
 DEFAULT_VOLUME = 50
 VOLUME_STEP = 10
@@ -202,3 +202,47 @@ def diffuser_intensity(home: Home, match: Match, limit: int) -> Outcome | None:
         note, pct = f" {pct} percent is above the safe limit, so I used {limit}.", limit
     command = diffuser(name, state="ON", intensity=pct)
     return Outcome(f"Setting the {human(name)} to {pct} percent.{note}", [command], (name,))
+
+
+SCENT_STEP = 20  # percent a "stronger" / "less scent" moves the diffuser
+SCENT_LOWEST = 10
+
+
+def diffuser_step(home: Home, match: Match, limit: int) -> Outcome | None:
+    """Stronger or weaker than the diffuser is now; "make it stronger" where "it" is no diffuser asks."""
+    if match.get("pointed"):
+        return Outcome(WHICH_ONE, acted=False)  # "it" was resolved to the diffuser before this
+    name = _diffuser(home, match)
+    if name is None:
+        return None
+    up = match.get("direction") == "up"
+    state = home.state(name)
+    if not state:
+        home.unknown.add(name)
+    try:
+        now = int(state.get("intensity", 50))
+    except (TypeError, ValueError):
+        now = 50
+    off = str(state.get("state", "ON")).upper() == "OFF"
+    if not up and off:
+        return Outcome(f"The {human(name)} is off.", [], (name,), acted=False)
+    new = min(limit, now + SCENT_STEP) if up else max(SCENT_LOWEST, now - SCENT_STEP)
+    if new == now and not off:
+        edge = f"the safe limit, {limit} percent" if up else f"its lowest, {SCENT_LOWEST} percent"
+        return Outcome(f"The {human(name)} is already at {edge}.", [], (name,), acted=False)
+    said = "stronger" if up else "weaker"
+    command = diffuser(name, state="ON", intensity=new)
+    return Outcome(f"Making the scent {said}: the {human(name)} to {new} percent.", [command], (name,))
+
+
+def bare_stop(home: Home, match: Match) -> Outcome | None:
+    """ "Stop": the music, when it plays (asked for first when it has not reported)."""
+    name = _player(home, match)
+    if name is None:
+        return None
+    state = home.states(name)
+    if state is None:
+        home.unknown.add(name)
+    elif str(state.get("state", "")).lower() != "playing":
+        return Outcome("Nothing is playing, so there's nothing to stop.", targets=(name,), acted=False)
+    return Outcome(ACTION_SAID["stop"], [music(name, action="stop")], (name,))

@@ -12,17 +12,22 @@ from voiced.devices.vocabulary import HomeVocabulary
 from voiced.mouth.agent import AgentReply
 from voiced.mouth.understanding.answers import cannot_do
 from voiced.mouth.understanding.handlers import RESET_SCENE
-from voiced.mouth.understanding.home import Home, Outcome
+from voiced.mouth.understanding.home import WHICH_ONE, Home, Outcome
 from voiced.mouth.understanding.matcher import Matcher
 from voiced.mouth.understanding.text import clean, split_utterance
 
 log = logging.getLogger(__name__)
 
 NOT_UNDERSTOOD = "Sorry, I didn't catch that."
+REPORTED = "That sounded like something someone else said, so I didn't change anything."
+NEGATED = "Okay, I'll leave it as it is."
+LATER = "Sorry, I can't do things at a later time yet, so I didn't change anything."
+CONDITIONAL = "Sorry, I can't wait for something to happen before I act, so I didn't change anything."
 _THANKS = re.compile(
     r"(?:(?:ok|okay|great|cool|perfect|lovely|nice|oh)\s+)*(?:thanks?|thank you|cheers)"
     r"(?:\s+(?:a lot|so much|very much|mate|buddy))?"
 )
+POINTING = frozenset({"it", "the it", "that", "them", "this", "this one", "that one", "those", "these"})
 KIND_WORDS = {"light", "lights", "lamp", "lamps", "diffuser", "scent", "music", "speaker", "volume"}
 
 
@@ -53,6 +58,8 @@ def compose(
         if refusal is not None:
             # "I can't turn on the lights gear": a thing named like this home's is likely misheard
             named = " ".join(str(refusal.get(slot) or "") for slot in ("thing", "value")).lower()
+            if refusal.get("thing") is not None and clean(str(refusal.get("thing"))) in POINTING:
+                return AgentReply(text=WHICH_ONE, understood=True)  # "set it to 60 %" with no "it" yet
             misheard = "brightness" in named or names_vocabulary(f" {named} ", registry, rooms)
             return AgentReply(text=cannot_do(home, refusal).reply, understood=False, missed=misheard)
         log.info("not understood: %r", text)

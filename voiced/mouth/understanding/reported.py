@@ -27,7 +27,7 @@ _NUMBER = (
 )
 _LATER = re.compile(
     rf"\b(?:(?:in|after|within)\s+{_NUMBER}\s+(?:minutes?|mins?|hours?|seconds?|secs?)"
-    r"|at\s+\d{1,2}(?::\d\d)?\s*(?:am|pm|a\.m\.|p\.m\.|o'clock)?(?=\W|$)(?!\s*(?:percent|%|degrees))"
+    r"|at\s+(?:[01]?\d|2[0-4])(?::\d\d)?\s*(?:am|pm|a\.m\.|p\.m\.|o'clock)?(?=\W|$)(?!\s*(?:percent|%|degrees))"
     r"|after (?:this|the) (?:song|track)|tonight|tomorrow|when i (?:leave|get home|go to bed))\b"
 )
 

@@ -81,3 +81,16 @@ def everything(home: Home, match: Match, on: bool) -> Outcome:
         return Outcome(f"There's nothing I can control{where}.", acted=False)
     commands = [command_for(home, n, on) for n in names]
     return Outcome(f"Turning {'on' if on else 'off'} everything{where}.", commands, tuple(names))
+
+
+def all_lights_but(home: Home, match: Match, on: bool) -> Outcome | None:
+    """ "Lights off except the bedroom": every light but those named (by name or room)."""
+    kept = home.pick(match, ("light",), default_all=False)
+    if kept is None or not kept.names:
+        return None
+    names = [n for n in home.of_kinds(("light",)) if n not in kept.names]
+    if not names:
+        return Outcome(f"That leaves no light to turn {'on' if on else 'off'}.", acted=False)
+    said = join([f"the {human(n)}" for n in names])
+    commands = [command_for(home, n, on) for n in names]
+    return Outcome(f"Turning {'on' if on else 'off'} {said}.", commands, tuple(names))

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+from voiced.mouth.understanding.indirect import direct
+
 _PERCENT = re.compile(r"(\d)\s*%")
 _SEPARATORS = re.compile(r"(?:\s*(?:[,;!?:]|\.(?=\s|$)|\band\b|\bthen\b|\balso\b)\s*)+")
 _NOT_WORD = re.compile(r"[^\w\s']+")
@@ -14,6 +16,7 @@ _MISHEARD_OPENINGS = (
     ("i went to hear ", "i want to hear "),
 )
 _COURTESY = re.compile(r"^(?:please|thanks|thank you)(?: |$)|(?:^| )(?:please|thanks|thank you)$")
+_OPENERS = frozenset({"no", "sorry", "oops", "actually", "wait", "ok", "okay", "so", "right", "well", "oh"})
 _QUOTES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": " ", "\u201d": " ", '"': " "})
 
 
@@ -35,8 +38,13 @@ def split_utterance(text: str) -> list[str]:
     "set the bedroom to 50 percent"]. Apostrophes stay ("it's"); "50%" becomes "50 percent";
     other punctuation becomes a space.
     """
-    segments = (_polite(_opening(clean(part))) for part in _SEPARATORS.split(normalise(text)))
-    return [segment for segment in segments if segment]
+    segments = (direct(_polite(_opening(clean(part)))) for part in _SEPARATORS.split(normalise(text)))
+    kept = [segment for segment in segments if segment]
+    # "Sorry, turn off the lounge": a word that only opens the request is no part of it (but in the
+    # middle, "turn off the kitchen light, no, the bedroom light" takes something back: it stays)
+    while len(kept) > 1 and kept[0] in _OPENERS:
+        kept.pop(0)
+    return kept
 
 
 def _polite(segment: str) -> str:

@@ -26,23 +26,33 @@ it its this that these those we us our you your i me my he him his she her they 
 FUNCTION_WORDS = frozenset(_SMALL.split())
 _ENDS = "a an the and or but of to is are was were my your our their"
 _DANGLING = frozenset(_ENDS.split())
+AGREEING = 3  # the ear's other readings that must all hear a doubted one-word title for it to play
 
 
 def doubted_title(
     commands: Sequence[DeviceCommand], doubtful: Collection[str], alternatives: Sequence[str] = ()
 ) -> str | None:
-    """The first title to search for that has a word the ear doubted, that one of the ear's other
+    """The first title to search for that has a word the ear doubted (but a one-word title every one
+    of at least three other readings has: "queen"), that one of the ear's other
     readings of the audio does not have ("Miles David" beside "Miles Davis"), or that reads as a
     broken phrase rather than a name (only small words, or ending on "is", "the", "my", ...)."""
     for command in commands:
         if not isinstance(command, MusicSet) or not command.query:
             continue
         words = command.query.split()
-        if set(words) & set(doubtful) or all(w in FUNCTION_WORDS for w in words) or words[-1] in _DANGLING:
+        if all(w in FUNCTION_WORDS for w in words) or words[-1] in _DANGLING:
             return command.query
-        if any(f" {' '.join(words)} " not in f" {' '.join(_words(a))} " for a in alternatives):
+        agreed = all(f" {' '.join(words)} " in f" {' '.join(_words(a))} " for a in alternatives)
+        if not agreed or (set(words) & set(doubtful) and not _overruled(words, alternatives)):
             return command.query
     return None
+
+
+def _overruled(words: list[str], alternatives: Sequence[str]) -> bool:
+    """A doubted one-word title ("queen") every one of the ear's other readings has too (at least
+    AGREEING of them): the beams agree on the word, so it was heard right. A title of several words
+    ("claire to learn") is read back all the same: one doubted word in it may be any of them."""
+    return len(words) == 1 and len(alternatives) >= AGREEING
 
 
 def _words(text: str) -> list[str]:

@@ -1,0 +1,56 @@
+"""Asking back: two close readings of a misheard name are offered, and the next turn may choose one."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from voiced.mouth.understanding.hearing import Phrase, Vocabulary
+from voiced.mouth.understanding.matcher import Matcher
+from voiced.mouth.understanding.readings import unsure_part
+from voiced.mouth.understanding.text import split_utterance
+
+log = logging.getLogger(__name__)
+
+SHORT_ANSWER_WORDS = 4  # "the bathroom one" answers a question; a longer request is a new one
+
+
+@dataclass(frozen=True)
+class Question:
+    """An ask-back: the segment, the words heard, and the readings offered."""
+
+    text: str
+    heard: str
+    options: tuple[Phrase, ...]
+
+
+def ask(question: Question) -> str:
+    first, second = sorted(o.spoken for o in question.options)
+    return f"Sorry, did you mean {first} or {second}?"
+
+
+def answer(question: Question, reply: str, matcher: Matcher, vocabulary: Vocabulary) -> str | None:
+    """The asked-about request with the chosen reading, or None if the reply is a new request."""
+    text = " ".join(split_utterance(reply))
+    if len(text.split()) > SHORT_ANSWER_WORDS and matcher.strict(text):
+        return None  # a request of its own ("turn off the bedroom light"), not an answer
+    said = set(vocabulary.hear(text).text.split())
+    chosen = []
+    for option in question.options:
+        others = {w for o in question.options if o is not option for w in o.text.split()}
+        if said & (set(option.text.split()) - others):
+            chosen.append(option)
+    if len(chosen) != 1:
+        return None
+    return question.text.replace(question.heard, chosen[0].text, 1)
+
+
+def unsure(text: str, alternatives: Sequence[str], names: frozenset[str]) -> Question | None:
+    """Which was meant, when one of the ear's three next readings is more specific than `text`."""
+    phrases = unsure_part(text, alternatives[:3], names)
+    said = ", ".join(split_utterance(text))
+    if phrases is None or phrases[0] not in said:
+        return None
+    log.info("heard %r, but the ear also heard %r for %r: asking", text, phrases[1], phrases[0])
+    return Question(said, phrases[0], tuple(Phrase(p, p, p) for p in phrases))

@@ -1,0 +1,154 @@
+"""Corrections right after a turn: "no, the bedroom one", "actually the kitchen", "not blue, green".
+
+The last request that was understood is said again with the corrected target or value in place of
+the one it had, and understood afresh; what the first request did is not undone (the reply says
+so). A correction must name a thing of this home or a value (a room, a device, a colour or white,
+a scent, a genre, a percentage), and the last request must hold exactly one word of that sort (or
+the one said after "not"); otherwise it is no correction, or it is asked back.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+
+from voiced.devices.colours import COLOR_TEMPS, COLORS
+from voiced.devices.vocabulary import HomeVocabulary
+from voiced.mouth.agent import AgentReply
+from voiced.mouth.understanding.grammar import human
+from voiced.mouth.understanding.home import Home, join
+from voiced.mouth.understanding.text import clean, normalise
+
+log = logging.getLogger(__name__)
+
+_OPENING = r"(?:no|nope|nah|sorry|oops|actually|wait|i mean|i meant|not that one|wrong one|i said)"
+_CORRECTION = re.compile(
+    rf"^(?:{_OPENING}[ ,]+)*"
+    r"(?:not (?:the )?(?P<old>[^,]+?)[ ,]+(?:but |i meant |i mean )?)?"
+    r"(?:i meant |i mean |make it |to )?(?:the )?(?P<new>[^,]+?)(?: one| ones| instead| please)*$"
+)
+_PERCENT = re.compile(r"^\d+ percent$")
+_LIGHT_WORDS = r"(?: lights?| lamps?)?"
+
+
+@dataclass(frozen=True)
+class Correction:
+    """What a correction says: the new target or value, the old one if it was named, and its sort."""
+
+    new: str
+    old: str | None
+    sort: str  # "target", "colour", "scent", "genre", "percent"
+
+
+def _sorts(vocabulary: HomeVocabulary) -> dict[str, set[str]]:
+    return {
+        "target": {*vocabulary.rooms, *(text for text, _ in vocabulary.named)},
+        "colour": {*COLORS, *COLOR_TEMPS},
+        "scent": set(vocabulary.scents),
+        "genre": set(vocabulary.genres),
+    }
+
+
+def _sort_of(value: str, sorts: dict[str, set[str]]) -> str | None:
+    if _PERCENT.match(value):
+        return "percent"
+    bare = re.sub(rf"{_LIGHT_WORDS}$", "", value) if value not in sorts["target"] else value
+    return next((sort for sort, values in sorts.items() if value in values or bare in values), None)
+
+
+def correction(text: str, vocabulary: HomeVocabulary) -> Correction | None:
+    """The correction `text` makes (normalised, punctuation but commas gone), or None if it makes none.
+    It must open as a correction does ("no", "actually", "not X,"), or it is a request of its own."""
+    found = _CORRECTION.match(text.strip())
+    if found is None or not re.match(rf"(?:{_OPENING}|not)\b", found.group(0)):
+        return None  # "the bedroom one" alone answers a question, it corrects nothing
+    sorts = _sorts(vocabulary)
+    new, old = found.group("new").strip(), found.group("old")
+    sort = _sort_of(new, sorts)
+    if sort is None:
+        return None
+    if old is not None and _sort_of(old.strip(), sorts) != sort:
+        return None
+    if sort == "target" and new not in sorts["target"]:
+        new = re.sub(rf"{_LIGHT_WORDS}$", "", new)
+    return Correction(new, None if old is None else old.strip(), sort)
+
+
+def corrected(last: str, fix: Correction, vocabulary: HomeVocabulary) -> str | None:
+    """The last request with the corrected target or value in place; None when it holds no word of
+    that sort or several (which one was wrong is not known)."""
+    sorts = _sorts(vocabulary)
+    if fix.sort == "percent":
+        candidates = sorted(set(re.findall(r"\b\d+ percent\b", last)))
+    else:
+        values = sorts[fix.sort]
+        if fix.sort == "target" and fix.new in vocabulary.rooms:
+            values = set(vocabulary.rooms)  # "the kitchen light" -> "the bedroom light": the room only
+        found = [v for v in values if re.search(rf"\b{re.escape(v)}\b", last)]
+        if fix.sort == "target" and not found:
+            found = [v for v in sorts["target"] if re.search(rf"\b{re.escape(v)}\b", last)]
+        # "living room light" holds "living room": the longest reading of each place counts once
+        candidates = [v for v in found if not any(v != w and v in w for w in found)]
+    if fix.old is not None:
+        candidates = [c for c in candidates if c == fix.old or c == re.sub(rf"{_LIGHT_WORDS}$", "", fix.old)]
+    if len(candidates) != 1 or candidates[0] == fix.new:
+        return None
+    return re.sub(rf"\b{re.escape(candidates[0])}\b", fix.new, last, count=1)
+
+
+def as_said(text: str) -> str:
+    """The words as a correction is read: normalised and cleaned, the commas kept ("not blue, green")."""
+    return ", ".join(part for part in (clean(p) for p in normalise(text).split(",")) if part)
+
+
+def unclear(fix: Correction) -> str:
+    return (
+        f"Sorry, I'm not sure what to change to {fix.new}, so I didn't change anything. "
+        "Say the whole request, please."
+    )
+
+
+def redone(fix: Correction, reply: AgentReply, before: tuple[str, ...], after: tuple[str, ...]) -> AgentReply:
+    """The reply to the corrected request: what it did, and that the first one was not undone."""
+    if not reply.understood or reply.missed:
+        said = f"Sorry, I couldn't do that with {fix.new}, so I didn't change anything."
+        return AgentReply(text=said, understood=False, missed=True)
+    said = f"Okay, {'the ' if fix.sort == 'target' else ''}{fix.new} instead. "
+    text = f"{said if reply.commands else ''}{reply.text}"  # a question asked again needs no "okay"
+    left = [human(n) for n in before if n not in after]
+    if reply.commands and left:
+        text += f" I didn't undo what I did to the {join(left)}."
+    return replace(reply, text=text)
+
+
+def correct(
+    said: str,
+    fix: Correction,
+    vocabulary: HomeVocabulary,
+    understand: Callable[[str], AgentReply],
+    home: Home,
+) -> tuple[AgentReply, str | None]:
+    """The reply to a correction of `said`, and the request it made (what a next correction redoes)."""
+    redo = corrected(said, fix, vocabulary)
+    if redo is None:
+        log.info("a correction to %s of %r, but which part is not clear", fix.new, said)
+        return AgentReply(text=unclear(fix), understood=True), None
+    log.info("corrected %r to %r", said, redo)
+    before = home.last
+    reply = redone(fix, understand(redo), before, home.last)
+    return reply, redo if reply.understood else None
+
+
+_TAKEN_BACK = re.compile(rf"^(?P<said>.+?),\s*(?P<fix>(?:{_OPENING})[ ,]+.+)$")
+
+
+def taken_back(text: str, vocabulary: HomeVocabulary) -> str | None:
+    """ "Turn off the kitchen light, no, the bedroom light": the request as corrected in the same breath
+    (`text` as `as_said` gives it), or None when it holds no such correction."""
+    found = _TAKEN_BACK.match(text)
+    if found is None:
+        return None
+    fix = correction(found.group("fix"), vocabulary)
+    return None if fix is None else corrected(found.group("said").replace(",", " "), fix, vocabulary)
