@@ -67,3 +67,17 @@ def test_retracted_samples_are_the_newest_and_the_pairing_holds() -> None:
     assert reference.take(6).tolist() == [1, 2, 3, 20, 21, 0]
     reference.retract(3)  # nothing left to retract: logged, no harm
     assert reference.take(2).tolist() == [0, 0]
+
+
+def test_a_restart_is_reported_when_the_ear_reaches_it_not_when_it_happens() -> None:
+    reference = PlaybackReference(sample_rate=1000, max_lead_s=10.0)
+    reference.append(np.ones(10, dtype=np.int16))
+    reference.retract(4)  # the speaker restarted after its 6th sample
+    reference.append(np.full(5, 2, dtype=np.int16))
+    reference.take(5)
+    assert not reference.restarted()  # the microphone is still before it
+    reference.take(2)
+    assert reference.restarted()
+    assert not reference.restarted()  # told once
+    reference.take(10)
+    assert not reference.restarted()

@@ -23,6 +23,7 @@ class SampleFifo:
     def __init__(self) -> None:
         self._chunks: deque[np.ndarray] = deque()
         self.queued = 0
+        self.removed = 0  # samples ever taken or dropped from the front
 
     def push(self, samples: np.ndarray) -> None:
         if len(samples):
@@ -42,6 +43,7 @@ class SampleFifo:
             else:
                 self._chunks[0] = chunk[used:]
         self.queued -= filled
+        self.removed += filled
         return out
 
     def drop_oldest(self, keep: int) -> int:
@@ -51,9 +53,11 @@ class SampleFifo:
             size = len(self._chunks.popleft())
             self.queued -= size
             dropped += size
+        self.removed += dropped
         return dropped
 
     def clear(self) -> None:
+        self.removed += self.queued
         self._chunks.clear()
         self.queued = 0
 
@@ -95,6 +99,8 @@ class PlaybackReference:
         self._counting = False
         self._lock = threading.Lock()
         self.cut = 0  # played samples cut to hold the lead (each cut shifts the echo delay)
+        self._restarts: deque[int] = deque(maxlen=64)  # stream positions where the speaker restarted
+        self._crossed = False
         self.short = 0  # samples of reference the ear wanted before the speaker had played them
 
     def append(self, samples: np.ndarray) -> None:
@@ -107,8 +113,18 @@ class PlaybackReference:
         them from the device): they will never reach the microphone, so they are no reference."""
         with self._lock:
             dropped = self._played.drop_newest(count)
+            self._restarts.append(self._played.removed + self._played.queued)
         if dropped < count:  # the ear already paired them with the microphone: a small shift
             _LOGGER.info("reference retracted %d ms late", (count - dropped) * 1000 // self._rate)
+
+    def restarted(self) -> bool:
+        """Whether the reference taken since the last call reached a point where the speaker
+        restarted (a pause, stop or reply start recalled what it held). The restart lands within
+        a few milliseconds of where it is counted, so a path fitted across it is off (once and
+        for all: the delay stays). Clears on reading."""
+        with self._lock:
+            crossed, self._crossed = self._crossed, False
+        return crossed
 
     def capture(self, count: int) -> None:
         """From the microphone's callback: `count` samples were just recorded."""
@@ -132,6 +148,9 @@ class PlaybackReference:
             short = max(0, count - self._played.queued)
             out = self._played.pop(count)
             self._handled += count
+            while self._restarts and self._restarts[0] <= self._played.removed:
+                self._restarts.popleft()
+                self._crossed = True
             backlog = max(0, self._recorded - self._handled) if self._counting else 0
             cut = self._played.drop_oldest(self._max + backlog)
         if short and self._played.queued == 0 and out.any():

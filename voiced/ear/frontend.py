@@ -36,6 +36,7 @@ STALE_PATH_DB = 3.0
 FIT_KEEP_DB = -15.0  # a fit that leaves more of its second unexplained was bent by the user's voice
 NO_SOUND_DB = -90.0  # digital silence (a real microphone's own noise is far above it)
 JUDGED_KEPT = 16  # frames whose echo share, as classified, is kept for the onset of speech
+MIN_FIT_SAMPLES = EAR_RATE * 3 // 10  # after a speaker restart, fit once this much has followed it
 DELAY_SLACK = 16  # samples: a smaller change in the estimate is jitter, which the echo path absorbs
 
 
@@ -99,6 +100,7 @@ class EchoCancellingVad:
         self._echo_db = echo_db
         self._path = EchoPath()
         self._since_fit = 0
+        self._since_restart = HISTORY_S * EAR_RATE  # microphone samples since the speaker restarted
         # The least-squares fit (tens of ms of numpy) runs off the event loop, one at a time.
         self._fitter = ThreadPoolExecutor(max_workers=1, thread_name_prefix="echo-path-fit")
         self._fitting: Future[tuple[np.ndarray, int, float]] | None = None
@@ -121,6 +123,13 @@ class EchoCancellingVad:
     def classify(self, frame: bytes) -> tuple[bytes, bool]:
         mic = np.frombuffer(frame, dtype=np.int16)
         raw = self._reference.take(len(mic))
+        if self._reference.restarted():
+            # Our echo may have moved by a few milliseconds under the fitted path, which then
+            # takes it for a voice: fit again, on what follows the restart only.
+            self._path.weights = None
+            self._fitting = None  # a fit under way spans the restart: its answer is not wanted
+            self._since_restart = 0
+        self._since_restart += len(mic)
         old_mic, old_ref = self._history
         self._history = (
             np.concatenate([old_mic[len(mic) :], mic]),
@@ -175,11 +184,11 @@ class EchoCancellingVad:
         # Refit each second; a fit is kept only if it explains its second of microphone, so one
         # bent by the user's voice is thrown away, and one that replaces a stale path is not.
         due = self._path.weights is None or self._since_fit >= EAR_RATE
-        if due and self._fitting is None:
-            window = EAR_RATE
-            if rms_dbfs(ref_history[-window - delay :]) > SILENT_DB:
-                self._since_fit = 0
-                self._fitting = self._fitter.submit(_fit_path, mic_history[-window:], ref_history, delay)
+        window = min(EAR_RATE, self._since_restart)
+        ready = due and self._fitting is None and window >= MIN_FIT_SAMPLES
+        if ready and rms_dbfs(ref_history[-window - delay :]) > SILENT_DB:
+            self._since_fit = 0
+            self._fitting = self._fitter.submit(_fit_path, mic_history[-window:], ref_history, delay)
         if self._path.weights is None:
             return None
         residual = self._path.residual(mic, ref_history, delay)
