@@ -11,6 +11,7 @@ import numpy as np
 from tests.speech_fixtures import synthesizer
 from voiced.audio.pcm import EAR_RATE, resample_band_limited
 from voiced.audio.reference import PlaybackReference
+from voiced.ear.delay import DelayEstimator
 from voiced.ear.frontend import EchoCancellingVad
 
 FRAME_MS = 30
@@ -87,3 +88,68 @@ def test_the_onset_is_judged_from_the_frames_as_classified_with_no_thread_to_wai
     assert echo_only is not None and echo_only < -30, echo_only
     voiced = [share for share in shares[-3:] if share is not None]
     assert voiced and min(voiced) > -6, shares[-6:]
+
+
+def _echo(played: np.ndarray, delay: int) -> np.ndarray:
+    return np.concatenate([np.zeros(delay, dtype=np.int16), played])[: len(played)]
+
+
+def test_after_a_restart_the_delay_is_found_again_within_half_a_second() -> None:
+    """A restart moved our echo 24 ms earlier (a recall that came after the ear had paired the
+    recalled samples). The estimator used to look once a second over two seconds, mostly from
+    before the restart: the delay stayed wrong for 3 s, and no voice over the reply could pause it."""
+    voice = _voice()
+    moved = DELAY - 384
+    estimator = DelayEstimator(EAR_RATE)
+    lagging = DelayEstimator(EAR_RATE)  # told nothing of the restart
+    before = np.concatenate([voice, voice])
+    for est in (estimator, lagging):
+        for mic, ref in zip(_frames(_echo(before, DELAY)), _frames(before), strict=True):
+            est.feed(mic, ref, playing=bool(ref.any()))
+        assert est.delay == DELAY
+    estimator.restarted()
+    found_at = None
+    after = _echo(voice, moved)
+    for index, (mic, ref) in enumerate(zip(_frames(after), _frames(voice), strict=True)):
+        estimator.feed(mic, ref, playing=bool(ref.any()))
+        lagging.feed(mic, ref, playing=bool(ref.any()))
+        if found_at is None and estimator.delay == moved:
+            found_at = (index + 1) * FRAME / EAR_RATE
+        if index * FRAME >= EAR_RATE:
+            break
+    assert found_at is not None and found_at <= 0.6, found_at
+    assert lagging.delay == DELAY  # what the old schedule still believed a second later
+
+
+def test_a_voice_soon_after_a_restart_that_moved_our_echo_is_judged_the_users() -> None:
+    voice = _voice()
+    tts = synthesizer()
+    other = resample_band_limited(tts.synthesize("Uh-huh. Right."), tts.sample_rate, EAR_RATE)[::2]
+    reference = PlaybackReference()
+    front = EchoCancellingVad(2, reference, frame_ms=FRAME_MS)
+    try:
+        _run(front, reference, np.concatenate([voice, voice]))
+        time.sleep(0.5)  # the path is fitted in a thread of its own
+        reference.retract(0)  # the speaker restarts here ...
+        moved = DELAY - 384  # ... and our echo comes back 24 ms sooner from now on
+        start = int(0.9 * EAR_RATE)  # the other voice: 0.9 s after the restart
+        mic = _echo(voice, moved).astype(np.int32)
+        mic[start : start + len(other)] += other.astype(np.int32) * 2
+        shares: list[float | None] = []
+        for index, (frame, ref) in enumerate(zip(_frames(mic), _frames(voice), strict=True)):
+            reference.append(ref)
+            front.classify(np.clip(frame, -32768, 32767).astype(np.int16).tobytes())
+            if index * FRAME < start:
+                time.sleep(0.002)  # the fitter's thread gets its turn, as in real time
+            elif index * FRAME >= start + 3 * FRAME:
+                shares.append(front.judged_share(3))
+            if len(shares) == 3:
+                break
+    finally:
+        front.close()
+    voiced = [share for share in shares if share is not None]
+    assert voiced and min(voiced) > -6, shares
+
+
+def _frames(samples: np.ndarray) -> list[np.ndarray]:
+    return [samples[start : start + FRAME] for start in range(0, len(samples) - FRAME + 1, FRAME)]

@@ -84,59 +84,6 @@ class SpeexEchoCanceller:
             self._echo = None
 
 
-class DelayEstimator:
-    """Finds how late our voice comes back into the microphone, by cross-correlation.
-
-    Fed the raw microphone and the reference, frame by frame; re-estimates every `every_s`
-    of real playback and keeps an estimate only when the correlation peak is clear.
-    """
-
-    def __init__(
-        self,
-        sample_rate: int = 16000,
-        *,
-        window_s: float = 2.0,
-        max_delay_s: float = 0.8,
-        every_s: float = 1.0,
-    ) -> None:
-        self._rate = sample_rate
-        self._size = int(window_s * sample_rate)
-        self._max_lag = int(max_delay_s * sample_rate)
-        self._every = int(every_s * sample_rate)
-        self._mic = np.zeros(self._size + self._max_lag, dtype=np.float32)
-        self._ref = np.zeros(self._size + self._max_lag, dtype=np.float32)
-        self._since = 0
-        self.delay: int | None = None  # samples
-        self.confidence = 0.0
-
-    def feed(self, mic: np.ndarray, reference: np.ndarray, *, playing: bool) -> int | None:
-        count = len(mic)
-        self._mic = np.concatenate([self._mic[count:], mic.astype(np.float32)])
-        self._ref = np.concatenate([self._ref[count:], reference.astype(np.float32)])
-        self._since += count if playing else 0
-        if self._since >= self._every:
-            self._since = 0
-            self._estimate()
-        return self.delay
-
-    def _estimate(self) -> None:
-        # The reference window, against the microphone up to max_lag later.
-        ref = self._ref[: self._size]
-        mic = self._mic
-        if not ref.any() or not mic.any():
-            return
-        length = 1 << int(np.ceil(np.log2(len(mic) + len(ref))))
-        spectrum = np.fft.rfft(mic, length) * np.conj(np.fft.rfft(ref, length))
-        corr = np.fft.irfft(spectrum, length)[: self._max_lag + 1]
-        lag = int(np.argmax(np.abs(corr)))
-        energy = float(
-            np.sqrt(np.dot(ref, ref) * np.dot(mic[lag : lag + self._size], mic[lag : lag + self._size]))
-        )
-        confidence = float(abs(corr[lag]) / energy) if energy > 0 else 0.0
-        if confidence >= 0.6:
-            self.delay, self.confidence = lag, confidence
-
-
 class DelayLine:
     def __init__(self) -> None:
         self._buffer = np.zeros(0, dtype=np.int16)

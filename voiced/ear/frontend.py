@@ -19,8 +19,8 @@ from threadpoolctl import threadpool_limits
 from voiced.audio.pcm import EAR_RATE, rms_dbfs
 from voiced.audio.reference import PlaybackReference
 from voiced.ear.bargein import SILENT_DB, EchoGate
+from voiced.ear.delay import DelayEstimator
 from voiced.ear.echo import (
-    DelayEstimator,
     DelayLine,
     EchoPath,
     SpeexEchoCanceller,
@@ -129,6 +129,7 @@ class EchoCancellingVad:
             self._path.weights = None
             self._fitting = None  # a fit under way spans the restart: its answer is not wanted
             self._since_restart = 0
+            self._delay.restarted()  # and the echo may have moved by tens of ms: look again soon
         self._since_restart += len(mic)
         old_mic, old_ref = self._history
         self._history = (
