@@ -121,6 +121,32 @@ def test_after_a_restart_the_delay_is_found_again_within_half_a_second() -> None
     assert lagging.delay == DELAY  # what the old schedule still believed a second later
 
 
+def test_after_a_pause_the_delay_is_found_on_what_followed_the_resume() -> None:
+    """The pause's restart is followed by the user's voice over silence, then the resume: that
+    voice, correlated with nothing, hid the echo's peak for seconds."""
+    voice = _voice()
+    tts = synthesizer()
+    other = resample_band_limited(tts.synthesize("Uh-huh, right."), tts.sample_rate, EAR_RATE)[::2]
+    estimator = DelayEstimator(EAR_RATE)
+    before = np.concatenate([voice, voice])
+    for mic, ref in zip(_frames(_echo(before, DELAY)), _frames(before), strict=True):
+        estimator.feed(mic, ref, playing=bool(ref.any()))
+    estimator.restarted()
+    moved = DELAY - 256
+    pause = np.zeros(EAR_RATE, dtype=np.int16)
+    played = np.concatenate([pause, voice])
+    mic = _echo(played, moved).astype(np.int32)
+    mic[: len(other)] += other.astype(np.int32) * 2
+    found_at = None
+    for index, (frame, ref) in enumerate(zip(_frames(mic), _frames(played), strict=True)):
+        estimator.feed(frame, ref, playing=bool(ref.any()))
+        if found_at is None and estimator.delay == moved:
+            found_at = (index + 1) * FRAME / EAR_RATE - 1.0  # after the resume
+        if index * FRAME >= 2 * EAR_RATE:
+            break
+    assert found_at is not None and found_at <= 0.6, found_at
+
+
 def test_a_voice_soon_after_a_restart_that_moved_our_echo_is_judged_the_users() -> None:
     voice = _voice()
     tts = synthesizer()

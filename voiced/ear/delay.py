@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 CONFIDENT = 0.6  # normalised correlation at the peak: below it, the estimate is not taken
+QUIET_SPELL = 250  # ms without our voice: what follows is a new start (a resume, a reply)
 
 
 class DelayEstimator:
@@ -44,6 +45,10 @@ class DelayEstimator:
         self._since_restart = len(self._mic)  # samples (all) since the speaker restarted
         self._played_since_restart = 0
         self._looks: list[int] = []  # playback since the restart at which to look again
+        # Samples since our voice began again after a quiet spell: after a pause, what came
+        # before the resume is the user's voice over silence, which only hides the echo's peak.
+        self._quiet = 0
+        self._since_onset = 0
         self.delay: int | None = None  # samples
         self.confidence = 0.0
 
@@ -61,6 +66,10 @@ class DelayEstimator:
         self._since_restart = min(self._since_restart + count, len(self._mic))
         self._since += count if playing else 0
         self._played_since_restart += count if playing else 0
+        if playing and self._quiet >= QUIET_SPELL * self._rate // 1000:
+            self._since_onset = 0
+        self._quiet = 0 if playing else self._quiet + count
+        self._since_onset += count
         look = bool(self._looks) and self._played_since_restart >= self._looks[0]
         if look:
             self._looks.pop(0)
@@ -82,6 +91,8 @@ class DelayEstimator:
     def _estimate(self) -> None:
         total = len(self._mic)
         span = self._since_restart
+        if span < total:  # since a restart: only since our voice came back
+            span = min(span, self._since_onset)
         lags = self._lags(span)
         if lags is None:
             return
