@@ -135,7 +135,7 @@ class LocalIntentAgent:
             reply, self._said = correct(said, fix, home_words, self._understand, self._home)
             return reply
         text = taken_back(as_said(text), home_words) or text  # "…, no, the bedroom light"
-        reply = self._understand(text)
+        reply = self._joined(text, self._understand(text))
         if reply.understood and not reply.missed and (reply.commands or self._home.last):
             self._said = " and ".join(split_utterance(text))
         if reply.missed and alternatives:
@@ -150,6 +150,20 @@ class LocalIntentAgent:
         log.info("not sure the ear heard the title %r right: asking back", title)
         self._doubted = reply
         return AgentReply(text=ask_title(title), understood=True)
+
+    def _joined(self, text: str, reply: AgentReply) -> AgentReply:
+        """ "Diffuser intensity, 30%": Whisper writes a pause as a comma, which cut one request in
+        two halves that mean nothing alone; read without the commas, it may be one request."""
+        if reply.commands or "," not in text:
+            return reply
+        before = (self._home.last, self._question)
+        joined = self._understand(text.replace(",", " "))
+        # a title read across the pause would be a guess sent ("play the song, glad to loom")
+        searches = any(isinstance(c, MusicSet) and c.query for c in joined.commands)
+        if joined.commands and joined.understood and not joined.missed and not searches:
+            return joined
+        self._home.last, self._question = before
+        return reply
 
     def _another_reading(self, text: str, alternatives: Sequence[str], missed: AgentReply) -> AgentReply:
         # a word nobody here knows ("turn on the light wind") may not be dropped: it was the request

@@ -108,6 +108,11 @@ def _safe(
     return True
 
 
+_FUNCTION_WORDS = frozenset(
+    {"the", "a", "an", "to", "of", "on", "in", "at", "my", "and", "some", "set", "turn", "make", "please"}
+)
+
+
 def _is_name(names: frozenset[str], word: str) -> bool:
     # any "...room" is a room to Whisper's ear, ours or not ("bathroom" for "bedroom")
     return (
@@ -141,6 +146,7 @@ def unsure_part(heard: str, others: Iterable[str], names: frozenset[str]) -> tup
             if op == "replace" and QUANTIFIERS & set(removed):
                 after = best[a2 : a2 + 1] if a2 < len(best) and best[a2].isalpha() else []
                 return " ".join([*removed, *after]), " ".join([*added, *after])
-            if op == "insert" and a1 > 0 and best[a1 - 1].isalpha():
+            # "light" or "light blue": the addition qualifies a word ("the" or "the scent" asks nothing)
+            if op == "insert" and a1 > 0 and best[a1 - 1].isalpha() and best[a1 - 1] not in _FUNCTION_WORDS:
                 return best[a1 - 1], " ".join([best[a1 - 1], *added])
     return None

@@ -78,6 +78,13 @@ def compose(
     scene = next((o.scene for o in reversed(outcomes) if o.scene), None)
     # "Turn on the living room. Lights on.": one request heard twice is sent once.
     commands = tuple(dict.fromkeys(c for o in outcomes for c in o.commands))
+    clash = contradiction(outcomes)
+    if clash is not None:  # "sandalwood, eucalyptus, …": which one was meant is a guess
+        device, what = clash
+        log.info("%r sets two different %s for %s: not acted on", text, what, device)
+        named = device.replace("_", " ")
+        said = f"Sorry, I heard two different {what} for the {named}, so I didn't change anything."
+        return AgentReply(text=said, understood=False, missed=True)
     return AgentReply(
         text=" ".join(replies),
         commands=commands,
@@ -86,3 +93,31 @@ def compose(
         scene=None if scene == RESET_SCENE else scene,
         reset_scene=scene == RESET_SCENE,
     )
+
+
+def contradiction(outcomes: list[Outcome]) -> tuple[str, str] | None:
+    """A device and a setting that two parts of one utterance, each about the same devices, give
+    different values (two scents, two colours): the device and the setting's name, or None. A
+    narrower part after a wider one is no contradiction: "all the lights red and the kitchen blue"."""
+    seen: dict[tuple[str, str], tuple[object, frozenset[str]]] = {}
+    for outcome in outcomes:
+        scope = frozenset(c.device for c in outcome.commands)
+        for command in outcome.commands:
+            for name, value in command.model_dump().items():
+                if name == "device" or value is None:
+                    continue
+                earlier = seen.get((command.device, name))
+                if earlier is not None and earlier[0] != value and earlier[1] == scope:
+                    return command.device, _SETTINGS.get(name, name.replace("_", " ") + " values")
+                seen[(command.device, name)] = (value, scope)
+    return None
+
+
+_SETTINGS = {
+    "state": "states",
+    "action": "actions",
+    "scent": "scents",
+    "color_hex": "colours",
+    "color_temp": "whites",
+    "genre": "genres",
+}

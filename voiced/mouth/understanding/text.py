@@ -7,6 +7,8 @@ import re
 from voiced.mouth.understanding.indirect import direct
 
 _PERCENT = re.compile(r"(\d)\s*%")
+_THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")  # Whisper writes "4,000": one number, not two
+_KELVIN = re.compile(r"(\d)k\b")  # "4000k"
 _SEPARATORS = re.compile(r"(?:\s*(?:[,;!?:]|\.(?=\s|$)|\band\b|\bthen\b|\balso\b)\s*)+")
 _NOT_WORD = re.compile(r"[^\w\s']+")
 # How Whisper mishears the start of a request ("but on some jazz"): no request starts the other way.
@@ -27,6 +29,7 @@ def clean(segment: str) -> str:
 
 def normalise(text: str) -> str:
     text = text.translate(_QUOTES).lower()
+    text = _KELVIN.sub(r"\1 k", _THOUSANDS.sub("", text))
     text = _PERCENT.sub(r"\1 percent", text).replace("%", " percent ")
     return re.sub(r"(?<=\w)-(?=\w)", " ", text)
 

@@ -1,0 +1,51 @@
+"""What the spoken bench found Whisper writing that the text corpora never do: a pause written as a
+comma inside one request, thousands written "4,000", several readings run together, another reading
+that only adds a word after "the" (pure: no broker, the real grammar)."""
+
+from __future__ import annotations
+
+from tests.test_understanding_phrasings import agent
+from voiced.devices.model import DiffuserSet, LightSet
+
+
+def test_a_pause_written_as_a_comma_inside_one_request_is_one_request() -> None:
+    reply = agent().understand("Diffuser intensity, 30%.")
+    assert reply.commands == (DiffuserSet(device="diffuser", state="ON", intensity=30),)
+
+
+def test_a_title_across_such_a_pause_is_still_not_sent() -> None:
+    reply = agent().understand("Play the song, glad to loom.")
+    assert reply.commands == () and "glad to loom" in reply.text
+
+
+def test_four_thousand_written_with_a_comma_is_one_number() -> None:
+    reply = agent().understand("Set the kitchen light to 4,000k.")
+    assert reply.commands == (LightSet(device="kitchen_light", state="ON", color_temp=250),)
+    # "4,000 cakes" once set 4 percent and "didn't catch 000 cakes"
+    misheard = agent().understand("Set the kitchen light to 4,000 cakes.")
+    assert not any(isinstance(c, LightSet) and c.brightness is not None for c in misheard.commands)
+
+
+def test_two_scents_for_the_diffuser_in_one_breath_change_nothing() -> None:
+    reply = agent().understand("Sandalwood, eucalyptus, rinsettia, 100%")
+    assert reply.commands == ()
+    assert "two different scents" in reply.text and "didn't change anything" in reply.text
+    assert agent().understand("set the diffuser to lavender and citrus").commands == ()
+
+
+def test_a_narrower_request_after_a_wider_one_is_no_contradiction() -> None:
+    reply = agent().understand("make all the lights red and the kitchen blue")
+    assert reply.commands[-1] == LightSet(device="kitchen_light", state="ON", color_hex="#0000FF")
+    assert len(reply.commands) == 4
+    off_then_on = agent().understand("turn off the lights and turn on the bedroom light")
+    assert off_then_on.commands[-1] == LightSet(device="bedroom_light", state="ON")
+    said_twice = agent().understand("turn on the kitchen light and make it red")
+    assert said_twice.commands[-1] == LightSet(device="kitchen_light", state="ON", color_hex="#FF0000")
+
+
+def test_another_reading_that_only_adds_a_word_after_the_is_not_asked_about() -> None:
+    """It once asked "Sorry, did you mean the or the scent?" of a request heard word for word."""
+    reply = agent().understand(
+        "Set the diffuser intensity to 70%.", alternatives=("Set the scent diffuser intensity to 70%.",)
+    )
+    assert reply.commands == (DiffuserSet(device="diffuser", state="ON", intensity=70),)
