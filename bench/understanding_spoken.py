@@ -23,6 +23,9 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
+
+import yaml
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
@@ -73,6 +76,14 @@ def _beams(text: str) -> list[int]:
     return beams
 
 
+def _setting(text: str) -> tuple[str, str, Any]:
+    key, sep, value = text.partition("=")
+    section, dot, name = key.partition(".")
+    if not sep or not dot or not section or not name:
+        raise argparse.ArgumentTypeError(f"expected SECTION.KEY=VALUE: {text!r}")
+    return section, name, yaml.safe_load(value)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -92,6 +103,14 @@ def main() -> int:
         type=_beams,
         help="Whisper's beam for every utterance (asr.beam_size and short_beam_size), or several to compare, "
         "e.g. 1,5: each condition is then run once per beam, one after the other (default: the daemon's own)",
+    )
+    parser.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        type=_setting,
+        metavar="SECTION.KEY=VALUE",
+        help="a daemon setting for every run, e.g. asr.short_window_s=10 (repeatable)",
     )
     parser.add_argument("--realtime", action="store_true", help="pace the audio in real time (not --fast)")
     parser.add_argument("--worst", type=int, default=10, help="how many failing sentences to show (10)")
@@ -153,6 +172,7 @@ def main() -> int:
                         run_dir / "state.sqlite",
                         beam=beam,
                         models_dir=REPO / "models",
+                        settings=args.set,
                     )
                     run = run_condition(home, config, track, run_dir, fast=not args.realtime, vad=vad)
                     scored = [score(case, heard) for case, heard in zip(chosen, run.heard, strict=True)]

@@ -99,6 +99,12 @@ class AsrConfig(_Remote):
         5, ge=1, le=10, description="beam for utterances up to short_utterance_s (commands are short)"
     )
     short_utterance_s: Float = Field(4.0, ge=0, le=30)
+    short_window_s: Float = Field(
+        30.0,
+        ge=2,
+        le=30,
+        description="Whisper's encoder window for a short utterance (speech + silence); 30 = Whisper's own",
+    )
     language: str = Field("en", pattern=r"^[a-z]{2,3}$")
     threads: Int = Field(2, ge=1, le=64)
     initial_prompt: str | None = Field(None, description="None = built from the declared devices")

@@ -129,8 +129,10 @@ def write_config(
     *,
     beam: int | None = None,
     models_dir: Path | None = None,
+    settings: list[tuple[str, str, Any]] | None = None,
 ) -> Path:
-    """`beam`: Whisper's beam for every utterance; None = the daemon's own defaults."""
+    """`beam`: Whisper's beam for every utterance; None = the daemon's own defaults. `settings`:
+    (section, key, value) set on top."""
     config: dict[str, Any] = {
         "devices_dir": str(devices_dir),
         "audio": {"room": ROOM},
@@ -147,6 +149,8 @@ def write_config(
         config["asr"] = {name: beam for name in BEAM_FIELDS if name in AsrConfig.model_fields}
     if models_dir is not None:
         config["models_dir"] = str(models_dir)
+    for section, key, value in settings or []:
+        config.setdefault(section, {})[key] = value
     path.write_text(yaml.safe_dump(config, sort_keys=False))
     return path
 

@@ -102,6 +102,7 @@ class WhisperTranscriber:
                 prompt=self._prompt,
                 hotwords=self._hotwords,
                 beam_size=self._config.short_beam_size,
+                window_frames=self._window_frames(len(samples)),
             )
             if beams is not None:
                 return self._heard(audio, beams.text, list(beams.tokens), beams.avg_logprob, beams.others)
@@ -122,6 +123,12 @@ class WhisperTranscriber:
         mean_logprob = sum(s.avg_logprob for s in pieces) / len(pieces)
         tokens = [t for s in pieces for t in s.tokens if t < self._tokenizer.eot]
         return self._heard(audio, text, tokens, mean_logprob)
+
+    def _window_frames(self, samples: int) -> int:
+        """The encoder's window for `samples` of speech: the configured one when the speech and a
+        second of silence fit in it, else Whisper's own 30 s."""
+        window_s = self._config.short_window_s
+        return int(window_s * 100) if samples / EAR_RATE + 1.0 <= window_s else 3000
 
     def glance(self, samples: np.ndarray) -> Hearing:
         """The first words of a short burst, fast (whisper_glance.py): for a barge-in, never a turn."""

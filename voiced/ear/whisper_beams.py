@@ -39,12 +39,15 @@ def decode_beams(
     prompt: str | None,
     hotwords: str | None,
     beam_size: int,
+    window_frames: int = 3000,
 ) -> Beams | None:
+    """`window_frames`: the encoder's window in 10 ms frames (Whisper's own is 30 s; the encoder's
+    cost grows with it, whatever part of it is padding)."""
     from faster_whisper.audio import pad_or_trim
     from faster_whisper.transcribe import get_compression_ratio, get_suppressed_tokens
 
     features = model.feature_extractor(audio)
-    segment = pad_or_trim(features[:, : features.shape[-1] - 1])
+    segment = pad_or_trim(features[:, : features.shape[-1] - 1], window_frames)
     encoder_output = model.encode(segment)
     previous = tokenizer.encode(" " + prompt.strip()) if prompt else []
     tokens_in = model.get_prompt(tokenizer, previous, without_timestamps=True, hotwords=hotwords)
