@@ -49,3 +49,32 @@ def test_another_reading_that_only_adds_a_word_after_the_is_not_asked_about() ->
         "Set the diffuser intensity to 70%.", alternatives=("Set the scent diffuser intensity to 70%.",)
     )
     assert reply.commands == (DiffuserSet(device="diffuser", state="ON", intensity=70),)
+
+
+def test_a_loop_written_with_commas_acts_on_nothing() -> None:
+    """ "Turn bedroom lamp red" heard as a loop of "turn every lamp red" turned every light red."""
+    reply = agent(room="living room").understand("turn every lamp red, turn every lamp red,")
+    assert reply.commands == ()
+    assert agent().understand("stop, stop").commands  # said twice, not a loop
+
+
+def test_a_search_with_words_left_over_sends_nothing() -> None:
+    reply = agent().understand("Play the sun, clear the wound.")
+    assert reply.commands == () and "clear the wound" in reply.text
+
+
+def test_a_reading_that_loops_is_no_more_specific_and_asks_nothing() -> None:
+    """ "Sorry, did you mean blues or blues can you play some blues?" """
+    reply = agent().understand(
+        "Can you play some blues?", alternatives=("Can you play some blues can you play some blues?",)
+    )
+    assert [(type(c).__name__, getattr(c, "genre", None)) for c in reply.commands] == [("MusicSet", "blues")]
+
+
+def test_a_whole_request_after_a_question_is_a_new_request_not_an_answer() -> None:
+    """Asked "light or light blue?", "turn on lounge light" once chose the reading with "light"."""
+    local = agent(room="living room")
+    heard, other = "Turn on the kitchen light.", "Turn on the kitchen. Light blue."
+    assert local.understand(heard, alternatives=(other,)).text == "Sorry, did you mean light or light blue?"
+    reply = local.understand("Turn on lounge light.")
+    assert reply.commands == (LightSet(device="living_room_light", state="ON"),)

@@ -154,7 +154,7 @@ class LocalIntentAgent:
     def _joined(self, text: str, reply: AgentReply) -> AgentReply:
         """ "Diffuser intensity, 30%": Whisper writes a pause as a comma, which cut one request in
         two halves that mean nothing alone; read without the commas, it may be one request."""
-        if reply.commands or "," not in text:
+        if reply.commands or "," not in text or looped(text):
             return reply
         before = (self._home.last, self._question)
         joined = self._understand(text.replace(",", " "))

@@ -14,6 +14,8 @@ from voiced.mouth.understanding.text import split_utterance
 log = logging.getLogger(__name__)
 
 SHORT_ANSWER_WORDS = 4  # "the bathroom one" answers a question; a longer request is a new one
+# ... and so is a short one that starts as a request does ("the bedroom one" also matches a template)
+REQUEST_VERBS = frozenset({"turn", "switch", "set", "make", "play", "put", "dim", "change", "start", "stop"})
 
 
 @dataclass(frozen=True)
@@ -33,8 +35,12 @@ def ask(question: Question) -> str:
 def answer(question: Question, reply: str, matcher: Matcher, vocabulary: Vocabulary) -> str | None:
     """The asked-about request with the chosen reading, or None if the reply is a new request."""
     text = " ".join(split_utterance(reply))
-    if len(text.split()) > SHORT_ANSWER_WORDS and matcher.strict(text):
-        return None  # a request of its own ("turn off the bedroom light"), not an answer
+    words = text.split()
+    request = len(words) > SHORT_ANSWER_WORDS or (bool(words) and words[0] in REQUEST_VERBS)
+    if request and matcher.strict(text):
+        # a request of its own ("turn on lounge light"), not an answer: once its "light" chose
+        # "make the kitchen light orange" of two readings offered
+        return None
     said = set(vocabulary.hear(text).text.split())
     chosen = []
     for option in question.options:

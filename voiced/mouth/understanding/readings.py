@@ -21,6 +21,7 @@ import re
 from collections.abc import Iterable, Sequence
 
 from voiced.devices.vocabulary import HomeVocabulary
+from voiced.mouth.understanding.text import looped
 
 DIRECTIONS = frozenset({"on", "off", "up", "down"})
 # Words that widen a request or point at something the audio did not name.
@@ -108,6 +109,9 @@ def _safe(
     return True
 
 
+# "light" → "light blue": a word or two. A reading that adds a whole sentence ("blues" → "blues can
+# you play some blues") is the decoder looping, not a more specific request.
+MAX_QUALIFIER_WORDS = 2
 _FUNCTION_WORDS = frozenset(
     {"the", "a", "an", "to", "of", "on", "in", "at", "my", "and", "some", "set", "turn", "make", "please"}
 )
@@ -147,6 +151,7 @@ def unsure_part(heard: str, others: Iterable[str], names: frozenset[str]) -> tup
                 after = best[a2 : a2 + 1] if a2 < len(best) and best[a2].isalpha() else []
                 return " ".join([*removed, *after]), " ".join([*added, *after])
             # "light" or "light blue": the addition qualifies a word ("the" or "the scent" asks nothing)
-            if op == "insert" and a1 > 0 and best[a1 - 1].isalpha() and best[a1 - 1] not in _FUNCTION_WORDS:
+            qualifies = len(added) <= MAX_QUALIFIER_WORDS and not looped(other)
+            if op == "insert" and a1 > 0 and qualifies and best[a1 - 1] not in _FUNCTION_WORDS:
                 return best[a1 - 1], " ".join([best[a1 - 1], *added])
     return None

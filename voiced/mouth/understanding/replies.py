@@ -35,6 +35,10 @@ def plays_anything(command: DeviceCommand) -> bool:
     return isinstance(command, MusicSet) and command.action == "play" and not (command.query or command.genre)
 
 
+def searches(command: DeviceCommand) -> bool:
+    return isinstance(command, MusicSet) and command.action == "play" and bool(command.query)
+
+
 def names_vocabulary(segment: str, registry: DeviceRegistry, rooms: set[str]) -> bool:
     """Whether `segment` names a device, a room, a kind of device, or a colour, scent or genre."""
     words = f" {segment} "
@@ -65,8 +69,10 @@ def compose(
         log.info("not understood: %r", text)
         return AgentReply(text=NOT_UNDERSTOOD, understood=False, missed=True)
     unsure = [m for m in missed if names_vocabulary(m, registry, rooms)]
-    if missed and any(plays_anything(c) for o in outcomes for c in o.commands):
-        unsure = missed  # "play the song, glad to loom": the rest was what to play
+    if missed and any(plays_anything(c) or searches(c) for o in outcomes for c in o.commands):
+        unsure = (
+            missed  # "play the song, glad to loom", "play the sun, clear the moon": the rest was what to play
+        )
     if unsure and any(o.commands or o.scene for o in outcomes):
         log.info("part of %r names a device or room but was not understood: %s", text, unsure)
         said = f"Sorry, I didn't understand \"{unsure[0]}\", so I didn't change anything."

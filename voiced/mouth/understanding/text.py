@@ -71,4 +71,10 @@ def looped(text: str) -> bool:
     Whisper's decoder looping over audio it could not read, not a request said twice."""
     sentences = [clean(s) for s in re.split(r"[.!?]+", text)]
     sentences = [s for s in sentences if s]
-    return len(sentences) > 1 and len(set(sentences)) == 1
+    if len(sentences) > 1 and len(set(sentences)) == 1:
+        return True
+    # "turn every lamp red, turn every lamp red,": a loop written with commas (a phrase of three
+    # words or more; "stop, stop" is only said twice)
+    clauses = [clean(s) for s in text.split(",")]
+    clauses = [c for c in clauses if c]
+    return len(clauses) > 1 and len(set(clauses)) == 1 and len(clauses[0].split()) >= 3
