@@ -78,3 +78,29 @@ def test_a_whole_request_after_a_question_is_a_new_request_not_an_answer() -> No
     assert local.understand(heard, alternatives=(other,)).text == "Sorry, did you mean light or light blue?"
     reply = local.understand("Turn on lounge light.")
     assert reply.commands == (LightSet(device="living_room_light", state="ON"),)
+
+
+def test_a_part_missed_that_holds_a_value_or_a_piece_of_a_device_makes_the_rest_a_guess() -> None:
+    local = agent(room="living room")
+    local.understand("set the diffuser to citrus")
+    assert local.understand("The view from intensity 30%, 50%.").commands == ()
+    assert local.understand("Sandalwood, fuser, intensity to 70%.").commands == ()
+
+
+def test_another_reading_may_not_put_a_noun_after_every_or_drop_that() -> None:
+    every = agent(room="living room").understand(
+        "Turn every bump, red.", alternatives=("Turn every lamp red.",)
+    )
+    assert every.commands == ()
+    that = agent(room="living room").understand(
+        "Change that room lamp to 50%.", alternatives=("Change the room lamp to 50%.",)
+    )
+    assert that.commands == ()
+
+
+def test_a_kind_of_thing_after_a_name_is_no_question() -> None:
+    """ "Sorry, did you mean lavender or lavender aroma?" """
+    reply = agent().understand(
+        "Set the diffuser to lavender.", alternatives=("Set the diffuser to lavender aroma.",)
+    )
+    assert reply.commands == (DiffuserSet(device="diffuser", state="ON", scent="lavender"),)

@@ -50,6 +50,7 @@ WIDENING = frozenset(
     }
 )
 QUANTIFIERS = frozenset({"every", "all", "everything", "everywhere", "whole", "house", "home"})
+POINTING = frozenset({"that", "this", "these", "those", "them", "it"})
 # Words in the home's names that name nothing by themselves ("living room" is a room, "room" is not).
 GENERIC = frozenset({"room", "light", "lights", "lamp", "lamps", "the", "music", "player", "speaker", "of"})
 TEMPERATURES = frozenset({"warm", "warmer", "cool", "cooler", "cold", "daylight", "white"})
@@ -95,6 +96,10 @@ def _safe(
         removed, added = best[a1:a2], reading[b1:b2]
         if any(w in WIDENING for w in added):
             return False
+        if _after_quantifier(best, a1) and added:
+            return False  # "every bump" → "every lamp": a guessed noun that "every" would reach all of
+        if POINTING & set(removed) and not any(_is_name(names, w) for w in added):
+            return False  # "that room lamp" → "the room lamp": this room's is a guess, "bedroom" is not
         if QUANTIFIERS & set(removed) and not any(_is_name(names, w) for w in added):
             return False  # "every bump" → "the lamp": this room's lamp is a guess, a name is not
         if op == "delete" and (len(removed) > 1 or unknown & set(removed)):
@@ -109,6 +114,13 @@ def _safe(
     return True
 
 
+def _after_quantifier(words: Sequence[str], at: int) -> bool:
+    before = [w for w in words[max(0, at - 2) : at] if w != "the"]
+    return bool(before) and before[-1] in QUANTIFIERS
+
+
+# A kind of thing adds nothing to a name: "lavender" or "lavender aroma" is no question.
+KINDS = frozenset({"light", "lights", "lamp", "lamps", "scent", "aroma", "diffuser", "music", "speaker"})
 # "light" → "light blue": a word or two. A reading that adds a whole sentence ("blues" → "blues can
 # you play some blues") is the decoder looping, not a more specific request.
 MAX_QUALIFIER_WORDS = 2
@@ -151,7 +163,7 @@ def unsure_part(heard: str, others: Iterable[str], names: frozenset[str]) -> tup
                 after = best[a2 : a2 + 1] if a2 < len(best) and best[a2].isalpha() else []
                 return " ".join([*removed, *after]), " ".join([*added, *after])
             # "light" or "light blue": the addition qualifies a word ("the" or "the scent" asks nothing)
-            qualifies = len(added) <= MAX_QUALIFIER_WORDS and not looped(other)
+            qualifies = len(added) <= MAX_QUALIFIER_WORDS and not looped(other) and not set(added) <= KINDS
             if op == "insert" and a1 > 0 and qualifies and best[a1 - 1] not in _FUNCTION_WORDS:
                 return best[a1 - 1], " ".join([best[a1 - 1], *added])
     return None

@@ -28,11 +28,22 @@ _THANKS = re.compile(
     r"(?:\s+(?:a lot|so much|very much|mate|buddy))?"
 )
 POINTING = frozenset({"it", "the it", "that", "them", "this", "this one", "that one", "those", "these"})
-KIND_WORDS = {"light", "lights", "lamp", "lamps", "diffuser", "scent", "music", "speaker", "volume"}
+KIND_WORDS = {
+    *("light", "lights", "lamp", "lamps", "diffuser", "scent", "music", "speaker"),
+    *("volume", "intensity", "brightness", "colour", "color", "temperature"),
+}
 
 
 def plays_anything(command: DeviceCommand) -> bool:
     return isinstance(command, MusicSet) and command.action == "play" and not (command.query or command.genre)
+
+
+def _value_or_part(segment: str) -> bool:
+    """A number, or a piece of a kind of device ("fuser" for "diffuser")."""
+    words = segment.split()
+    return any(c.isdigit() for c in segment) or any(
+        len(w) >= 4 and w != k and w in k for w in words for k in KIND_WORDS
+    )
 
 
 def searches(command: DeviceCommand) -> bool:
@@ -68,7 +79,9 @@ def compose(
             return AgentReply(text=cannot_do(home, refusal).reply, understood=False, missed=misheard)
         log.info("not understood: %r", text)
         return AgentReply(text=NOT_UNDERSTOOD, understood=False, missed=True)
-    unsure = [m for m in missed if names_vocabulary(m, registry, rooms)]
+    # a part missed that names a thing here, or holds a number (a value meant for something: "the
+    # view from intensity 30 percent", "000 cakes"), makes the rest a guess
+    unsure = [m for m in missed if names_vocabulary(m, registry, rooms) or _value_or_part(m)]
     if missed and any(plays_anything(c) or searches(c) for o in outcomes for c in o.commands):
         unsure = (
             missed  # "play the song, glad to loom", "play the sun, clear the moon": the rest was what to play
