@@ -112,7 +112,8 @@ def test_a_good_first_reading_never_looks_at_the_others() -> None:
 def transcribers() -> tuple[WhisperTranscriber, WhisperTranscriber]:
     vocabulary = HomeVocabulary.of(REGISTRY)
     hints = {"prompt": vocabulary_prompt(vocabulary), "hotwords": vocabulary_hotwords(vocabulary)}
-    beams = WhisperTranscriber(AsrConfig(), Path("models"), **hints)
+    # over Whisper's own 30 s window, as faster-whisper's transcribe reads (the daemon's 10 s differ)
+    beams = WhisperTranscriber(AsrConfig(short_window_s=30), Path("models"), **hints)
     # short_utterance_s 0: every utterance goes through faster-whisper's own transcribe
     plain = WhisperTranscriber(AsrConfig(short_utterance_s=0, beam_size=5), Path("models"), **hints)
     return beams, plain

@@ -100,7 +100,7 @@ class AsrConfig(_Remote):
     )
     short_utterance_s: Float = Field(4.0, ge=0, le=30)
     short_window_s: Float = Field(
-        30.0,
+        10.0,
         ge=2,
         le=30,
         description="Whisper's encoder window for a short utterance (speech + silence); 30 = Whisper's own",

@@ -13,7 +13,7 @@ from voiced.audio.pcm import EAR_RATE
 from voiced.config import AsrConfig
 from voiced.devices.vocabulary import HomeVocabulary
 from voiced.ear.transcriber import Hearing
-from voiced.ear.whisper_beams import decode_beams
+from voiced.ear.whisper_beams import FULL_WINDOW_FRAMES, Beams, decode_beams, repeats
 from voiced.ear.whisper_glance import glance_text
 from voiced.errors import ConfigError
 
@@ -95,15 +95,13 @@ class WhisperTranscriber:
         # espeak +8-10 points) and still ends within the VAD hangover; long speech keeps the narrow one.
         short = len(samples) <= self._config.short_utterance_s * EAR_RATE
         if short:
-            beams = decode_beams(
-                self._model,
-                self._tokenizer,
-                audio,
-                prompt=self._prompt,
-                hotwords=self._hotwords,
-                beam_size=self._config.short_beam_size,
-                window_frames=self._window_frames(len(samples)),
-            )
+            window = self._window_frames(len(samples))
+            beams = self._beams(audio, window)
+            if beams is not None and window < FULL_WINDOW_FRAMES and repeats(beams.text):
+                # tiny.en over a short window sometimes says it twice ("… to 40%. … to 40%."): it
+                # was trained on 30 s windows, whose padding ends the text; read it over one
+                _LOGGER.debug("a short window looped (%r): decoding over 30 s", beams.text)
+                beams = self._beams(audio, FULL_WINDOW_FRAMES)
             if beams is not None:
                 return self._heard(audio, beams.text, list(beams.tokens), beams.avg_logprob, beams.others)
         segments, _info = self._model.transcribe(
@@ -124,11 +122,22 @@ class WhisperTranscriber:
         tokens = [t for s in pieces for t in s.tokens if t < self._tokenizer.eot]
         return self._heard(audio, text, tokens, mean_logprob)
 
+    def _beams(self, audio: np.ndarray, window_frames: int) -> Beams | None:
+        return decode_beams(
+            self._model,
+            self._tokenizer,
+            audio,
+            prompt=self._prompt,
+            hotwords=self._hotwords,
+            beam_size=self._config.short_beam_size,
+            window_frames=window_frames,
+        )
+
     def _window_frames(self, samples: int) -> int:
         """The encoder's window for `samples` of speech: the configured one when the speech and a
         second of silence fit in it, else Whisper's own 30 s."""
         window_s = self._config.short_window_s
-        return int(window_s * 100) if samples / EAR_RATE + 1.0 <= window_s else 3000
+        return int(window_s * 100) if samples / EAR_RATE + 1.0 <= window_s else FULL_WINDOW_FRAMES
 
     def glance(self, samples: np.ndarray) -> Hearing:
         """The first words of a short burst, fast (whisper_glance.py): for a barge-in, never a turn."""

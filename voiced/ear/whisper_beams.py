@@ -10,6 +10,7 @@ returns None and the caller runs `transcribe`, with its temperature fallback.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,6 +21,7 @@ import numpy as np
 LOG_PROB_THRESHOLD = -1.0
 COMPRESSION_RATIO_THRESHOLD = 2.4
 MAX_INITIAL_TIMESTAMP_INDEX = 50  # 1 s in 20 ms steps, as transcribe sets it
+FULL_WINDOW_FRAMES = 3000  # Whisper's own window: 30 s in 10 ms frames
 READING_MARGIN = 0.8  # a reading this much less likely per token than the best is not kept
 
 
@@ -39,7 +41,7 @@ def decode_beams(
     prompt: str | None,
     hotwords: str | None,
     beam_size: int,
-    window_frames: int = 3000,
+    window_frames: int = FULL_WINDOW_FRAMES,
 ) -> Beams | None:
     """`window_frames`: the encoder's window in 10 ms frames (Whisper's own is 30 s; the encoder's
     cost grows with it, whatever part of it is padding)."""
@@ -80,3 +82,10 @@ def decode_beams(
         if likely and reading and reading != text and reading not in others:
             others.append(reading)
     return Beams(text, tuple(best), avg_logprob, tuple(others))
+
+
+def repeats(text: str) -> bool:
+    """Whether `text` is one sentence said over again: the decoder looping, not the speaker."""
+    sentences = [" ".join(s.lower().split()) for s in re.split(r"[.!?]+", text)]
+    sentences = [s for s in sentences if s]
+    return len(sentences) > 1 and len(set(sentences)) == 1
