@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
+import logging
+import threading
+from collections import OrderedDict
+
 from hassil import Intents
 
 from voiced.devices.registry import DeviceRegistry
@@ -11,6 +17,7 @@ from voiced.mouth.understanding.hearing import Vocabulary, english_words, home_p
 from voiced.mouth.understanding.matcher import Matcher
 from voiced.mouth.understanding.prefilter import one_per_block
 
+log = logging.getLogger(__name__)
 Learned = tuple[Matcher, Vocabulary, set[str]]
 # hassil builds its number-word tables and opens the fuzzy models on first use: do it at start.
 WARM_UP = (
@@ -24,15 +31,35 @@ WARM_UP = (
     "turn up the volume by ten",
     "set the diffuser intensity to one hundred twenty percent",
 )
+# A matcher holds no conversation (each agent keeps its own): one built for the same grammar, room
+# and fuzziness is shared instead of compiled again (~1 s each; ~2 MB each, a few kept).
+KEEP_MATCHERS = 4
+_matchers: OrderedDict[tuple[str, str | None, bool], Matcher] = OrderedDict()
+_lock = threading.Lock()
+
+
+def _matcher(grammar: dict[str, object], room: str | None, fuzzy: bool) -> Matcher:
+    text = json.dumps(grammar, sort_keys=True, default=repr).encode()
+    key = (hashlib.sha256(text).hexdigest(), room, fuzzy)
+    with _lock:
+        if key in _matchers:
+            _matchers.move_to_end(key)
+            return _matchers[key]
+    matcher = Matcher(Intents.from_dict(grammar), load_unsupported(), room, fuzzy=fuzzy)
+    for said in WARM_UP:  # hassil compiles on first use, and the fuzzy models open their databases
+        matcher.strict(said)
+        matcher.fuzzy(said, [])
+    with _lock:
+        _matchers[key] = matcher
+        while len(_matchers) > KEEP_MATCHERS:
+            _matchers.popitem(last=False)
+    log.debug("grammar compiled (room %s, fuzzy %s); %d kept", room, fuzzy, len(_matchers))
+    return matcher
 
 
 def learn(registry: DeviceRegistry, room: str | None, fuzzy: bool) -> Learned:
-    """Blocking (~1 s): run it off the loop when discovered devices come or go."""
-    grammar = one_per_block(build_grammar(registry, room))
-    matcher = Matcher(Intents.from_dict(grammar), load_unsupported(), room, fuzzy=fuzzy)
-    for text in WARM_UP:  # hassil compiles on first use, and the fuzzy models open their databases
-        matcher.strict(text)
-        matcher.fuzzy(text, [])
+    """Blocking (~1 s for a grammar not seen before): run it off the loop when devices come or go."""
+    matcher = _matcher(one_per_block(build_grammar(registry, room)), room, fuzzy)
     vocabulary = Vocabulary(
         home_phrases(HomeVocabulary.of(registry), rooms(registry, room)),
         matcher.vocabulary,
