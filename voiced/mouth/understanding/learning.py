@@ -35,6 +35,7 @@ WARM_UP = (
 # and fuzziness is shared instead of compiled again (~1 s each; ~2 MB each, a few kept).
 KEEP_MATCHERS = 4
 _matchers: OrderedDict[tuple[str, str | None, bool], Matcher] = OrderedDict()
+_building: dict[tuple[str, str | None, bool], threading.Lock] = {}  # one build per key at a time
 _lock = threading.Lock()
 
 
@@ -42,17 +43,20 @@ def _matcher(grammar: dict[str, object], room: str | None, fuzzy: bool) -> Match
     text = json.dumps(grammar, sort_keys=True, default=repr).encode()
     key = (hashlib.sha256(text).hexdigest(), room, fuzzy)
     with _lock:
-        if key in _matchers:
-            _matchers.move_to_end(key)
-            return _matchers[key]
-    matcher = Matcher(Intents.from_dict(grammar), load_unsupported(), room, fuzzy=fuzzy)
-    for said in WARM_UP:  # hassil compiles on first use, and the fuzzy models open their databases
-        matcher.strict(said)
-        matcher.fuzzy(said, [])
-    with _lock:
-        _matchers[key] = matcher
-        while len(_matchers) > KEEP_MATCHERS:
-            _matchers.popitem(last=False)
+        building = _building.setdefault(key, threading.Lock())
+    with building:  # a second caller for the same grammar waits for the first, then shares its matcher
+        with _lock:
+            if key in _matchers:
+                _matchers.move_to_end(key)
+                return _matchers[key]
+        matcher = Matcher(Intents.from_dict(grammar), load_unsupported(), room, fuzzy=fuzzy)
+        for said in WARM_UP:  # hassil compiles on first use, and the fuzzy models open their databases
+            matcher.strict(said)
+            matcher.fuzzy(said, [])
+        with _lock:
+            _matchers[key] = matcher
+            while len(_matchers) > KEEP_MATCHERS:
+                _building.pop(_matchers.popitem(last=False)[0], None)
     log.debug("grammar compiled (room %s, fuzzy %s); %d kept", room, fuzzy, len(_matchers))
     return matcher
 
@@ -66,3 +70,18 @@ def learn(registry: DeviceRegistry, room: str | None, fuzzy: bool) -> Learned:
         english_words(),
     )
     return matcher, vocabulary, set(rooms(registry, room))
+
+
+def learn_ahead(registry: DeviceRegistry, room: str | None) -> threading.Thread:
+    """Compile the grammar in a thread (pure Python, ~1.5 s) while the models load on the other core:
+    the LocalIntentAgent built afterwards takes the matcher from the cache. Join it before that."""
+
+    def compile_it() -> None:
+        try:
+            learn(registry, room, True)
+        except Exception:  # the agent learns it again, in the open, and fails there if it must
+            log.exception("compiling the grammar ahead of the agent failed")
+
+    thread = threading.Thread(target=compile_it, name="learn-ahead", daemon=True)
+    thread.start()
+    return thread
