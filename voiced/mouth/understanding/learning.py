@@ -32,8 +32,8 @@ WARM_UP = (
     "set the diffuser intensity to one hundred twenty percent",
 )
 # A matcher holds no conversation (each agent keeps its own): one built for the same grammar, room
-# and fuzziness is shared instead of compiled again (~1 s each; ~2 MB each, a few kept).
-KEEP_MATCHERS = 4
+# and fuzziness is shared instead of compiled again (~1 s each; ~2 MB each: one per room is kept).
+KEEP_MATCHERS = 8
 _matchers: OrderedDict[tuple[str, str | None, bool], Matcher] = OrderedDict()
 _building: dict[tuple[str, str | None, bool], threading.Lock] = {}  # one build per key at a time
 _lock = threading.Lock()
