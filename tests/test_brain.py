@@ -20,6 +20,7 @@ from voiced.brain.store import StateStore
 from voiced.bus import EventBus
 from voiced.config import BrainConfig, Config, LlmConfig
 from voiced.devices.registry import DeviceRegistry
+from voiced.events import CommandSent
 from voiced.mouth.llm import LlmAgent
 
 ANALYSIS = json.dumps({"preferences": {"genres": ["jazz"]}, "risk": None})
@@ -222,6 +223,31 @@ def test_a_cut_off_turn_whose_slow_analysis_is_given_up_is_recorded_as_heard_and
         assert [t.turn for t in brain.state.recent_turns] == [1, 2, 3]
         assert brain.state.processed_turns == 3
         assert StateStore(tmp_path / "state.sqlite").load() == brain.state
+        await brain.aclose()
+
+    asyncio.run(scenario())
+
+
+def test_a_plain_text_command_payload_is_analysed_and_the_next_turn_does_not_wait(
+    tmp_path: Path, registry: DeviceRegistry
+) -> None:
+    """Tasmota's payload is "ON", not JSON: the turn is analysed all the same (it used to die in
+    json.loads, and the barrier of the next turn waited out its limit)."""
+
+    async def scenario() -> None:
+        bus = EventBus()
+        bus.bind_loop(asyncio.get_running_loop())
+        brain, _config = brain_for(tmp_path, registry, bus)
+        bus.publish(CommandSent(turn=1, device="coffee_machine", topic="tasmota/cmnd/POWER", payload="ON"))
+        bus.publish(
+            CommandSent(turn=1, device="diffuser", topic="z2m/diffuser/set", payload='{"scent": "lavender"}')
+        )
+        await asyncio.sleep(0)
+        brain.finished(TurnRecord(turn=1, user="turn on the coffee machine and lavender", reply="Done."))
+        start = time.monotonic()
+        assert await brain.barrier(2)
+        assert time.monotonic() - start < 2.0
+        assert brain.state.processed_turns == 1 and brain.state.preferences.scents == ["lavender"]
         await brain.aclose()
 
     asyncio.run(scenario())

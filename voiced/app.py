@@ -49,6 +49,7 @@ from voiced.mouth.hybrid import build_agent
 from voiced.mouth.intents import LocalIntentAgent
 from voiced.mouth.piper_tts import PiperSynthesizer
 from voiced.mouth.speech import SpeechOutput
+from voiced.mouth.understanding.learning import learn_ahead
 from voiced.mouth.understanding.replies import NOT_UNDERSTOOD
 from voiced.mouth.understanding.titles import may_name_a_title
 from voiced.mouth.wyoming_tts import WyomingSynthesizer
@@ -77,6 +78,7 @@ def load_engines(config: Config, registry: DeviceRegistry, *, whisper: bool = Tr
     `whisper=False`: only piper, for typed turns that need no ears.
     """
     asr, tts = config.asr, config.tts
+    grammar = learn_ahead(registry, config.audio.room)  # compiles while the models load
     transcriber: WhisperTranscriber | WyomingTranscriber | None = None
     if whisper:
         whisper_model = WhisperTranscriber(
@@ -100,6 +102,7 @@ def load_engines(config: Config, registry: DeviceRegistry, *, whisper: bool = Tr
         synthesizer = WyomingSynthesizer(
             tts.uri, piper, voice=tts.remote_voice, connect_s=tts.connect_s, answer_s=tts.answer_s
         )
+    grammar.join()
     return Engines(transcriber, synthesizer)
 
 

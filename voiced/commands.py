@@ -12,7 +12,6 @@ import sys
 import tempfile
 from pathlib import Path
 
-from voiced.app import RunOptions, load_engines, run_daemon
 from voiced.audio.reference import PlaybackReference
 from voiced.audio.sinks import AudioSink, AudioSinkError, SpeakerSink, WavFileSink, has_speaker
 from voiced.audio.sources import (
@@ -56,6 +55,8 @@ def _typed_turns(path: Path) -> TypedTurns:
 
 
 def run(args: argparse.Namespace, config: Config, registry: DeviceRegistry) -> int:
+    from voiced.app import RunOptions, load_engines, run_daemon  # ~1.5 s of imports only these need
+
     if args.new_session:
         config = config.model_copy(update={"brain": config.brain.model_copy(update={"new_session": True})})
     # Every device and file is checked before the models load, so mistakes fail in a second.
@@ -121,6 +122,7 @@ def run(args: argparse.Namespace, config: Config, registry: DeviceRegistry) -> i
 
 
 def demo(args: argparse.Namespace, config: Config, registry: DeviceRegistry) -> int:
+    from voiced.app import RunOptions, load_engines, run_daemon
     from voiced.demo import DEMO_SCRIPT, write_script_wav
 
     if problem := _check_output_path(args.output):

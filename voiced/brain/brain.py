@@ -58,6 +58,15 @@ class Thinkers:
     fallback: Thinkers | None = None
 
 
+def _decoded(payload: str) -> dict[str, Any]:
+    """A command's payload: a JSON object, or plain text (Tasmota's "ON") kept as `raw`."""
+    try:
+        decoded = json.loads(payload)
+    except ValueError:
+        return {"raw": payload}
+    return decoded if isinstance(decoded, dict) else {"raw": payload}
+
+
 class Brain:
     def __init__(
         self,
@@ -220,7 +229,7 @@ class Brain:
         while not self._events.empty():
             event = self._events.get_nowait()
             if isinstance(event, CommandSent) and not event.task_id:  # a scene's commands are not tastes
-                payload = json.loads(event.payload)  # we encoded it ourselves
+                payload = _decoded(event.payload)
                 self._commands.setdefault(event.turn, []).append({"device": event.device, "payload": payload})
             elif isinstance(event, Transcript):
                 self._confidence[event.turn] = event.confidence
