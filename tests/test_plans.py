@@ -23,6 +23,7 @@ from voiced.bus import EventBus
 from voiced.config import PlansConfig, load_config
 from voiced.devices.registry import DeviceRegistry
 from voiced.errors import ConfigError
+from voiced.events import PlanWaitingConfirmation
 from voiced.mouth.intents import LocalIntentAgent
 from voiced.plans.engine import NotWaiting, PlanEngine
 from voiced.plans.graph import next_batch
@@ -175,6 +176,33 @@ async def _until(check: Callable[[], Awaitable[T]], want: Callable[[T], bool], t
         if want(got) or time.monotonic() > deadline:
             return got
         await asyncio.sleep(0.02)
+
+
+def test_plan_waiting_confirmation_is_heard_only_once_the_task_says_so(tmp_path: Path) -> None:
+    """The web page reads the task when it hears the event: it was published inside the graph's
+    node, before the state was stored, and the page read (and kept) "planning"."""
+
+    async def run() -> None:
+        home = Home()
+        bus = EventBus()
+        bus.bind_loop(asyncio.get_running_loop())
+        heard = bus.subscribe("test")
+        engine = PlanEngine(PlansConfig(), tmp_path / "plans.sqlite", bus, lambda _ledger: home, say=home.say)
+        await engine.start()
+        try:
+            plan = ExecutionPlan(name="p", steps=_steps(("a", None), ("b", None)))
+            creating = asyncio.create_task(engine.create("p", plan, needs_confirmation=True))
+            seen: list[tuple[str, str]] = []
+            while not seen:
+                event = await asyncio.wait_for(heard.get(), 10)
+                if isinstance(event, PlanWaitingConfirmation):
+                    seen.append((event.task_id, (await engine.view(event.task_id))["status"]))
+            assert seen == [("plan-1", "waiting_confirmation")]
+            await asyncio.wait_for(creating, 10)
+        finally:
+            await engine.aclose()
+
+    asyncio.run(run())
 
 
 def test_the_state_machine_waits_changes_runs_and_refuses(tmp_path: Path) -> None:

@@ -19,13 +19,20 @@ from langgraph.types import Command
 
 from voiced.bus import EventBus
 from voiced.config import PlansConfig
-from voiced.events import PlanCancelled, PlanCompleted, PlanCreated, PlanDecision, PlanFailed
+from voiced.events import (
+    PlanCancelled,
+    PlanCompleted,
+    PlanCreated,
+    PlanDecision,
+    PlanFailed,
+    PlanWaitingConfirmation,
+)
 from voiced.plans.graph import StepRunner, build_graph
 from voiced.plans.ledger import Ledger
-from voiced.plans.model import FINISHED, ExecutionPlan, TaskState, task_view
+from voiced.plans.model import FINISHED, ExecutionPlan, TaskState, plan_of, task_view
 from voiced.plans.saver import SettlingSaver
 from voiced.plans.supervisor import Supervisor, by_rules
-from voiced.plans.words import no_answer_line, outcome_line
+from voiced.plans.words import no_answer_line, outcome_line, read_back
 from voiced.tasks import cancel_and_wait
 
 _LOGGER = logging.getLogger(__name__)
@@ -165,6 +172,8 @@ class PlanEngine:
         state = await self.state(task_id)
         status = state.get("status")
         if status == "waiting_confirmation":
+            said = read_back(plan_of(state), state.get("waiting_since", self._clock()))
+            self._bus.publish(PlanWaitingConfirmation(task_id=task_id, detail=said))
             await self._arm(task_id, state)
         elif status in FINISHED:
             self._finished(task_id, state)

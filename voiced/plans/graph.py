@@ -24,10 +24,9 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.types import Send, interrupt
 
 from voiced.bus import EventBus
-from voiced.events import PlanDecision, PlanStepFinished, PlanStepStarted, PlanWaitingConfirmation
+from voiced.events import PlanDecision, PlanStepFinished, PlanStepStarted
 from voiced.plans.model import PlanStep, TaskState, history_entry, plan_of
 from voiced.plans.supervisor import MAX_TRIES, StepOutcome, Supervisor, by_rules, overall
-from voiced.plans.words import read_back
 
 
 class StepRunner(Protocol):
@@ -78,9 +77,8 @@ def build_graph(
         return "ask"
 
     async def ask(state: TaskState) -> dict[str, Any]:
-        plan = plan_of(state)
-        said = read_back(plan, clock())
-        bus.publish(PlanWaitingConfirmation(task_id=state["task_id"], detail=said))
+        # `plan_waiting_confirmation` is published by the engine once this state is stored: the web
+        # page reads the task when it hears it, and from here it read "planning" (and kept it)
         return {
             "status": "waiting_confirmation",
             "waiting_for": "user_confirmation",
