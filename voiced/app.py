@@ -48,9 +48,9 @@ from voiced.mouth.home_changes import follow_home
 from voiced.mouth.hybrid import build_agent
 from voiced.mouth.intents import LocalIntentAgent
 from voiced.mouth.piper_tts import PiperSynthesizer
+from voiced.mouth.rehearsal import familiar_replies, home_replies, rehearse
 from voiced.mouth.speech import SpeechOutput
 from voiced.mouth.understanding.learning import learn_ahead
-from voiced.mouth.understanding.replies import NOT_UNDERSTOOD
 from voiced.mouth.understanding.titles import may_name_a_title
 from voiced.mouth.wyoming_tts import WyomingSynthesizer
 from voiced.plans.setup import build_plans
@@ -191,12 +191,6 @@ def mpd_players(registry: DeviceRegistry, config: Config) -> list[MpdPlayer]:
         for device in registry.by_kind("music")
         if isinstance(device, MusicDevice) and device.mpd is not None
     ]
-
-
-def familiar_replies(registry: DeviceRegistry) -> list[str]:
-    """The replies said most, synthesized before the first turn."""
-    names = [device.name.replace("_", " ") for device in registry]
-    return [f"Turning {verb} the {name}." for name in names for verb in ("on", "off")] + [NOT_UNDERSTOOD]
 
 
 def ends_request(config: Config, intents: LocalIntentAgent) -> Callable[[Heard], bool] | None:
@@ -357,6 +351,15 @@ async def run_daemon(
             await entities.start()
             stack.push_async_callback(entities.stop)
         await asyncio.to_thread(speech.warm, familiar_replies(registry))
+        if config.agent_kind != "llm":  # the rest of the local replies, while nobody talks to us
+            replies = home_replies(
+                registry,
+                config.agent.brightness_step_pct,
+                room=config.audio.room,
+                scent_limit=config.safety.scent_max_intensity,
+            )
+            rehearsal = asyncio.create_task(rehearse(bus, speech.keep, replies), name="rehearsal")
+            stack.push_async_callback(cancel_and_wait, [rehearsal])
         main = asyncio.create_task(daemon.run(), name="daemon")
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, main.cancel)

@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import functools
 import logging
+import threading
 from collections import deque
 from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass, field
@@ -28,6 +29,7 @@ from voiced.tasks import cancel_and_wait
 
 _LOGGER = logging.getLogger(__name__)
 VOICE_CACHE = 128  # sentences; a few seconds of 16-bit audio each, a few MB in all
+KEPT_LIMIT = 400  # rehearsed replies kept for good (~50 KB each)
 SLICE_S = 0.04  # one audio block: the longest a stop can lag
 
 
@@ -77,7 +79,9 @@ class SpeechOutput:
         self._followers: list[Callable[[int, bool], None]] = []
         # Replies repeat ("Turning on the kitchen light."): their audio is kept, so the first
         # sentence of a familiar reply plays without waiting for piper. Thread-safe, bounded.
-        self._voice = functools.lru_cache(maxsize=VOICE_CACHE)(self._synthesized)
+        self._recalled = functools.lru_cache(maxsize=VOICE_CACHE)(self._synthesized)
+        self._kept: dict[str, np.ndarray] = {}  # rehearsed ahead of time (`keep`): never evicted
+        self._one_synthesis = threading.Lock()  # a rehearsal and a reply share one voice model
 
     @property
     def recently_spoken(self) -> str:
@@ -241,11 +245,25 @@ class SpeechOutput:
         samples = await asyncio.to_thread(self._voice, sentence)
         await ready.put((sentence, samples))
 
+    def _voice(self, sentence: str) -> np.ndarray:
+        kept = self._kept.get(sentence)
+        return kept if kept is not None else self._recalled(sentence)
+
     def _synthesized(self, sentence: str) -> np.ndarray:
-        samples = self._synthesizer.synthesize(sentence)
+        with self._one_synthesis:
+            samples = self._synthesizer.synthesize(sentence)
         return resample_band_limited(samples, self._synthesizer.sample_rate, self._rate)
 
+    def keep(self, sentence: str) -> None:
+        """Synthesize a reply ahead of time and keep it (blocking: call it off the loop)."""
+        if sentence not in self._kept and len(self._kept) < KEPT_LIMIT:
+            self._kept[sentence] = self._synthesized(sentence)
+
     def warm(self, sentences: list[str]) -> None:
-        """Synthesize replies said again and again ahead of time (blocking: call it off the loop)."""
         for sentence in sentences:
-            self._voice(sentence)
+            self.keep(sentence)
+
+    @property
+    def kept(self) -> int:
+        """How many replies are ready ahead of time."""
+        return len(self._kept)

@@ -1,0 +1,111 @@
+"""Replies rehearsed ahead of time: the audio of what this home's requests are answered with.
+
+A local reply is a fixed sentence for a device and a value ("Dimming the living room light.",
+"Setting the diffuser to lavender."), and piper needs ~70-130 ms for one. The replies to the
+requests people make most are found by asking a private copy of the local intents (its own
+conversation, no device touched), then synthesized one at a time while nobody is talking to
+us, so that when the request comes its first audio needs no synthesis.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Iterable, Iterator
+
+from voiced.bus import EventBus, SubscriptionClosed
+from voiced.devices.registry import DeviceRegistry
+from voiced.devices.vocabulary import HomeVocabulary
+from voiced.events import AssistantMode, AssistantState
+from voiced.mouth.intents import LocalIntentAgent
+from voiced.mouth.sentences import SentenceSplitter
+from voiced.mouth.understanding.replies import NOT_UNDERSTOOD
+
+_LOGGER = logging.getLogger(__name__)
+# Synthesis takes a core for ~0.1 s: never while someone speaks to us or waits for an answer.
+QUIET: frozenset[AssistantMode] = frozenset({"idle", "speaking", "muted"})
+ROUND_PERCENTS = tuple(range(10, 101, 10))  # what people say far more often than 37 %
+
+
+def familiar_replies(registry: DeviceRegistry) -> list[str]:
+    """The replies said most, synthesized before the first turn."""
+    names = [device.name.replace("_", " ") for device in registry]
+    return [f"Turning {verb} the {name}." for name in names for verb in ("on", "off")] + [NOT_UNDERSTOOD]
+
+
+def likely_requests(registry: DeviceRegistry) -> list[str]:
+    """What people ask of this home's devices, the most said first."""
+
+    def spoken(kind: str) -> list[str]:
+        return [device.name.replace("_", " ") for device in registry.by_kind(kind)]
+
+    lights, diffusers, music = spoken("light"), spoken("diffuser"), spoken("music")
+    words = HomeVocabulary.of(registry)
+    requests = [f"turn {verb} the {name}" for name in (*lights, *diffusers, *music) for verb in ("on", "off")]
+    if lights:
+        requests += ["turn off all the lights", "turn on all the lights"]
+    requests += ["turn everything off"]
+    requests += [f"{verb} the {name}" for name in lights for verb in ("dim", "brighten")]
+    for name in music:
+        requests += [f"{verb} the {name}" for verb in ("pause", "resume", "stop")]
+        requests += [f"turn the {name} {way}" for way in ("up", "down")]
+        requests += ["next song", "previous song"]
+    requests += [f"set the {name} to {scent}" for name in diffusers for scent in words.scents]
+    requests += [f"play some {genre}" for _ in music[:1] for genre in words.genres]
+    requests += [f"make the {name} {tone}" for name in lights for tone in ("warm", "cool")]
+    requests += [f"turn the {name} {colour}" for name in lights for colour in words.colours]
+    for pct in ROUND_PERCENTS:
+        requests += [f"set the {name} to {pct} percent" for name in lights]
+        requests += [f"set the {name} intensity to {pct} percent" for name in diffusers]
+        requests += [f"set the volume to {pct} percent" for _ in music[:1]]
+    return requests
+
+
+def likely_replies(agent: LocalIntentAgent, requests: Iterable[str]) -> Iterator[str]:
+    """The sentences `agent` answers `requests` with, each once, in order, as they are asked for
+    (~3 ms each, on the caller's thread, which the grammar is used from).
+
+    `agent` must be a private one: each request is understood in a fresh conversation."""
+    said: set[str] = set()
+    for request in requests:
+        agent.forget()
+        reply = agent.understand(request)
+        if not reply.understood or not reply.commands:
+            continue
+        splitter = SentenceSplitter()
+        for sentence in [*splitter.feed(reply.text), *splitter.flush()]:
+            if sentence not in said:
+                said.add(sentence)
+                yield sentence
+
+
+def home_replies(
+    registry: DeviceRegistry, brightness_step_pct: int, *, room: str | None, scent_limit: int
+) -> Iterator[str]:
+    """The replies to `likely_requests`, from a private copy of the local intents built on first use."""
+    agent = LocalIntentAgent(
+        registry, lambda _name: None, brightness_step_pct, room=room, scent_limit=scent_limit
+    )  # the grammar is shared with the daemon's own (learning.py): no compiling here
+    yield from likely_replies(agent, likely_requests(registry))
+
+
+async def rehearse(bus: EventBus, keep: Callable[[str], object], sentences: Iterable[str]) -> int:
+    """Synthesize `sentences` (`keep`, blocking, run off the loop), one at a time and only while
+    the assistant is idle, speaking or muted; runs until done or cancelled. Returns how many."""
+    events = bus.subscribe("rehearsal")
+    mode: AssistantMode = "idle"  # started before the ear: nobody has spoken yet
+    done = 0
+    try:
+        for sentence in sentences:
+            while not events.empty() or mode not in QUIET:
+                event = await events.get()
+                if isinstance(event, AssistantState):
+                    mode = event.state
+            await asyncio.to_thread(keep, sentence)
+            done += 1
+    except SubscriptionClosed:
+        _LOGGER.warning("rehearsal stopped after %d replies: it fell behind the events", done)
+    finally:
+        bus.unsubscribe(events)
+    _LOGGER.debug("rehearsed %d replies", done)
+    return done
