@@ -58,6 +58,7 @@ def test_a_reading_that_only_mends_what_was_misheard_may_be_tried(heard: str, re
         ("Play the song, glad to loom.", "Play the song.", "drops what to play"),
         ("Set the kitchen light to 50%.", "Set the kitchen light to 15%.", "swaps a number"),
         ("Sandalwood diffuser intensity to 70%.", "Sandalwood diffuser, intensity to 70%.", "the same words"),
+        ("Sandalwood, fuser, intensity.", "Sandalwood diffuser.", "drops the setting the value was for"),
     ],
 )
 def test_a_reading_that_could_change_what_is_done_is_never_tried(heard: str, reading: str, why: str) -> None:

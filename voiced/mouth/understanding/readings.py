@@ -4,8 +4,8 @@ Whisper's beam search keeps several readings; the best is what the ear heard. Wh
 nothing here ("Set the room to 50%"), the next may ("Set the bedroom to 50%"). A reading is only
 tried when it cannot turn a mishearing into a wrong effect, so it must not, against the best one:
 
-- drop a name, number or direction the best one heard ("…light blue" → "…light"), or more than
-  one word;
+- drop a name, number, direction or setting the best one heard ("…light blue" → "…light",
+  "fuser intensity" → "diffuser"), or more than one word;
 - swap one name, number or direction for another ("bedroom" → "bathroom", "on" → "up");
 - bring in a word that widens or points elsewhere ("every", "them", "that", "all", "not"), or
   lose an "every" or "all" but for a name ("every bump" → "the lamp", this room's).
@@ -54,6 +54,10 @@ POINTING = frozenset({"that", "this", "these", "those", "them", "it"})
 # Words in the home's names that name nothing by themselves ("living room" is a room, "room" is not).
 GENERIC = frozenset({"room", "light", "lights", "lamp", "lamps", "the", "music", "player", "speaker", "of"})
 TEMPERATURES = frozenset({"warm", "warmer", "cool", "cooler", "cold", "daylight", "white"})
+# Words that say which setting of a device a value is for: "diffuser intensity" is not "diffuser".
+SETTINGS = frozenset(
+    {"intensity", "brightness", "volume", "colour", "color", "temperature", "scent", "level"}
+)
 _WORD = re.compile(r"[a-z0-9%']+")
 
 
@@ -104,11 +108,13 @@ def _safe(
             return False  # "every bump" → "the lamp": this room's lamp is a guess, a name is not
         if op == "delete" and (len(removed) > 1 or unknown & set(removed)):
             return False  # "play the song, glad to loom" → "play the song": what to play was dropped
-        for kind in (functools.partial(_is_name, names), _is_direction):
+        for kind in (functools.partial(_is_name, names), _is_direction, _is_setting):
             lost = {_singular(w) for w in removed if kind(w)}
             gained = {_singular(w) for w in added if kind(w)}
-            if lost and not gained and op == "delete":
-                return False  # a name dropped: the reading says less than was heard
+            if lost and not gained and (op == "delete" or kind is _is_setting):
+                # a name dropped, or a setting even in passing ("fuser intensity" → "diffuser"): the
+                # reading says less than was heard ("Sandalwood" → "Set the" is a mishearing mended)
+                return False
             if lost and gained and lost != gained:
                 return False  # one name swapped for another: a guess between two things
     return True
@@ -141,6 +147,10 @@ def _is_name(names: frozenset[str], word: str) -> bool:
 
 def _is_direction(word: str) -> bool:
     return word in DIRECTIONS
+
+
+def _is_setting(word: str) -> bool:
+    return word in SETTINGS
 
 
 def _singular(word: str) -> str:
