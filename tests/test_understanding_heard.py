@@ -104,3 +104,16 @@ def test_a_kind_of_thing_after_a_name_is_no_question() -> None:
         "Set the diffuser to lavender.", alternatives=("Set the diffuser to lavender aroma.",)
     )
     assert reply.commands == (DiffuserSet(device="diffuser", state="ON", scent="lavender"),)
+
+
+def test_the_room_lamp_asks_which_room_and_the_answer_acts() -> None:
+    """ "Change bedroom lamp to 50%" heard "Change the room lamp to 50%" set this room's lamp."""
+    local = agent(room="kitchen")
+    asked = local.understand("Change the room lamp to 50%.")
+    assert asked.commands == ()
+    assert asked.text == "Sorry, did you mean the bedroom lamp or the living room lamp?"
+    chosen = local.understand("the bedroom one")
+    assert chosen.commands == (LightSet(device="bedroom_light", state="ON", brightness=127),)
+    # this room named in words is no question
+    here = agent(room="kitchen").understand("turn on the light in this room")
+    assert here.commands == (LightSet(device="kitchen_light", state="ON"),)

@@ -20,7 +20,7 @@ from voiced.devices.vocabulary import HomeVocabulary
 from voiced.errors import DeviceError
 from voiced.mouth.agent import AgentReply
 from voiced.mouth.understanding import pronouns
-from voiced.mouth.understanding.asking import Question, answer, ask, unsure
+from voiced.mouth.understanding.asking import Question, answer, ask, unsure, which_room
 from voiced.mouth.understanding.corrections import as_said, correct, correction, taken_back
 from voiced.mouth.understanding.handlers import handlers
 from voiced.mouth.understanding.hearing import Heard
@@ -239,6 +239,9 @@ class LocalIntentAgent:
         """Strict, then with misheard names corrected, then (`guess`: one segment only) fuzzy."""
         last = self._home.last
         resolved, stand_in = pronouns.resolve(text, last)
+        if (room := which_room(resolved, HomeVocabulary.of(self._registry).light_rooms)) is not None:
+            self._question = room  # "the room lamp": "bedroom" or "living room" misheard, as often as not
+            return None
         first: tuple[Outcome, bool] | None = None
         for candidate, who in ((resolved, stand_in), (text, None)) if stand_in else ((text, None),):
             first = self._strict(candidate, who, last)

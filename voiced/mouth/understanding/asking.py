@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -16,6 +17,8 @@ log = logging.getLogger(__name__)
 SHORT_ANSWER_WORDS = 4  # "the bathroom one" answers a question; a longer request is a new one
 # ... and so is a short one that starts as a request does ("the bedroom one" also matches a template)
 REQUEST_VERBS = frozenset({"turn", "switch", "set", "make", "play", "put", "dim", "change", "start", "stop"})
+# "the room lamp": how Whisper's ear often writes "bedroom lamp" or "living room lamp".
+_BARE_ROOM = re.compile(r"\bthe room (lights?|lamps?)\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -28,8 +31,23 @@ class Question:
 
 
 def ask(question: Question) -> str:
-    first, second = sorted(o.spoken for o in question.options)
-    return f"Sorry, did you mean {first} or {second}?"
+    *first, last = sorted(o.spoken for o in question.options)
+    return f"Sorry, did you mean {', '.join(first)} or {last}?"
+
+
+def which_room(text: str, light_rooms: Sequence[str]) -> Question | None:
+    """ "Change the room lamp to 50%": which "...room" was meant, when two or more of the rooms with
+    a light sound so ("bedroom", "living room"); a lamp of this room is a guess that may be wrong."""
+    found = _BARE_ROOM.search(text)
+    if found is None:
+        return None
+    near = [room for room in light_rooms if room.endswith("room") and room != "room"]
+    if len(near) < 2:
+        return None
+    noun = found.group(1).lower()
+    options = tuple(Phrase(f"the {room} {noun}", room, f"the {room} {noun}") for room in near)
+    log.info("heard %r in %r: which room's, asking", found.group(0), text)
+    return Question(text, found.group(0), options)
 
 
 def answer(question: Question, reply: str, matcher: Matcher, vocabulary: Vocabulary) -> str | None:
