@@ -117,3 +117,12 @@ def test_the_room_lamp_asks_which_room_and_the_answer_acts() -> None:
     # this room named in words is no question
     here = agent(room="kitchen").understand("turn on the light in this room")
     assert here.commands == (LightSet(device="kitchen_light", state="ON"),)
+
+
+def test_another_reading_that_sets_one_device_twice_is_not_taken() -> None:
+    """ "Set the diffuser intensity to 70%" heard "Sandalwood, fuser, intensity to 70%.": the next
+    reading, "Sandalwood diffuser, intensity to 70%.", set the scent too."""
+    reply = agent().understand(
+        "Sandalwood, fuser, intensity to 70%.", alternatives=("Sandalwood diffuser, intensity to 70%.",)
+    )
+    assert reply.commands == ()

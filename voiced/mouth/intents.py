@@ -174,7 +174,11 @@ class LocalIntentAgent:
             reply = self._understand(reading)
             # a title to search for, read from a guess, would be a guess sent: only whole requests
             searches = any(isinstance(c, MusicSet) and (c.query or plays_anything(c)) for c in reply.commands)
-            if reply.understood and not reply.missed and not searches:
+            # two settings of one device from a guess: "Sandalwood diffuser, intensity to 70%" is
+            # Whisper's "Set the diffuser intensity" as often as a scent asked for
+            devices = [c.device for c in reply.commands]
+            twice = len(set(devices)) < len(devices)
+            if reply.understood and not reply.missed and not searches and not twice:
                 log.info("heard %r, understood the ear's other reading %r", text, reading)
                 return reply
             self._home.last, self._question = after_miss
