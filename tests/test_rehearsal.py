@@ -8,9 +8,9 @@ import time
 
 from voiced.bus import EventBus
 from voiced.devices.registry import DeviceRegistry
-from voiced.events import AssistantState
+from voiced.events import AssistantState, ReplyResumed, SpeechStarted
 from voiced.mouth.intents import LocalIntentAgent
-from voiced.mouth.rehearsal import home_replies
+from voiced.mouth.rehearsal import Quiet, likely_replies, likely_requests, rehearsal_agent
 from voiced.mouth.rehearsal import rehearse as rehearse_replies
 from voiced.mouth.sentences import SentenceSplitter
 
@@ -37,7 +37,8 @@ def _sentences(text: str) -> list[str]:
 
 
 def test_what_the_home_is_asked_most_is_answered_with_rehearsed_audio(registry: DeviceRegistry) -> None:
-    rehearsed = list(home_replies(registry, 25, room=None, scent_limit=100))
+    private = rehearsal_agent(registry, 25, room=None, scent_limit=100)
+    rehearsed = list(likely_replies(private, likely_requests(registry)))
     assert len(rehearsed) == len(set(rehearsed))
     daemon = LocalIntentAgent(registry, lambda _name: None, 25)  # as the daemon's own answers them
     for request in REQUESTS:
@@ -110,3 +111,19 @@ def test_rehearsal_waits_for_the_turn_to_end() -> None:
     during, after = asyncio.run(scenario())
     assert during <= 1
     assert after == 3
+
+
+def test_quiet_while_idle_or_speaking_but_not_while_someone_talks_over_the_reply() -> None:
+    quiet = Quiet()
+    assert quiet.now
+    for state, expected in (("listening", False), ("thinking", False), ("speaking", True), ("muted", True)):
+        quiet.hear(AssistantState(state=state, turn=1))  # type: ignore[arg-type]
+        assert quiet.now is expected, state
+    quiet.hear(AssistantState(state="speaking", turn=1))
+    quiet.hear(SpeechStarted(turn=2, over_reply=True))  # the mode stays "speaking" while it is judged
+    assert not quiet.now
+    quiet.hear(ReplyResumed(turn=1, by_turn=2))  # an "uh-huh": the reply goes on
+    assert quiet.now
+    quiet.hear(SpeechStarted(turn=3, over_reply=True))
+    quiet.hear(AssistantState(state="listening", turn=3))  # a request: the reply yielded
+    assert not quiet.now

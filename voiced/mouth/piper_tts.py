@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -35,6 +36,9 @@ class PiperSynthesizer:
         path = resolve_voice_path(config, models_dir)
         _LOGGER.info("loading piper voice from %s", path)
         self._voice = PiperVoice.load(path)
+        # a reply and a rehearsal (threads of their own) share one voice; espeak-ng's phonemizer is
+        # not thread-safe
+        self._one_at_a_time = threading.Lock()
         self._syn_config = SynthesisConfig(
             length_scale=config.length_scale,
             noise_scale=config.noise_scale,
@@ -46,7 +50,8 @@ class PiperSynthesizer:
         return int(self._voice.config.sample_rate)
 
     def synthesize(self, text: str) -> np.ndarray:
-        chunks = [chunk.audio_int16_array for chunk in self._voice.synthesize(text, self._syn_config)]
+        with self._one_at_a_time:
+            chunks = [chunk.audio_int16_array for chunk in self._voice.synthesize(text, self._syn_config)]
         if not chunks:
             return np.zeros(0, dtype=np.int16)
         return np.concatenate(chunks).astype(np.int16)

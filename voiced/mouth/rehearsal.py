@@ -11,18 +11,29 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 
-from voiced.bus import EventBus, SubscriptionClosed
+from voiced.bus import EventBus
 from voiced.devices.registry import DeviceRegistry
 from voiced.devices.vocabulary import HomeVocabulary
-from voiced.events import AssistantMode, AssistantState
+from voiced.events import (
+    AssistantMode,
+    AssistantState,
+    BargeInIgnored,
+    Event,
+    ReplyResumed,
+    SpeechStarted,
+    TtsStopped,
+)
 from voiced.mouth.intents import LocalIntentAgent
 from voiced.mouth.sentences import SentenceSplitter
 from voiced.mouth.understanding.replies import NOT_UNDERSTOOD
 
 _LOGGER = logging.getLogger(__name__)
-# Synthesis takes a core for ~0.1 s: never while someone speaks to us or waits for an answer.
+# Synthesis takes the cores for ~0.1 s: never while someone speaks to us (over our reply too) or
+# waits for an answer.
 QUIET: frozenset[AssistantMode] = frozenset({"idle", "speaking", "muted"})
 ROUND_PERCENTS = tuple(range(10, 101, 10))  # what people say far more often than 37 %
 
@@ -79,33 +90,57 @@ def likely_replies(agent: LocalIntentAgent, requests: Iterable[str]) -> Iterator
                 yield sentence
 
 
-def home_replies(
+def rehearsal_agent(
     registry: DeviceRegistry, brightness_step_pct: int, *, room: str | None, scent_limit: int
-) -> Iterator[str]:
-    """The replies to `likely_requests`, from a private copy of the local intents built on first use."""
-    agent = LocalIntentAgent(
+) -> LocalIntentAgent:
+    """A private copy of the local intents: its own conversation, no device state (blocking: it
+    shares the daemon's compiled grammar when the home has not changed, else compiles, ~1 s)."""
+    return LocalIntentAgent(
         registry, lambda _name: None, brightness_step_pct, room=room, scent_limit=scent_limit
-    )  # the grammar is shared with the daemon's own (learning.py): no compiling here
-    yield from likely_replies(agent, likely_requests(registry))
+    )
 
 
-async def rehearse(bus: EventBus, keep: Callable[[str], object], sentences: Iterable[str]) -> int:
-    """Synthesize `sentences` (`keep`, blocking, run off the loop), one at a time and only while
-    the assistant is idle, speaking or muted; runs until done or cancelled. Returns how many."""
-    events = bus.subscribe("rehearsal")
+@dataclass
+class Quiet:
+    """Whether nobody is talking to us or waiting for our answer, from the bus's events (pure)."""
+
     mode: AssistantMode = "idle"  # started before the ear: nobody has spoken yet
+    talked_over: bool = False  # speech over our reply, not judged yet (the mode stays "speaking")
+
+    def hear(self, event: Event) -> None:
+        if isinstance(event, AssistantState):
+            self.mode, self.talked_over = event.state, False
+        elif isinstance(event, SpeechStarted):
+            self.talked_over = True
+        elif isinstance(event, (BargeInIgnored, ReplyResumed, TtsStopped)):
+            self.talked_over = False
+
+    @property
+    def now(self) -> bool:
+        return self.mode in QUIET and not self.talked_over
+
+
+async def rehearse(bus: EventBus, keep: Callable[[str], object], sentences: Iterator[str]) -> int:
+    """Synthesize `sentences` (`keep`, blocking, run off the loop) one at a time, each only while
+    `Quiet`; the next is found (`sentences` may do work on the loop) only then too. Runs until done
+    or cancelled; a failure is logged, and what was not rehearsed is synthesized when said.
+    Returns how many were rehearsed."""
+    events = bus.subscribe("rehearsal")
+    quiet = Quiet()
     done = 0
+    started = time.monotonic()
     try:
-        for sentence in sentences:
-            while not events.empty() or mode not in QUIET:
-                event = await events.get()
-                if isinstance(event, AssistantState):
-                    mode = event.state
+        while True:
+            while not events.empty() or not quiet.now:
+                quiet.hear(await events.get())
+            sentence = next(sentences, None)
+            if sentence is None:
+                break
             await asyncio.to_thread(keep, sentence)
             done += 1
-    except SubscriptionClosed:
-        _LOGGER.warning("rehearsal stopped after %d replies: it fell behind the events", done)
+        _LOGGER.info("%d replies rehearsed in %.1f s", done, time.monotonic() - started)
+    except Exception:
+        _LOGGER.exception("rehearsing replies failed after %d; the rest are synthesized when said", done)
     finally:
         bus.unsubscribe(events)
-    _LOGGER.debug("rehearsed %d replies", done)
     return done

@@ -12,7 +12,6 @@ import asyncio
 import contextlib
 import functools
 import logging
-import threading
 from collections import deque
 from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass, field
@@ -29,7 +28,7 @@ from voiced.tasks import cancel_and_wait
 
 _LOGGER = logging.getLogger(__name__)
 VOICE_CACHE = 128  # sentences; a few seconds of 16-bit audio each, a few MB in all
-KEPT_LIMIT = 400  # rehearsed replies kept for good (~50 KB each)
+KEPT_LIMIT = 400  # rehearsed replies kept for good (~60-110 KB each)
 SLICE_S = 0.04  # one audio block: the longest a stop can lag
 
 
@@ -81,7 +80,6 @@ class SpeechOutput:
         # sentence of a familiar reply plays without waiting for piper. Thread-safe, bounded.
         self._recalled = functools.lru_cache(maxsize=VOICE_CACHE)(self._synthesized)
         self._kept: dict[str, np.ndarray] = {}  # rehearsed ahead of time (`keep`): never evicted
-        self._one_synthesis = threading.Lock()  # a rehearsal and a reply share one voice model
 
     @property
     def recently_spoken(self) -> str:
@@ -250,8 +248,7 @@ class SpeechOutput:
         return kept if kept is not None else self._recalled(sentence)
 
     def _synthesized(self, sentence: str) -> np.ndarray:
-        with self._one_synthesis:
-            samples = self._synthesizer.synthesize(sentence)
+        samples = self._synthesizer.synthesize(sentence)
         return resample_band_limited(samples, self._synthesizer.sample_rate, self._rate)
 
     def keep(self, sentence: str) -> None:
