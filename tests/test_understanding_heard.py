@@ -126,3 +126,36 @@ def test_another_reading_that_sets_one_device_twice_is_not_taken() -> None:
         "Sandalwood, fuser, intensity to 70%.", alternatives=("Sandalwood diffuser, intensity to 70%.",)
     )
     assert reply.commands == ()
+
+
+OVEN = ("Turn on the light,", "Turn on the light bench.", "Turn on the lightben.", "Turn on the light, wind.")
+
+
+def test_a_kind_word_the_next_readings_go_on_from_is_read_back_first() -> None:
+    """ "turn on the oven" heard "Turn on the light." in babble: the next readings heard more there."""
+    local = agent(room="living room")
+    asked = local.understand("Turn on the light.", alternatives=OVEN)
+    assert asked.commands == ()
+    assert asked.text == 'Did you say "Turn on the light"? Say yes, or say it again.'
+    assert local.understand("yes").commands == (LightSet(device="living_room_light", state="ON"),)
+    again = agent(room="living room")
+    again.understand("Turn on the light.", alternatives=OVEN)
+    declined = again.understand("no")
+    assert declined.commands == () and declined.text == "Okay, I'll leave it."
+
+
+def test_noise_after_a_pause_casts_no_doubt() -> None:
+    lavender = (
+        "Set the diffuser to lavender,",
+        "Set the diffuser to lavender, sound.",
+        "Set the diffuser to lavender",
+    )
+    reply = agent().understand("Set the diffuser to lavender.", alternatives=lavender)
+    assert reply.commands == (DiffuserSet(device="diffuser", state="ON", scent="lavender"),)
+    lights = (
+        "Turn for living room lights on.",
+        "Turn the living room lights on, see?",
+        "Turn the living room lights on, see.",
+    )
+    on = agent().understand("Turn the living room lights on.", alternatives=lights)
+    assert on.commands == (LightSet(device="living_room_light", state="ON"),)

@@ -26,7 +26,7 @@ from voiced.mouth.understanding.handlers import handlers
 from voiced.mouth.understanding.hearing import Heard
 from voiced.mouth.understanding.home import WHICH_ONE, Home, Match, Outcome, pct_to_brightness
 from voiced.mouth.understanding.learning import Learned, learn
-from voiced.mouth.understanding.readings import name_words, safe_readings
+from voiced.mouth.understanding.readings import doubted_noun, name_words, safe_readings
 from voiced.mouth.understanding.replies import (
     CONDITIONAL,
     LATER,
@@ -35,12 +35,13 @@ from voiced.mouth.understanding.replies import (
     REPORTED,
     compose,
     plays_anything,
+    searches,
 )
 from voiced.mouth.understanding.reported import is_conditional, is_for_later, is_negated, is_reported
 from voiced.mouth.understanding.scoping import POINTED, names_one, scoped
 from voiced.mouth.understanding.text import clean, looped, split_utterance
 from voiced.mouth.understanding.titles import ask as ask_title
-from voiced.mouth.understanding.titles import doubted_title, yes_or_no
+from voiced.mouth.understanding.titles import ask_said, doubted_title, yes_or_no
 from voiced.mouth.understanding.whole import MAX_SEGMENTS, is_whole
 
 log = logging.getLogger(__name__)
@@ -127,7 +128,12 @@ class LocalIntentAgent:
         self._home.unknown, self._home.switched_on = set(), set()
         doubted, self._doubted = self._doubted, None
         if doubted is not None and (answer := yes_or_no(text)) is not None:
-            return doubted if answer else AgentReply(text="Okay, I won't play it.", understood=True)
+            if answer:
+                return doubted
+            declined = (
+                "Okay, I won't play it." if any(map(searches, doubted.commands)) else "Okay, I'll leave it."
+            )
+            return AgentReply(text=declined, understood=True)
         said, self._said = self._said, None
         home_words = HomeVocabulary.of(self._registry)
         fix = correction(as_said(text), home_words) if said and self._question is None else None
@@ -159,8 +165,12 @@ class LocalIntentAgent:
         before = (self._home.last, self._question)
         joined = self._understand(text.replace(",", " "))
         # a title read across the pause would be a guess sent ("play the song, glad to loom")
-        searches = any(isinstance(c, MusicSet) and c.query for c in joined.commands)
-        if joined.commands and joined.understood and not joined.missed and not searches:
+        if (
+            joined.commands
+            and joined.understood
+            and not joined.missed
+            and not any(map(searches, joined.commands))
+        ):
             return joined
         self._home.last, self._question = before
         return reply
@@ -173,12 +183,12 @@ class LocalIntentAgent:
         for reading in safe_readings(text, alternatives, names, unknown):
             reply = self._understand(reading)
             # a title to search for, read from a guess, would be a guess sent: only whole requests
-            searches = any(isinstance(c, MusicSet) and (c.query or plays_anything(c)) for c in reply.commands)
+            music = any(isinstance(c, MusicSet) and (c.query or plays_anything(c)) for c in reply.commands)
             # two settings of one device from a guess: "Sandalwood diffuser, intensity to 70%" is
             # Whisper's "Set the diffuser intensity" as often as a scent asked for
             devices = [c.device for c in reply.commands]
             twice = len(set(devices)) < len(devices)
-            if reply.understood and not reply.missed and not searches and not twice:
+            if reply.understood and not reply.missed and not music and not twice:
                 log.info("heard %r, understood the ear's other reading %r", text, reading)
                 return reply
             self._home.last, self._question = after_miss
@@ -189,7 +199,12 @@ class LocalIntentAgent:
         or "bedroom lamp", "light" or "light blue"): acting on the best one could be a wrong effect."""
         question = unsure(text, alternatives, name_words(HomeVocabulary.of(self._registry)))
         if question is None:
-            return reply
+            noun = doubted_noun(text, alternatives, lambda word: bool(self._vocabulary.unknown(word)))
+            if noun is None:
+                return reply
+            log.info("heard %r, but the ear's next readings go on after %r: asking back", text, noun)
+            self._doubted = reply
+            return AgentReply(text=ask_said(text), understood=True)
         self._question = question
         return AgentReply(text=ask(question), understood=True)
 

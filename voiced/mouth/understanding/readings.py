@@ -18,7 +18,7 @@ from __future__ import annotations
 import difflib
 import functools
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from voiced.devices.vocabulary import HomeVocabulary
 from voiced.mouth.understanding.text import looped
@@ -177,3 +177,41 @@ def unsure_part(heard: str, others: Iterable[str], names: frozenset[str]) -> tup
             if op == "insert" and a1 > 0 and qualifies and best[a1 - 1] not in _FUNCTION_WORDS:
                 return best[a1 - 1], " ".join([best[a1 - 1], *added])
     return None
+
+
+# A device named by its kind: the word other readings may show was heard short ("light" / "lightben").
+NOUNS = frozenset({"light", "lights", "lamp", "lamps", "diffuser", "speaker", "music"})
+DOUBTING_READINGS = 2  # of the next few: one may be noise, two agree that something was there
+
+
+def doubted_noun(heard: str, others: Sequence[str], unknown: Callable[[str], bool]) -> str | None:
+    """The kind word the request hangs on ("Turn on the light"), when at least two of the ear's next
+    readings go on right after it with a word nothing here knows ("light bench", "lightben"): the
+    audio held more than the best reading says, and what was said may be another thing altogether
+    (the spoken bench: "turn on the oven" heard "Turn on the light"). A comma between ("lavender,
+    sound") is a pause with noise after it, not a longer name. None if there is no such doubt."""
+    best = heard.split()
+    words = [_bare(token) for token in best]
+    at = next((i for i in range(len(words) - 1, -1, -1) if words[i] in NOUNS), None)
+    if at is None:
+        return None
+    doubting = 0
+    for other in others[:4]:
+        tokens = other.split()
+        if len(tokens) <= at or [_bare(t) for t in tokens[:at]] != words[:at]:
+            continue
+        noun = _bare(tokens[at])
+        glued = noun != words[at] and noun.startswith(words[at]) and unknown(noun)
+        goes_on = (
+            noun == words[at]
+            and not re.search(r"[,.;:!?]$", tokens[at])
+            and len(tokens) > at + 1
+            and tokens[at + 1 : at + 2] != best[at + 1 : at + 2]
+            and unknown(_bare(tokens[at + 1]))
+        )
+        doubting += glued or goes_on
+    return words[at] if doubting >= DOUBTING_READINGS else None
+
+
+def _bare(token: str) -> str:
+    return re.sub(r"[^a-z0-9%']", "", token.lower())

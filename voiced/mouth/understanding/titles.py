@@ -63,6 +63,10 @@ def ask(title: str) -> str:
     return f'Did you say "{title}"? Say yes to play it, or say the name again.'
 
 
+def ask_said(text: str) -> str:
+    return f'Did you say "{text.strip().rstrip(".,!?")}"? Say yes, or say it again.'
+
+
 def yes_or_no(text: str) -> bool | None:
     """True for a yes, False for a no, None for anything else (a request of its own)."""
     words = text.lower().replace(",", " ").replace(".", " ").replace("!", " ").replace("?", " ").split()
