@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
+from voiced.audio.pcm import EAR_RATE, resample_band_limited
 from voiced.config import TtsConfig
 from voiced.demo import write_script_wav
 from voiced.mouth.piper_tts import PiperSynthesizer
@@ -17,6 +18,14 @@ from voiced.mouth.piper_tts import PiperSynthesizer
 def synthesizer() -> PiperSynthesizer:
     # Without generator noise the same words give the same audio in every run: no flaky hearing.
     return PiperSynthesizer(TtsConfig(noise_scale=0.0, noise_w_scale=0.0), Path("models"))
+
+
+def spoken(text: str) -> np.ndarray:
+    """`text` in the daemon's voice at the ear's rate, with a quarter second of silence each side."""
+    voice = synthesizer()
+    speech = resample_band_limited(voice.synthesize(text), voice.sample_rate, EAR_RATE)
+    quiet = np.zeros(EAR_RATE // 4, np.int16)
+    return np.concatenate([quiet, speech, quiet])
 
 
 def spoken_wav(lines: list[str], path: Path, *, gap_s: float = 1.5) -> Path:

@@ -9,11 +9,10 @@ import functools
 from datetime import datetime
 from pathlib import Path
 
-import numpy as np
 import pytest
 
-from tests.speech_fixtures import synthesizer
-from voiced.audio.pcm import EAR_RATE, resample_band_limited
+from tests.speech_fixtures import spoken
+from voiced.audio.pcm import EAR_RATE
 from voiced.config import AsrConfig
 from voiced.devices.model import DiffuserSet, LightSet
 from voiced.devices.registry import DeviceRegistry
@@ -120,13 +119,6 @@ def transcribers() -> tuple[WhisperTranscriber, WhisperTranscriber]:
     return beams, plain
 
 
-def _spoken(text: str) -> np.ndarray:
-    voice = synthesizer()
-    speech = resample_band_limited(voice.synthesize(text), voice.sample_rate, EAR_RATE)
-    quiet = np.zeros(EAR_RATE // 4, np.int16)
-    return np.concatenate([quiet, speech, quiet])
-
-
 def test_the_best_reading_is_what_faster_whisper_itself_hears_and_the_others_come_with_it() -> None:
     beams, plain = transcribers()
     others = []
@@ -135,7 +127,7 @@ def test_the_best_reading_is_what_faster_whisper_itself_hears_and_the_others_com
         "Play some jazz.",
         "Turn the living room light blue.",
     ]:
-        audio = _spoken(text)
+        audio = spoken(text)
         heard, reference = beams.transcribe_scored(audio), plain.transcribe_scored(audio)
         assert heard.text == reference.text
         assert heard.confidence == pytest.approx(reference.confidence, rel=1e-3)
@@ -187,7 +179,7 @@ def test_a_glance_at_a_burst_tells_its_kind_as_the_full_transcript_does(text: st
     from voiced.ear.bargein import Evidence, Verdict, weigh
 
     beams, _plain = transcribers()
-    audio = _spoken(text)
+    audio = spoken(text)
     quick, full = beams.glance(audio).text, beams.transcribe_scored(audio).text
     short = len(audio) < 1.2 * EAR_RATE
     kinds = [weigh(Evidence(heard, "", 0.0, short), "", echo_db=-10.0) for heard in (quick, full)]

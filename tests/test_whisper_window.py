@@ -7,30 +7,21 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
 import pytest
 from pydantic import ValidationError
 
-from tests.speech_fixtures import synthesizer
-from voiced.audio.pcm import EAR_RATE, resample_band_limited
+from tests.speech_fixtures import spoken
 from voiced.config import AsrConfig
 from voiced.ear.whisper import WhisperTranscriber
 
 COMMANDS = ["Turn on the kitchen light.", "Set the bedroom light to 40 percent.", "Play some jazz."]
 
 
-def _spoken(text: str) -> np.ndarray:
-    voice = synthesizer()
-    speech = resample_band_limited(voice.synthesize(text), voice.sample_rate, EAR_RATE)
-    quiet = np.zeros(EAR_RATE // 4, np.int16)
-    return np.concatenate([quiet, speech, quiet])
-
-
 def test_commands_are_heard_the_same_over_a_ten_second_window() -> None:
     short = WhisperTranscriber(AsrConfig(short_window_s=10), Path("models"))
     full = WhisperTranscriber(AsrConfig(short_window_s=30), Path("models"))
     for text in COMMANDS:
-        audio = _spoken(text)
+        audio = spoken(text)
         heard = full.transcribe(audio)
         assert heard.rstrip(".").replace("%", " percent") == text.rstrip(".")
         assert short.transcribe(audio) == heard  # "Set the bedroom light to 40%." looped here once
@@ -39,7 +30,7 @@ def test_commands_are_heard_the_same_over_a_ten_second_window() -> None:
 def test_speech_longer_than_the_window_is_heard_whole() -> None:
     tight = WhisperTranscriber(AsrConfig(short_window_s=2), Path("models"))
     full = WhisperTranscriber(AsrConfig(short_window_s=30), Path("models"))
-    audio = _spoken("Set the bedroom light to 40 percent.")  # 2.6 s: heard over Whisper's own 30 s
+    audio = spoken("Set the bedroom light to 40 percent.")  # 2.6 s: heard over Whisper's own 30 s
     assert tight.transcribe(audio) == full.transcribe(audio)
 
 
