@@ -23,6 +23,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from bench.options import add_set_option  # noqa: E402
 from tests.wyoming_servers import wyoming_servers  # noqa: E402
 from voiced.config import TtsConfig  # noqa: E402
 from voiced.demo import write_script_wav  # noqa: E402
@@ -116,13 +117,7 @@ def main() -> int:
     parser.add_argument(
         "--llm", action="store_true", help="questions answered by a scripted OpenAI-compatible server"
     )
-    parser.add_argument(
-        "--set",
-        action="append",
-        default=[],
-        metavar="SECTION.KEY=VALUE",
-        help="a config value for the daemon, e.g. vad.early_asr_ms=60 (repeatable)",
-    )
+    add_set_option(parser, "vad.early_asr_ms=60")
     parser.add_argument(
         "--wyoming",
         action="store_true",
@@ -141,12 +136,8 @@ def main() -> int:
         config = work / "config.yaml"
         config.write_text(f"devices_dir: {REPO / 'devices'}\nweb:\n  port: 0\nmqtt:\n  port: {port}\n")
         sections: dict[str, list[str]] = {}
-        for item in args.set:
-            key, _, value = item.partition("=")
-            section, _, name = key.partition(".")
-            if not (section and name and value):
-                parser.error(f"--set {item!r}: expected SECTION.KEY=VALUE")
-            sections.setdefault(section, []).append(f"  {name}: {value}\n")
+        for section, name, value in args.set:
+            sections.setdefault(section, []).append(f"  {name}: {json.dumps(value)}\n")
         if args.wyoming:
             asr_uri, tts_uri = stack.enter_context(wyoming_servers(work))
             for section, uri in (("asr", asr_uri), ("tts", tts_uri)):

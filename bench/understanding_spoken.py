@@ -23,13 +23,11 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
-
-import yaml
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from bench.options import add_set_option  # noqa: E402
 from bench.understanding.spoken_corpus import SEED, Case, describe, load_corpus, select  # noqa: E402
 from bench.understanding.spoken_run import (  # noqa: E402
     default_beam,
@@ -76,14 +74,6 @@ def _beams(text: str) -> list[int]:
     return beams
 
 
-def _setting(text: str) -> tuple[str, str, Any]:
-    key, sep, value = text.partition("=")
-    section, dot, name = key.partition(".")
-    if not sep or not dot or not section or not name:
-        raise argparse.ArgumentTypeError(f"expected SECTION.KEY=VALUE: {text!r}")
-    return section, name, yaml.safe_load(value)
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -104,14 +94,7 @@ def main() -> int:
         help="Whisper's beam for every utterance (asr.beam_size and short_beam_size), or several to compare, "
         "e.g. 1,5: each condition is then run once per beam, one after the other (default: the daemon's own)",
     )
-    parser.add_argument(
-        "--set",
-        action="append",
-        default=[],
-        type=_setting,
-        metavar="SECTION.KEY=VALUE",
-        help="a daemon setting for every run, e.g. asr.short_window_s=10 (repeatable)",
-    )
+    add_set_option(parser, "asr.short_window_s=10")
     parser.add_argument("--realtime", action="store_true", help="pace the audio in real time (not --fast)")
     parser.add_argument("--worst", type=int, default=10, help="how many failing sentences to show (10)")
     parser.add_argument("--json", type=Path, metavar="FILE", help="write every sentence's result here")
