@@ -159,3 +159,16 @@ def test_noise_after_a_pause_casts_no_doubt() -> None:
     )
     on = agent().understand("Turn the living room lights on.", alternatives=lights)
     assert on.commands == (LightSet(device="living_room_light", state="ON"),)
+
+
+def test_set_the_room_asks_which_instead_of_saying_it_cannot() -> None:
+    """ "set bedroom to 50%" heard "Set the room to 50%." got "I can't set the room to 50 percent"."""
+    local = agent(room="living room")
+    asked = local.understand("Set the room to 50%.")
+    assert asked.commands == () and asked.text == "Sorry, did you mean the bedroom or the living room?"
+    assert local.understand("bedroom").commands == (
+        LightSet(device="bedroom_light", state="ON", brightness=127),
+    )
+    # said of this room in words a room takes, it acts as before
+    dim = agent(room="living room").understand("dim the room")
+    assert [c.device for c in dim.commands] == ["living_room_light"]

@@ -17,8 +17,13 @@ log = logging.getLogger(__name__)
 SHORT_ANSWER_WORDS = 4  # "the bathroom one" answers a question; a longer request is a new one
 # ... and so is a short one that starts as a request does ("the bedroom one" also matches a template)
 REQUEST_VERBS = frozenset({"turn", "switch", "set", "make", "play", "put", "dim", "change", "start", "stop"})
-# "the room lamp": how Whisper's ear often writes "bedroom lamp" or "living room lamp".
-_BARE_ROOM = re.compile(r"\bthe room (lights?|lamps?)\b", re.IGNORECASE)
+# "the room lamp", "set the room to 50%": how Whisper's ear often writes "bedroom" or "living room"
+# ("in the room", "dim the room" and "make the room warmer" are this room's, as said).
+_BARE_ROOM = re.compile(
+    r"(?<!\bin )(?<!\bthis )\bthe room(?: (lights?|lamps?)\b|(?= (?:to|on|off)\b))"
+    r"|(?:(?<=\bon )|(?<=\boff ))the room\b",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True)
@@ -36,16 +41,17 @@ def ask(question: Question) -> str:
 
 
 def which_room(text: str, light_rooms: Sequence[str]) -> Question | None:
-    """ "Change the room lamp to 50%": which "...room" was meant, when two or more of the rooms with
-    a light sound so ("bedroom", "living room"); a lamp of this room is a guess that may be wrong."""
+    """ "Change the room lamp to 50%", "set the room to 50%": which "...room" was meant, when two or
+    more of the rooms with a light sound so ("bedroom", "living room"); this room's is a guess that
+    may be wrong, and "I can't set the room" no answer."""
     found = _BARE_ROOM.search(text)
     if found is None:
         return None
     near = [room for room in light_rooms if room.endswith("room") and room != "room"]
     if len(near) < 2:
         return None
-    noun = found.group(1).lower()
-    options = tuple(Phrase(f"the {room} {noun}", room, f"the {room} {noun}") for room in near)
+    noun = f" {found.group(1).lower()}" if found.group(1) else ""
+    options = tuple(Phrase(f"the {room}{noun}", room, f"the {room}{noun}") for room in near)
     log.info("heard %r in %r: which room's, asking", found.group(0), text)
     return Question(text, found.group(0), options)
 
