@@ -8,11 +8,12 @@ import time
 
 from voiced.bus import EventBus
 from voiced.devices.registry import DeviceRegistry
-from voiced.events import AssistantState, ReplyResumed, SpeechStarted
+from voiced.events import AssistantState, HomeLearned, ReplyResumed, SpeechStarted
 from voiced.mouth.intents import LocalIntentAgent
-from voiced.mouth.rehearsal import Quiet, likely_replies, likely_requests, rehearsal_agent
+from voiced.mouth.rehearsal import Quiet, home_replies
 from voiced.mouth.rehearsal import rehearse as rehearse_replies
 from voiced.mouth.sentences import SentenceSplitter
+from voiced.tasks import cancel_and_wait
 
 REQUESTS = [
     "Dim the living room light.",
@@ -37,8 +38,7 @@ def _sentences(text: str) -> list[str]:
 
 
 def test_what_the_home_is_asked_most_is_answered_with_rehearsed_audio(registry: DeviceRegistry) -> None:
-    private = rehearsal_agent(registry, 25, room=None, scent_limit=100)
-    rehearsed = list(likely_replies(private, likely_requests(registry)))
+    rehearsed = list(home_replies(registry, 25, room=None, scent_limit=100))
     assert len(rehearsed) == len(set(rehearsed))
     daemon = LocalIntentAgent(registry, lambda _name: None, 25)  # as the daemon's own answers them
     for request in REQUESTS:
@@ -58,10 +58,14 @@ class Recorder:
         self.kept: list[str] = []
         self._lock = threading.Lock()
 
-    def __call__(self, sentence: str) -> None:
+    def __call__(self, sentence: str) -> bool:
+        with self._lock:
+            if sentence in self.kept:
+                return False
         time.sleep(0.08)
         with self._lock:
             self.kept.append(sentence)
+        return True
 
     def __len__(self) -> int:
         with self._lock:
@@ -74,43 +78,74 @@ async def _until(condition: object, timeout: float = 5.0) -> None:
             await asyncio.sleep(0.01)
 
 
+def _rehearsing(bus: EventBus, keep: Recorder, *lists: list[str]) -> asyncio.Task[None]:
+    made = iter(lists)  # each time the list is made (at start, then when the home is learned anew)
+    return asyncio.create_task(rehearse_replies(bus, keep, lambda: iter(next(made))), name="rehearsal")
+
+
 def test_rehearsal_pauses_while_someone_speaks_to_us_and_goes_on_while_we_speak() -> None:
-    async def scenario() -> tuple[list[str], list[str], int]:
+    async def scenario() -> tuple[list[str], list[str]]:
         bus = EventBus()
         keep = Recorder()
-        sentences = ["One.", "Two.", "Three.", "Four."]
-        task = asyncio.create_task(rehearse_replies(bus, keep, iter(sentences)), name="rehearsal")
-        await _until(lambda: len(keep) >= 1)  # idle at start: it begins at once
-        bus.publish(AssistantState(state="listening", turn=1))
-        await asyncio.sleep(0.3)
-        held = list(keep.kept)
-        bus.publish(AssistantState(state="thinking", turn=1))
-        bus.publish(AssistantState(state="speaking", turn=1))
-        done = await asyncio.wait_for(task, timeout=5)
-        return held, keep.kept, done
+        task = _rehearsing(bus, keep, ["One.", "Two.", "Three.", "Four."])
+        try:
+            await _until(lambda: len(keep) >= 1)  # idle at start: it begins at once
+            bus.publish(AssistantState(state="listening", turn=1))
+            await asyncio.sleep(0.3)
+            held = list(keep.kept)
+            bus.publish(AssistantState(state="thinking", turn=1))
+            bus.publish(AssistantState(state="speaking", turn=1))
+            await _until(lambda: len(keep) == 4)
+        finally:
+            await cancel_and_wait([task])
+        return held, keep.kept
 
-    held, kept, done = asyncio.run(scenario())
+    held, kept = asyncio.run(scenario())
     assert held in (["One."], ["One.", "Two."])  # the one under way when the user spoke may finish
     assert kept == ["One.", "Two.", "Three.", "Four."]
-    assert done == 4
 
 
 def test_rehearsal_waits_for_the_turn_to_end() -> None:
     async def scenario() -> tuple[int, int]:
         bus = EventBus()
         keep = Recorder()
-        task = asyncio.create_task(rehearse_replies(bus, keep, iter(["A.", "B.", "C."])), name="rehearsal")
-        await asyncio.sleep(0)  # it subscribes before the user speaks
-        bus.publish(AssistantState(state="listening", turn=1))
-        await asyncio.sleep(0.3)
-        during = len(keep)
-        bus.publish(AssistantState(state="idle", turn=1))
-        await asyncio.wait_for(task, timeout=5)
+        task = _rehearsing(bus, keep, ["A.", "B.", "C."])
+        try:
+            await asyncio.sleep(0)  # it subscribes before the user speaks
+            bus.publish(AssistantState(state="listening", turn=1))
+            await asyncio.sleep(0.3)
+            during = len(keep)
+            bus.publish(AssistantState(state="idle", turn=1))
+            await _until(lambda: len(keep) == 3)
+        finally:
+            await cancel_and_wait([task])
         return during, len(keep)
 
     during, after = asyncio.run(scenario())
-    assert during <= 1
+    assert during == 0
     assert after == 3
+
+
+def test_devices_learned_later_are_rehearsed_too() -> None:
+    async def scenario() -> list[str]:
+        bus = EventBus()
+        keep = Recorder()
+        task = _rehearsing(
+            bus,
+            keep,
+            ["Turning on the kitchen light."],
+            ["Turning on the kitchen light.", "Turning on the porch light."],
+        )
+        try:
+            await _until(lambda: len(keep) == 1)
+            await asyncio.sleep(0.2)  # done: it waits for the home to change
+            bus.publish(HomeLearned(devices=("kitchen_light", "porch_light"), seconds=0.5))
+            await _until(lambda: len(keep) == 2)
+        finally:
+            await cancel_and_wait([task])
+        return keep.kept
+
+    assert asyncio.run(scenario()) == ["Turning on the kitchen light.", "Turning on the porch light."]
 
 
 def test_quiet_while_idle_or_speaking_but_not_while_someone_talks_over_the_reply() -> None:

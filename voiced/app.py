@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import signal
 import socket
@@ -48,13 +49,7 @@ from voiced.mouth.home_changes import follow_home
 from voiced.mouth.hybrid import build_agent
 from voiced.mouth.intents import LocalIntentAgent
 from voiced.mouth.piper_tts import PiperSynthesizer
-from voiced.mouth.rehearsal import (
-    familiar_replies,
-    likely_replies,
-    likely_requests,
-    rehearsal_agent,
-    rehearse,
-)
+from voiced.mouth.rehearsal import familiar_replies, home_replies, rehearse
 from voiced.mouth.speech import SpeechOutput
 from voiced.mouth.understanding.learning import learn_ahead
 from voiced.mouth.understanding.titles import may_name_a_title
@@ -358,14 +353,13 @@ async def run_daemon(
             stack.push_async_callback(entities.stop)
         await asyncio.to_thread(speech.warm, familiar_replies(registry))
         if config.agent_kind != "llm":  # the rest of the local replies, while nobody talks to us
-            private = await asyncio.to_thread(
-                rehearsal_agent,
+            replies = functools.partial(
+                home_replies,
                 registry,
                 config.agent.brightness_step_pct,
                 room=config.audio.room,
                 scent_limit=config.safety.scent_max_intensity,
             )
-            replies = likely_replies(private, likely_requests(registry))
             rehearsal = asyncio.create_task(rehearse(bus, speech.keep, replies), name="rehearsal")
             stack.push_async_callback(cancel_and_wait, [rehearsal])
         main = asyncio.create_task(daemon.run(), name="daemon")

@@ -23,6 +23,7 @@ from voiced.events import (
     AssistantState,
     BargeInIgnored,
     Event,
+    HomeLearned,
     ReplyResumed,
     SpeechStarted,
     TtsStopped,
@@ -120,27 +121,43 @@ class Quiet:
         return self.mode in QUIET and not self.talked_over
 
 
-async def rehearse(bus: EventBus, keep: Callable[[str], object], sentences: Iterator[str]) -> int:
-    """Synthesize `sentences` (`keep`, blocking, run off the loop) one at a time, each only while
-    `Quiet`; the next is found (`sentences` may do work on the loop) only then too. Runs until done
-    or cancelled; a failure is logged, and what was not rehearsed is synthesized when said.
-    Returns how many were rehearsed."""
+def home_replies(
+    registry: DeviceRegistry, brightness_step_pct: int, *, room: str | None, scent_limit: int
+) -> Iterator[str]:
+    """The replies to this home's `likely_requests` (blocking: builds a `rehearsal_agent`; the
+    iterator then understands one request at a time on the caller's thread)."""
+    agent = rehearsal_agent(registry, brightness_step_pct, room=room, scent_limit=scent_limit)
+    return likely_replies(agent, likely_requests(registry))
+
+
+async def rehearse(bus: EventBus, keep: Callable[[str], bool], replies: Callable[[], Iterator[str]]) -> None:
+    """Synthesize the sentences `replies()` makes (`keep`, blocking, run off the loop; True when it
+    synthesized one) one at a time, each only while `Quiet`; the next is found only then too. When
+    the home is learned anew (discovered devices, HomeLearned) the list is made again and what is
+    not kept yet is rehearsed. Runs until cancelled; a failure is logged, and what was not
+    rehearsed is synthesized when said."""
     events = bus.subscribe("rehearsal")
     quiet = Quiet()
+    sentences: Iterator[str] | None = None
+    stale = True  # the list is made at start
     done = 0
     started = time.monotonic()
     try:
         while True:
-            while not events.empty() or not quiet.now:
-                quiet.hear(await events.get())
+            while not events.empty() or not quiet.now or (sentences is None and not stale):
+                event = await events.get()
+                quiet.hear(event)
+                stale = stale or isinstance(event, HomeLearned)
+            if stale or sentences is None:
+                sentences, stale, started = await asyncio.to_thread(replies), False, time.monotonic()
+                continue  # that took a while: look at the events again first
             sentence = next(sentences, None)
             if sentence is None:
-                break
-            await asyncio.to_thread(keep, sentence)
-            done += 1
-        _LOGGER.info("%d replies rehearsed in %.1f s", done, time.monotonic() - started)
+                _LOGGER.info("%d replies rehearsed in %.1f s", done, time.monotonic() - started)
+                sentences, done = None, 0
+                continue
+            done += bool(await asyncio.to_thread(keep, sentence))
     except Exception:
         _LOGGER.exception("rehearsing replies failed after %d; the rest are synthesized when said", done)
     finally:
         bus.unsubscribe(events)
-    return done

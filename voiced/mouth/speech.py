@@ -251,10 +251,13 @@ class SpeechOutput:
         samples = self._synthesizer.synthesize(sentence)
         return resample_band_limited(samples, self._synthesizer.sample_rate, self._rate)
 
-    def keep(self, sentence: str) -> None:
-        """Synthesize a reply ahead of time and keep it (blocking: call it off the loop)."""
-        if sentence not in self._kept and len(self._kept) < KEPT_LIMIT:
-            self._kept[sentence] = self._synthesized(sentence)
+    def keep(self, sentence: str) -> bool:
+        """Synthesize a reply ahead of time and keep it (blocking: call it off the loop). False when
+        it was kept already, or the room for kept replies is full."""
+        if sentence in self._kept or len(self._kept) >= KEPT_LIMIT:
+            return False
+        self._kept[sentence] = self._synthesized(sentence)
+        return True
 
     def warm(self, sentences: list[str]) -> None:
         for sentence in sentences:
