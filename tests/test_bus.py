@@ -103,5 +103,14 @@ def test_speech_over_a_reply_keeps_speaking_until_the_reply_yields() -> None:
     assert _modes(events) == ["speaking", "speaking", "speaking"]
 
 
+def test_a_narration_after_its_turn_ends_idle_not_thinking() -> None:
+    """A scene's closing line is spoken for a turn that has finished: no TurnFinished follows it."""
+    mode: AssistantMode = "idle"
+    for event in (TtsStarted(turn=3), TtsStopped(turn=3, audio_s=1.0)):
+        mode = next_mode(mode, event, finished_turn=3)
+    assert mode == "idle"
+    assert next_mode("speaking", TtsStopped(turn=4, audio_s=1.0), finished_turn=3) == "thinking"
+
+
 def test_muted_stays_muted_whatever_is_heard() -> None:
     assert _modes([SpeechStarted(turn=1), TtsStarted(turn=1)], start="muted") == ["muted", "muted"]

@@ -24,8 +24,10 @@ from voiced.events import (
 )
 
 
-def next_mode(mode: AssistantMode, event: Event) -> AssistantMode:
-    """The mode after `event`; speech over a reply changes nothing until the reply yields."""
+def next_mode(mode: AssistantMode, event: Event, finished_turn: int = 0) -> AssistantMode:
+    """The mode after `event`; speech over a reply changes nothing until the reply yields.
+    `finished_turn`: the last turn that finished; speech for it (a narration after its turn, no
+    TurnFinished to follow) ends in idle, not thinking."""
     if isinstance(event, MuteChanged):
         return "muted" if event.muted else "idle"
     if mode == "muted":
@@ -43,7 +45,7 @@ def next_mode(mode: AssistantMode, event: Event) -> AssistantMode:
     if isinstance(event, BargeIn):
         return "listening"
     if isinstance(event, TtsStopped):
-        return "thinking"
+        return "idle" if event.turn <= finished_turn else "thinking"
     if isinstance(event, TurnFinished):
         return "idle"
     return mode
@@ -58,11 +60,14 @@ async def publish_assistant_state(bus: EventBus) -> None:
     """Runs until cancelled; owned by the caller."""
     events = bus.subscribe("assistant_state")
     mode: AssistantMode = "idle"
+    finished = 0
     try:
         bus.publish(AssistantState(state=mode))
         while True:
             event = await events.get()
-            new = next_mode(mode, event)
+            new = next_mode(mode, event, finished)
+            if isinstance(event, TurnFinished):
+                finished = max(finished, event.turn)
             if new != mode:
                 mode = new
                 bus.publish(AssistantState(state=mode, turn=_turn(event)))
