@@ -258,7 +258,7 @@ class LocalIntentAgent:
         """Strict, then with misheard names corrected, then (`guess`: one segment only) fuzzy."""
         last = self._home.last
         resolved, stand_in = pronouns.resolve(text, last)
-        if (room := which_room(resolved, HomeVocabulary.of(self._registry).light_rooms)) is not None:
+        if (room := which_room(resolved, lambda: HomeVocabulary.of(self._registry).light_rooms)) is not None:
             self._question = room  # "the room lamp": "bedroom" or "living room" misheard, as often as not
             return None
         first: tuple[Outcome, bool] | None = None

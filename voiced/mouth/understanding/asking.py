@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from voiced.mouth.understanding.hearing import Phrase, Vocabulary
@@ -40,14 +40,14 @@ def ask(question: Question) -> str:
     return f"Sorry, did you mean {', '.join(first)} or {last}?"
 
 
-def which_room(text: str, light_rooms: Sequence[str]) -> Question | None:
+def which_room(text: str, light_rooms: Callable[[], Sequence[str]]) -> Question | None:
     """ "Change the room lamp to 50%", "set the room to 50%": which "...room" was meant, when two or
     more of the rooms with a light sound so ("bedroom", "living room"); this room's is a guess that
-    may be wrong, and "I can't set the room" no answer."""
+    may be wrong, and "I can't set the room" no answer. `light_rooms` is asked only on such words."""
     found = _BARE_ROOM.search(text)
     if found is None:
         return None
-    near = [room for room in light_rooms if room.endswith("room") and room != "room"]
+    near = [room for room in light_rooms() if room.endswith("room") and room != "room"]
     if len(near) < 2:
         return None
     noun = f" {found.group(1).lower()}" if found.group(1) else ""

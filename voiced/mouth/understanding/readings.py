@@ -214,4 +214,4 @@ def doubted_noun(heard: str, others: Sequence[str], unknown: Callable[[str], boo
 
 
 def _bare(token: str) -> str:
-    return re.sub(r"[^a-z0-9%']", "", token.lower())
+    return "".join(words_of(token))
