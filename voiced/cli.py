@@ -147,7 +147,9 @@ def _check_models(config: Config) -> None:
     from voiced.ear.whisper import resolve_model_path
     from voiced.mouth.piper_tts import resolve_voice_path
 
-    resolve_model_path(config.asr, config.models_dir)
+    resolve_model_path(config.asr.model, config.models_dir)
+    if config.asr.second_model is not None:
+        resolve_model_path(config.asr.second_model, config.models_dir, "asr.second_model")
     resolve_voice_path(config.tts, config.models_dir)
 
 

@@ -55,7 +55,8 @@ def _typed_turns(path: Path) -> TypedTurns:
 
 
 def run(args: argparse.Namespace, config: Config, registry: DeviceRegistry) -> int:
-    from voiced.app import RunOptions, load_engines, run_daemon  # ~1.5 s of imports only these need
+    from voiced.app import RunOptions, run_daemon  # ~1.5 s of imports only these need
+    from voiced.engines import load_engines
 
     if args.new_session:
         config = config.model_copy(update={"brain": config.brain.model_copy(update={"new_session": True})})
@@ -122,8 +123,9 @@ def run(args: argparse.Namespace, config: Config, registry: DeviceRegistry) -> i
 
 
 def demo(args: argparse.Namespace, config: Config, registry: DeviceRegistry) -> int:
-    from voiced.app import RunOptions, load_engines, run_daemon
+    from voiced.app import RunOptions, run_daemon
     from voiced.demo import DEMO_SCRIPT, write_script_wav
+    from voiced.engines import load_engines
 
     if problem := _check_output_path(args.output):
         return _fail(problem, EXIT_AUDIO)

@@ -92,7 +92,17 @@ class _Remote(_Section):
 
 
 class AsrConfig(_Remote):
-    model: PathText = Field("tiny.en", description="'tiny.en' (pip package) or a CTranslate2 model dir")
+    model: PathText = Field(
+        "tiny.en", description="'tiny.en', 'base' (pip packages) or a CTranslate2 model dir"
+    )
+    second_model: PathText | None = Field(
+        "base",
+        description="heard only when the local intents would not act on the first model's words "
+        "(not understood, or asked back); its reading is taken when they would act on it; None = none",
+    )
+    second_min_similarity: Float = Field(
+        0.6, ge=0, le=1, description="how alike (0..1) the second reading must be to the first to be taken"
+    )
     compute_type: Literal["int8", "int8_float32", "int16", "float32", "default"] = "int8"
     beam_size: Int = Field(1, ge=1, le=10)
     short_beam_size: Int = Field(

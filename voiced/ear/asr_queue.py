@@ -11,10 +11,12 @@ model instance of its own, beside whatever transcription is running.
 from __future__ import annotations
 
 import asyncio
+import functools
 import heapq
 import itertools
 import logging
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from enum import IntEnum
 from typing import Any
@@ -27,6 +29,7 @@ _LOGGER = logging.getLogger(__name__)
 DRAIN_TIMEOUT_S = 60.0
 
 Result = tuple[Hearing, float]  # what was heard, seconds Whisper took
+Reconsider = Callable[[np.ndarray, Hearing], Hearing]  # a second ear (second_opinion.py), blocking
 
 
 class Priority(IntEnum):
@@ -36,8 +39,11 @@ class Priority(IntEnum):
 
 
 class AsrQueue:
-    def __init__(self, transcriber: Transcriber) -> None:
+    def __init__(self, transcriber: Transcriber, reconsider: Reconsider | None = None) -> None:
+        """`reconsider`: a second hearing of a turn's words the first would leave unacted on; never
+        for a barge-in, which must be decided at once."""
         self._transcriber = transcriber
+        self._reconsider = reconsider
         self._jobs: list[tuple[int, int, np.ndarray, asyncio.Future[Result]]] = []
         self._glances = ThreadPoolExecutor(1, thread_name_prefix="asr-glance")
         self._order = itertools.count()  # first come, first served within a priority
@@ -73,11 +79,11 @@ class AsrQueue:
                 while not self._jobs:
                     self._wake.clear()
                     await self._wake.wait()
-                _priority, _order, samples, future = heapq.heappop(self._jobs)
+                priority, _order, samples, future = heapq.heappop(self._jobs)
                 if future.done():  # withdrawn before its turn
                     continue
                 self._running = future
-                await self._transcribe(samples, future)
+                await self._transcribe(samples, future, Priority(priority))
                 self._running = None
         finally:
             for *_rest, future in self._jobs:
@@ -101,11 +107,20 @@ class AsrQueue:
                 return
             await asyncio.sleep(0.01)
 
-    async def _transcribe(self, samples: np.ndarray, future: asyncio.Future[Result]) -> None:
+    def _hear(self, samples: np.ndarray, priority: Priority) -> Hearing:
+        hearing = self._transcriber.transcribe_scored(samples)
+        if self._reconsider is None or priority is Priority.BARGE_IN:
+            return hearing
+        return self._reconsider(samples, hearing)
+
+    async def _transcribe(
+        self, samples: np.ndarray, future: asyncio.Future[Result], priority: Priority
+    ) -> None:
         """Run one job; if its caller withdraws it meanwhile, move on at once: the thread cannot be
         stopped, but nothing needs to wait for a result nobody wants."""
         started = time.monotonic()
-        call = asyncio.ensure_future(asyncio.to_thread(self._transcriber.transcribe_scored, samples))
+        hear = functools.partial(self._hear, samples, priority)
+        call = asyncio.ensure_future(asyncio.to_thread(hear))
         try:
             watched: list[asyncio.Future[Any]] = [call, future]
             await asyncio.wait(watched, return_when=asyncio.FIRST_COMPLETED)

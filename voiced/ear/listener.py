@@ -22,7 +22,7 @@ from voiced.audio.pcm import EAR_RATE
 from voiced.audio.sources import AudioSource
 from voiced.bus import EventBus
 from voiced.config import VadConfig
-from voiced.ear.asr_queue import AsrQueue, Priority
+from voiced.ear.asr_queue import AsrQueue, Priority, Reconsider
 from voiced.ear.bargein import Action, BargeInGuard, Evidence, GuardSettings
 from voiced.ear.frontend import FrameClassifier, PlainVad
 from voiced.ear.segmenter import (
@@ -72,8 +72,10 @@ class Ear:
         complete: Callable[[Heard], bool] | None = None,
         wake: WakeGate | None = None,
         stream: SpeechStream | None = None,
+        reconsider: Reconsider | None = None,
     ) -> None:
-        """`complete`: whether the words heard at a pause are a whole request (the turn may end
+        """`reconsider`: a second ear for turns whose words would not be acted on. `complete`:
+        whether the words heard at a pause are a whole request (the turn may end
         sooner); None: every turn waits the full hangover. `wake`: speech needs the wake word
         (or the conversation it opened) to become a turn; None: always listening. `stream`: gets
         each utterance's audio as it is spoken (a remote ASR server)."""
@@ -82,7 +84,7 @@ class Ear:
         self._wake = wake
         self._complete = complete
         self._judged: asyncio.Task[Heard] | None = None  # the early transcript already judged
-        self._asr = AsrQueue(transcriber)
+        self._asr = AsrQueue(transcriber, reconsider)
         self._early: asyncio.Task[Heard] | None = None
         self._config = config
         self._bus = bus

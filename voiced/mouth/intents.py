@@ -90,11 +90,16 @@ class LocalIntentAgent:
         self._said = None
         self._handlers = handlers(*self._handler_args)
 
+    @property
+    def waiting(self) -> bool:
+        """A question or a read-back waits for its answer."""
+        return self._question is not None or self._doubted is not None
+
     def complete(self, text: str) -> bool:
         """Whether `text` is a whole request as it stands (each part a template match with no free
         text that could go on, nothing reported, negated or for later), so the ear may end the turn
         at a short pause. Pure: no context is read or kept."""
-        return self._question is None and self._doubted is None and is_whole(text, self._matcher)
+        return not self.waiting and is_whole(text, self._matcher)
 
     async def respond(self, text: str) -> AgentReply:
         return self.understand(text)

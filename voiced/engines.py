@@ -1,0 +1,106 @@
+"""The models, loaded and warmed up before the daemon reports ready: Whisper (and its second ear),
+piper, and the grammar compiled meanwhile."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from voiced.config import Config
+from voiced.devices.registry import DeviceRegistry
+from voiced.devices.vocabulary import HomeVocabulary
+from voiced.ear.asr_queue import Reconsider
+from voiced.ear.second_opinion import SecondEar
+from voiced.ear.whisper import PROMPT_EXAMPLES, WhisperTranscriber, vocabulary_hotwords, vocabulary_prompt
+from voiced.ear.wyoming_asr import WyomingTranscriber
+from voiced.mouth.dry_run import DryRun
+from voiced.mouth.piper_tts import PiperSynthesizer
+from voiced.mouth.rehearsal import rehearsal_agent
+from voiced.mouth.understanding.learning import learn_ahead
+from voiced.mouth.understanding.titles import may_name_a_title
+from voiced.mouth.wyoming_tts import WyomingSynthesizer
+
+
+@dataclass(frozen=True)
+class Engines:
+    transcriber: WhisperTranscriber | WyomingTranscriber | None  # None when nothing is heard (typed turns)
+    synthesizer: PiperSynthesizer | WyomingSynthesizer
+    # asr.second_model: hears again a turn whose words the local intents would not act on
+    second: WhisperTranscriber | None = None
+
+
+def _whisper(
+    config: Config, registry: DeviceRegistry, model: str, field: str, glances: bool
+) -> WhisperTranscriber:
+    words = HomeVocabulary.of(registry)
+    whisper = WhisperTranscriber(
+        config.asr,
+        config.models_dir,
+        prompt=vocabulary_prompt(words),
+        hotwords=vocabulary_hotwords(words),
+        weigh_words=may_name_a_title,
+        model=model,
+        field=field,
+        glances=glances,
+    )
+    whisper.transcribe(np.zeros(16000, dtype=np.int16))
+    return whisper
+
+
+def load_engines(config: Config, registry: DeviceRegistry, *, whisper: bool = True) -> Engines:
+    """Load and warm up the models so the first turn is as fast as the rest.
+
+    `whisper=False`: only piper, for typed turns that need no ears.
+    """
+    asr, tts = config.asr, config.tts
+    grammar = learn_ahead(registry, config.audio.room)  # compiles while the models load
+    transcriber: WhisperTranscriber | WyomingTranscriber | None = None
+    second = None
+    if whisper:
+        whisper_model = _whisper(config, registry, asr.model, "asr.model", glances=True)
+        transcriber = whisper_model
+        # A remote engine wraps the local one, loaded above: the fallback is ready before the first turn.
+        if asr.backend == "wyoming" and asr.uri is not None:
+            transcriber = WyomingTranscriber(
+                asr.uri, whisper_model, language=asr.language, connect_s=asr.connect_s, answer_s=asr.answer_s
+            )
+        if asr.second_model is not None and config.agent_kind != "llm":  # the LLM takes any words
+            second = _whisper(config, registry, asr.second_model, "asr.second_model", glances=False)
+    piper = PiperSynthesizer(tts, config.models_dir)
+    piper.synthesize("Ready.")
+    synthesizer: PiperSynthesizer | WyomingSynthesizer = piper
+    if tts.backend == "wyoming" and tts.uri is not None:
+        synthesizer = WyomingSynthesizer(
+            tts.uri, piper, voice=tts.remote_voice, connect_s=tts.connect_s, answer_s=tts.answer_s
+        )
+    grammar.join()
+    return Engines(transcriber, synthesizer, second)
+
+
+def second_ear(
+    config: Config, registry: DeviceRegistry, engines: Engines
+) -> tuple[Reconsider | None, Callable[[], None]]:
+    """The ear's second opinion (None without a second model), and what to call when the home's
+    devices change (its words and the private intents it asks follow them)."""
+    second = engines.second
+    if second is None:
+        return None, lambda: None
+    make = functools.partial(
+        rehearsal_agent,
+        registry,
+        config.agent.brightness_step_pct,
+        room=config.audio.room,
+        scent_limit=config.safety.scent_max_intensity,
+    )
+    dry = DryRun(make)
+    acts = lambda h: dry.acts(h.text, h.doubtful, h.alternatives)  # noqa: E731
+    ear = SecondEar(second, acts, config.asr.second_min_similarity, PROMPT_EXAMPLES)
+
+    def home_changed() -> None:
+        second.hear_home(HomeVocabulary.of(registry))
+        dry.home_changed()
+
+    return ear.reconsider, home_changed

@@ -1,0 +1,32 @@
+"""Whether the local intents would act on words the ear heard, asked of a private copy of them (its
+own conversation, no device touched): what lets the ear decide to hear a turn again (a second ear,
+voiced/ear/second_opinion.py) before the turn is answered."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Sequence
+
+from voiced.mouth.intents import LocalIntentAgent
+
+
+class DryRun:
+    def __init__(self, make: Callable[[], LocalIntentAgent]) -> None:
+        """`make`: builds the private copy (blocking, ~1 s when the grammar is not compiled yet); it
+        is built on first use, on the thread that asks, and used only from there."""
+        self._make = make
+        self._agent: LocalIntentAgent | None = None
+
+    def home_changed(self) -> None:
+        """Devices came or went: the next question builds a copy that knows them."""
+        self._agent = None
+
+    def acts(self, text: str, doubtful: Collection[str] = (), alternatives: Sequence[str] = ()) -> bool:
+        """In a fresh conversation: understood, or refused as a thing this home has nothing like ("I
+        can't turn on the oven": an answer, not a mishearing); nothing missed; no question or
+        read-back (blocking, ~3-10 ms)."""
+        agent = self._agent
+        if agent is None:
+            agent = self._agent = self._make()
+        agent.forget()
+        reply = agent.understand(text, doubtful, alternatives)
+        return not reply.missed and not agent.waiting
