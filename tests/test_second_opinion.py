@@ -1,0 +1,109 @@
+"""The second ear: what is taken from two models' readings, and when the second one is asked."""
+
+from __future__ import annotations
+
+import asyncio
+
+import numpy as np
+
+from voiced.ear.asr_queue import AsrQueue, Priority
+from voiced.ear.second_opinion import SecondEar, likeness, reconsidered
+from voiced.ear.transcriber import Hearing
+from voiced.ear.whisper import PROMPT_EXAMPLES
+
+ACTED_ON = {"set the diffuser intensity to 70%", "set the bedroom to 50%", "turn on the light"}
+
+
+def acts(hearing: Hearing) -> bool:
+    """Stands in for the local intents' dry run: acts on a few sentences, and on no doubted word."""
+    return hearing.text.lower().rstrip(".,") in ACTED_ON and not hearing.doubtful
+
+
+def test_a_reading_the_intents_act_on_and_like_the_first_is_taken() -> None:
+    first = Hearing("Sandalwood, fuser, intensity to 70%.", 0.4)
+    second = Hearing("Set the diffuser intensity to 70%,", 0.7)
+    assert reconsidered(first, second, acts, 0.6) is second
+    bedroom = Hearing("Set the bedroom to 50%")
+    assert reconsidered(Hearing("Set the room to 50%."), bedroom, acts, 0.6) is bedroom
+
+
+def test_the_first_stands_when_the_second_means_nothing_either_or_is_unlike_it() -> None:
+    first = Hearing("Play the song Claire to Loom.", 0.5, ("claire",))
+    assert reconsidered(first, Hearing("Play the song Clare de Lune."), acts, 0.6) is first
+    # what the intents would act on, but sharing too little with the first: not the same words
+    looped = Hearing("turn every lamp red, turn every lamp red,")
+    assert likeness(looped.text, "Set the bedroom to 50%") < 0.6
+    assert reconsidered(looped, Hearing("Set the bedroom to 50%"), acts, 0.6) is looped
+
+
+def test_a_sentence_of_the_prompt_is_never_taken_nor_agreed_on() -> None:
+    """Whisper base recites "Turn on the light." for words it cannot make out ("turn on the oven")."""
+    assert "Turn on the light." in PROMPT_EXAMPLES
+    oven = Hearing("Turn on the open.")
+    assert likeness(oven.text, "Turn on the light.") >= 0.6  # alike enough: only the prompt check stops it
+    assert reconsidered(oven, Hearing("Turn on the light."), acts, 0.6, PROMPT_EXAMPLES) is oven
+    doubted = Hearing("Turn on the light.", 0.6, (), ("Turn on the light bench.", "Turn on the lightben."))
+    assert reconsidered(doubted, Hearing("Turn on the light."), acts, 0.6, PROMPT_EXAMPLES) is doubted
+
+
+def test_two_models_hearing_the_same_words_settle_the_doubted_ones() -> None:
+    first = Hearing("Put on the album Abbey Road.", 0.5, ("abbey",), ("Put on the album Abby Road.",))
+    agreed = reconsidered(first, Hearing("put on the album abbey road", 0.8), acts, 0.6, PROMPT_EXAMPLES)
+    assert agreed.text == first.text
+    assert agreed.doubtful == () and agreed.alternatives == ("put on the album abbey road",)
+    assert agreed.confidence == 0.8
+
+
+class ScriptedModel:
+    """A second model that answers one text, and counts how often it was asked."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.calls = 0
+
+    def transcribe(self, samples: np.ndarray) -> str:
+        return self.transcribe_scored(samples).text
+
+    def transcribe_scored(self, samples: np.ndarray) -> Hearing:
+        self.calls += 1
+        return Hearing(self.text, 0.8)
+
+    def glance(self, samples: np.ndarray) -> Hearing:
+        raise AssertionError("the second ear never glances")
+
+
+def test_the_second_model_is_asked_only_when_the_first_reading_would_not_be_acted_on() -> None:
+    model = ScriptedModel("Set the diffuser intensity to 70%,")
+    ear = SecondEar(model, acts, 0.6, PROMPT_EXAMPLES)
+    audio = np.zeros(1600, np.int16)
+    sure = Hearing("Turn on the light.")
+    assert ear.reconsider(audio, sure) is sure
+    assert ear.reconsider(audio, Hearing("")).text == ""  # silence: nothing to hear again
+    assert model.calls == 0
+    assert ear.reconsider(audio, Hearing("Sandalwood, fuser, intensity to 70%.")).text == model.text
+    assert model.calls == 1
+
+
+class FirstModel(ScriptedModel):
+    pass
+
+
+def test_the_queue_asks_the_second_ear_for_turns_but_never_for_a_barge_in() -> None:
+    first = FirstModel("Sandalwood, fuser, intensity to 70%.")
+    second = ScriptedModel("Set the diffuser intensity to 70%,")
+    ear = SecondEar(second, acts, 0.6)
+
+    async def scenario() -> list[str]:
+        queue = AsrQueue(first, ear.reconsider)
+        worker = asyncio.create_task(queue.run(), name="asr")
+        audio = np.zeros(1600, np.int16)
+        jobs = [queue.submit(audio, p) for p in (Priority.BARGE_IN, Priority.UTTERANCE, Priority.SPECULATIVE)]
+        results = await asyncio.wait_for(asyncio.gather(*jobs), 10)
+        worker.cancel()
+        await asyncio.wait([worker], timeout=5)
+        return [hearing.text for hearing, _took in results]
+
+    barge_in, utterance, guess = asyncio.run(scenario())
+    assert barge_in == first.text  # decided on the first reading alone, at once
+    assert utterance == guess == second.text
+    assert second.calls == 2
