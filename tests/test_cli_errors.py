@@ -49,6 +49,13 @@ def test_missing_model_exits_2_naming_the_field(tmp_path: Path) -> None:
     assert "asr.model" in result.stderr and "huge-v9" in result.stderr
 
 
+def test_missing_second_model_is_named_by_check_config(tmp_path: Path) -> None:
+    result = voiced(tmp_path, "asr:\n  second_model: large-v9\n", "check-config")
+    assert result.returncode == 2
+    assert "asr.second_model" in result.stderr and "large-v9" in result.stderr
+    assert "'base'" in result.stderr  # what it could be instead
+
+
 def test_output_in_a_missing_folder_exits_3_before_anything_runs(tmp_path: Path) -> None:
     wav = tmp_path / "in.wav"
     write_wav(wav, silence(1.0, 16000), 16000)
