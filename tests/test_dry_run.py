@@ -30,6 +30,9 @@ def test_misses_questions_and_read_backs_are_not(registry: DeviceRegistry) -> No
     assert not dry.acts("Put on the album Abbey Road.", doubtful={"abbey"})  # read back first
     assert dry.acts("Put on the album Abbey Road.")
     assert not dry.acts("Start the irrelevant diffuser, please.")  # refused, but named like a device here
+    # declined for its form: a misheard "and" reads as a time ("at 70"), so it is heard again
+    assert not dry.acts("Turn off the kitchen light at 10.")
+    assert not dry.acts("If it gets dark, turn on the light.")
 
 
 def test_each_question_is_asked_afresh_and_a_new_home_gets_a_new_copy(registry: DeviceRegistry) -> None:

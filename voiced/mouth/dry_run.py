@@ -6,7 +6,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Sequence
 
-from voiced.mouth.intents import LocalIntentAgent
+from voiced.mouth.intents import CONDITIONAL, LATER, LocalIntentAgent
+
+# Declined for its form, not its words: a misheard "and" or "in" reads as a time or a condition
+# ("kitchen at 40 in lounge at 70", "…, fuser, intensity to 70%" heard with an "if" reading).
+_DECLINED_FOR_FORM = frozenset((CONDITIONAL, LATER))
 
 
 class DryRun:
@@ -23,10 +27,10 @@ class DryRun:
     def acts(self, text: str, doubtful: Collection[str] = (), alternatives: Sequence[str] = ()) -> bool:
         """In a fresh conversation: understood, or refused as a thing this home has nothing like ("I
         can't turn on the oven": an answer, not a mishearing); nothing missed; no question or
-        read-back (blocking, ~3-10 ms)."""
+        read-back; not declined as a request for later or on a condition (blocking, ~3-10 ms)."""
         agent = self._agent
         if agent is None:
             agent = self._agent = self._make()
         agent.forget()
         reply = agent.understand(text, doubtful, alternatives)
-        return not reply.missed and not agent.waiting
+        return not reply.missed and not agent.waiting and reply.text not in _DECLINED_FOR_FORM
