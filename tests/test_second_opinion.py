@@ -46,12 +46,16 @@ def test_a_sentence_of_the_prompt_is_never_taken_nor_agreed_on() -> None:
     assert reconsidered(doubted, Hearing("Turn on the light."), acts, 0.6, PROMPT_EXAMPLES) is doubted
 
 
-def test_two_models_hearing_the_same_words_settle_the_doubted_ones() -> None:
+def test_two_models_hearing_the_same_words_settle_the_words_only_one_doubted() -> None:
     first = Hearing("Put on the album Abbey Road.", 0.5, ("abbey",), ("Put on the album Abby Road.",))
     agreed = reconsidered(first, Hearing("put on the album abbey road", 0.8), acts, 0.6, PROMPT_EXAMPLES)
     assert agreed.text == first.text
     assert agreed.doubtful == () and agreed.alternatives == ("put on the album abbey road",)
     assert agreed.confidence == 0.8
+    # both models unsure of the same word: still doubtful (read back before anything plays)
+    moon = Hearing("Play the song clear the moon.", 0.5, ("clear", "moon"))
+    both = reconsidered(moon, Hearing("Play the song clear the moon.", 0.6, ("clear",)), acts, 0.6)
+    assert both.doubtful == ("clear",)
 
 
 class ScriptedModel:

@@ -33,18 +33,22 @@ class Engines:
 
 
 def _whisper(
-    config: Config, registry: DeviceRegistry, model: str, field: str, glances: bool
+    config: Config, registry: DeviceRegistry, model: str, field: str, *, second: bool
 ) -> WhisperTranscriber:
+    """`second`: the second ear: no glances (never asked over a reply), and no whole commands in its
+    prompt (base recites them for words it cannot make out)."""
     words = HomeVocabulary.of(registry)
+    glances = examples = not second
     whisper = WhisperTranscriber(
         config.asr,
         config.models_dir,
-        prompt=vocabulary_prompt(words),
+        prompt=vocabulary_prompt(words, examples=examples),
         hotwords=vocabulary_hotwords(words),
         weigh_words=may_name_a_title,
         model=model,
         field=field,
         glances=glances,
+        examples=examples,
     )
     whisper.transcribe(np.zeros(16000, dtype=np.int16))
     return whisper
@@ -60,7 +64,7 @@ def load_engines(config: Config, registry: DeviceRegistry, *, whisper: bool = Tr
     transcriber: WhisperTranscriber | WyomingTranscriber | None = None
     second = None
     if whisper:
-        whisper_model = _whisper(config, registry, asr.model, "asr.model", glances=True)
+        whisper_model = _whisper(config, registry, asr.model, "asr.model", second=False)
         transcriber = whisper_model
         # A remote engine wraps the local one, loaded above: the fallback is ready before the first turn.
         if asr.backend == "wyoming" and asr.uri is not None:
@@ -68,7 +72,7 @@ def load_engines(config: Config, registry: DeviceRegistry, *, whisper: bool = Tr
                 asr.uri, whisper_model, language=asr.language, connect_s=asr.connect_s, answer_s=asr.answer_s
             )
         if asr.second_model is not None and config.agent_kind != "llm":  # the LLM takes any words
-            second = _whisper(config, registry, asr.second_model, "asr.second_model", glances=False)
+            second = _whisper(config, registry, asr.second_model, "asr.second_model", second=True)
     piper = PiperSynthesizer(tts, config.models_dir)
     piper.synthesize("Ready.")
     synthesizer: PiperSynthesizer | WyomingSynthesizer = piper

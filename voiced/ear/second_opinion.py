@@ -5,8 +5,9 @@ diffuser intensity to 70%") and doubts names it heard right ("Abbey Road"). The 
 slower, hears many of those right, and its own mistakes are others. So when the local intents would
 not act on the first reading (not understood, a question back, a title read back), the same audio
 is heard again by the second model:
-- both heard the same words: the words the first doubted are settled, two ears agree on them (its
-  other readings, beams of the same model, give way to the second model's);
+- both heard the same words: the words only the first doubted are settled, two ears agree on them
+  (its other readings, beams of the same model, give way to the second model's); a word both
+  doubted stays doubtful;
 - the second reading is one the intents act on, is like the first, and is not a sentence of the
   prompt (on words it cannot make out, base recites one: "Turn on the light." for "turn every lamp
   red" and for "turn on the oven"): it is taken;
@@ -48,9 +49,11 @@ def reconsidered(
     if _words(second.text) in {_words(r) for r in recited}:
         return first
     if _words(first.text) == _words(second.text):
-        # Two models agree on every word: none is doubtful, and the first's other readings ("Abby
-        # Road", "the light bench") are outweighed by the second's.
-        return Hearing(first.text, max(first.confidence, second.confidence), (), (second.text,))
+        # Two models agree on every word: only a word both doubted stays doubtful ("clear the moon"
+        # for "Clair de Lune": both unsure of "clear"), and the first's other readings ("Abby Road",
+        # "the light bench") are outweighed by the second's.
+        doubtful = tuple(w for w in first.doubtful if w in second.doubtful)
+        return Hearing(first.text, max(first.confidence, second.confidence), doubtful, (second.text,))
     if likeness(first.text, second.text) >= min_likeness and acts(second):
         return second
     return first

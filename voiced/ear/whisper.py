@@ -53,6 +53,7 @@ class WhisperTranscriber:
         model: str | None = None,
         field: str = "asr.model",
         glances: bool = True,
+        examples: bool = True,
     ) -> None:
         """`model`: which model (the config's by default; `field` names it in errors). `glances`:
         load the second, one-thread instance for barge-in glances (the second ear needs none)."""
@@ -60,6 +61,7 @@ class WhisperTranscriber:
         from faster_whisper.tokenizer import Tokenizer
 
         self._config = config
+        self._examples = examples
         # A prompt with the home's vocabulary steers tiny.en away from "place some jazz".
         self._prompt = config.initial_prompt or prompt
         # Hotwords bias decoding towards the home's names ("bedroom", not "Madroom").
@@ -90,7 +92,7 @@ class WhisperTranscriber:
     def hear_home(self, vocabulary: HomeVocabulary) -> None:
         """The home changed (devices discovered): its words steer Whisper from the next utterance,
         unless the config fixed the prompt or the hotwords."""
-        self._prompt = self._config.initial_prompt or vocabulary_prompt(vocabulary)
+        self._prompt = self._config.initial_prompt or vocabulary_prompt(vocabulary, examples=self._examples)
         if self._config.hotwords is None:
             self._hotwords = vocabulary_hotwords(vocabulary) or None
 
@@ -203,9 +205,10 @@ class WhisperTranscriber:
         return tuple(doubtful)
 
 
-def vocabulary_prompt(vocabulary: HomeVocabulary) -> str:
-    """Words the home uses, in the shape of commands, as Whisper's initial prompt."""
-    parts = [" ".join(PROMPT_EXAMPLES)]
+def vocabulary_prompt(vocabulary: HomeVocabulary, *, examples: bool = True) -> str:
+    """Words the home uses, in the shape of commands, as Whisper's initial prompt. `examples`: begin
+    with a few whole commands."""
+    parts = [" ".join(PROMPT_EXAMPLES)] if examples else []
     if vocabulary.light_rooms:
         parts.append(f"Lights: {', '.join(vocabulary.light_rooms)}.")
     if vocabulary.scents:
