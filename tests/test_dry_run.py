@@ -29,6 +29,8 @@ def test_misses_questions_and_read_backs_are_not(registry: DeviceRegistry) -> No
     assert not dry.acts("Set the room to 50%.")  # which room?
     assert not dry.acts("Put on the album Abbey Road.", doubtful={"abbey"})  # read back first
     assert dry.acts("Put on the album Abbey Road.")
+    assert not dry.acts("Put on the album Abbey Road.", searching=False)  # a title is free text
+    assert dry.acts("Play some jazz.", searching=False)  # a genre is the home's word
     assert not dry.acts("Start the irrelevant diffuser, please.")  # refused, but named like a device here
     # declined for its form: a misheard "and" reads as a time ("at 70"), so it is heard again
     assert not dry.acts("Turn off the kitchen light at 10.")

@@ -30,6 +30,9 @@ def test_a_reading_the_intents_act_on_and_like_the_first_is_taken() -> None:
 def test_the_first_stands_when_the_second_means_nothing_either_or_is_unlike_it() -> None:
     first = Hearing("Play the song Claire to Loom.", 0.5, ("claire",))
     assert reconsidered(first, Hearing("Play the song Clare de Lune."), acts, 0.6) is first
+    # `takes` says no to a search for a title: free text, which any mishearing is
+    title = Hearing("Play the song planned at noon.", 0.5, ("planned",))
+    assert reconsidered(title, Hearing("Play the song, play the room."), lambda h: False, 0.6) is title
     # what the intents would act on, but sharing too little with the first: not the same words
     looped = Hearing("turn every lamp red, turn every lamp red,")
     assert likeness(looped.text, "Set the bedroom to 50%") < 0.6
@@ -46,16 +49,14 @@ def test_a_sentence_of_the_prompt_is_never_taken_nor_agreed_on() -> None:
     assert reconsidered(doubted, Hearing("Turn on the light."), acts, 0.6, PROMPT_EXAMPLES) is doubted
 
 
-def test_two_models_hearing_the_same_words_settle_the_words_only_one_doubted() -> None:
-    first = Hearing("Put on the album Abbey Road.", 0.5, ("abbey",), ("Put on the album Abby Road.",))
+def test_two_models_hearing_the_same_words_outweigh_the_first_models_other_readings() -> None:
+    first = Hearing("Put on the album Abbey Road.", 0.5, (), ("Put on the album Abby Road.",))
     agreed = reconsidered(first, Hearing("put on the album abbey road", 0.8), acts, 0.6, PROMPT_EXAMPLES)
     assert agreed.text == first.text
-    assert agreed.doubtful == () and agreed.alternatives == ("put on the album abbey road",)
-    assert agreed.confidence == 0.8
-    # both models unsure of the same word: still doubtful (read back before anything plays)
-    moon = Hearing("Play the song clear the moon.", 0.5, ("clear", "moon"))
-    both = reconsidered(moon, Hearing("Play the song clear the moon.", 0.6, ("clear",)), acts, 0.6)
-    assert both.doubtful == ("clear",)
+    assert agreed.alternatives == ("put on the album abbey road",) and agreed.confidence == 0.8
+    # a word the first doubted stays doubtful: both models hear "Norjones" alike, and wrongly
+    doubted = Hearing("Put on some Norjones.", 0.5, ("norjones",))
+    assert reconsidered(doubted, Hearing("Put on some Norjones."), acts, 0.6).doubtful == ("norjones",)
 
 
 class ScriptedModel:
@@ -78,7 +79,7 @@ class ScriptedModel:
 
 def test_the_second_model_is_asked_only_when_the_first_reading_would_not_be_acted_on() -> None:
     model = ScriptedModel("Set the diffuser intensity to 70%,")
-    ear = SecondEar(model, acts, 0.6, PROMPT_EXAMPLES)
+    ear = SecondEar(model, acts, acts, 0.6, PROMPT_EXAMPLES)
     audio = np.zeros(1600, np.int16)
     sure = Hearing("Turn on the light.")
     assert ear.reconsider(audio, sure) is sure
@@ -95,7 +96,7 @@ class FirstModel(ScriptedModel):
 def test_the_queue_asks_the_second_ear_for_turns_but_never_for_a_barge_in() -> None:
     first = FirstModel("Sandalwood, fuser, intensity to 70%.")
     second = ScriptedModel("Set the diffuser intensity to 70%,")
-    ear = SecondEar(second, acts, 0.6)
+    ear = SecondEar(second, acts, acts, 0.6)
 
     async def scenario() -> list[str]:
         queue = AsrQueue(first, ear.reconsider)

@@ -101,7 +101,8 @@ def second_ear(
     )
     dry = DryRun(make)
     acts = lambda h: dry.acts(h.text, h.doubtful, h.alternatives)  # noqa: E731
-    ear = SecondEar(second, acts, config.asr.second_min_similarity, PROMPT_EXAMPLES)
+    takes = lambda h: dry.acts(h.text, h.doubtful, h.alternatives, searching=False)  # noqa: E731
+    ear = SecondEar(second, acts, takes, config.asr.second_min_similarity, PROMPT_EXAMPLES)
 
     def home_changed() -> None:
         second.hear_home(HomeVocabulary.of(registry))

@@ -5,12 +5,12 @@ diffuser intensity to 70%") and doubts names it heard right ("Abbey Road"). The 
 slower, hears many of those right, and its own mistakes are others. So when the local intents would
 not act on the first reading (not understood, a question back, a title read back), the same audio
 is heard again by the second model:
-- both heard the same words: the words only the first doubted are settled, two ears agree on them
-  (its other readings, beams of the same model, give way to the second model's); a word both
-  doubted stays doubtful;
-- the second reading is one the intents act on, is like the first, and is not a sentence of the
-  prompt (on words it cannot make out, base recites one: "Turn on the light." for "turn every lamp
-  red" and for "turn on the oven"): it is taken;
+- both heard the same words: the first's other readings, beams of the same model ("Abby Road"
+  beside "Abbey Road"), give way to the second model's; a word it doubted stays doubtful;
+- the second reading is one the intents act on without searching for a title (free text: "Play
+  the song, play the room." for "Clair de Lune" would search for "room"), is like the first, and is
+  not a sentence of the prompt (on words it cannot make out, base recites one: "Turn on the
+  light." for "turn on the oven"): it is taken;
 - else the first stands, with its question.
 The cost, ~0.3-0.5 s, falls only on requests that would otherwise fail or ask back.
 """
@@ -41,30 +41,38 @@ def likeness(first: str, second: str) -> float:
 
 
 def reconsidered(
-    first: Hearing, second: Hearing, acts: Acts, min_likeness: float, recited: Collection[str] = ()
+    first: Hearing, second: Hearing, takes: Acts, min_likeness: float, recited: Collection[str] = ()
 ) -> Hearing:
     """What to take from two models' readings of one utterance, the first not acted on (pure).
+    `takes`: whether the intents act on a reading without searching for a title.
     `recited`: the prompt's sentences: a second reading that is one of them is neither taken nor
     counted as agreeing."""
     if _words(second.text) in {_words(r) for r in recited}:
         return first
     if _words(first.text) == _words(second.text):
-        # Two models agree on every word: only a word both doubted stays doubtful ("clear the moon"
-        # for "Clair de Lune": both unsure of "clear"), and the first's other readings ("Abby Road",
-        # "the light bench") are outweighed by the second's.
-        doubtful = tuple(w for w in first.doubtful if w in second.doubtful)
-        return Hearing(first.text, max(first.confidence, second.confidence), doubtful, (second.text,))
-    if likeness(first.text, second.text) >= min_likeness and acts(second):
+        # Two models agree on every word: the first's other readings ("Abby Road", "the light
+        # bench"), beams of the same model, are outweighed by the second's. The words it doubted
+        # stay doubtful: both models hear "Norjones" and "clear the moon" alike, and wrongly.
+        return Hearing(first.text, max(first.confidence, second.confidence), first.doubtful, (second.text,))
+    if likeness(first.text, second.text) >= min_likeness and takes(second):
         return second
     return first
 
 
 class SecondEar:
     def __init__(
-        self, transcriber: Transcriber, acts: Acts, min_likeness: float, recited: Collection[str] = ()
+        self,
+        transcriber: Transcriber,
+        acts: Acts,
+        takes: Acts,
+        min_likeness: float,
+        recited: Collection[str] = (),
     ) -> None:
+        """`acts`: whether the intents would act on the first reading; `takes`: on a second one,
+        without searching for a title."""
         self._transcriber = transcriber
         self._acts = acts
+        self._takes = takes
         self._min_likeness = min_likeness
         self._recited = tuple(recited)
 
@@ -73,7 +81,7 @@ class SecondEar:
         if not first.text.strip() or self._acts(first):
             return first
         second = self._transcriber.transcribe_scored(samples)
-        taken = reconsidered(first, second, self._acts, self._min_likeness, self._recited)
+        taken = reconsidered(first, second, self._takes, self._min_likeness, self._recited)
         _LOGGER.info(
             "second ear: %r, first %r: %s",
             second.text,

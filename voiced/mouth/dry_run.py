@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Sequence
 
 from voiced.mouth.intents import CONDITIONAL, LATER, LocalIntentAgent
+from voiced.mouth.understanding.replies import searches
 
 # Declined for its form, not its words: a misheard "and" or "in" reads as a time or a condition
 # ("kitchen at 40 in lounge at 70", "…, fuser, intensity to 70%" heard with an "if" reading).
@@ -24,13 +25,23 @@ class DryRun:
         """Devices came or went: the next question builds a copy that knows them."""
         self._agent = None
 
-    def acts(self, text: str, doubtful: Collection[str] = (), alternatives: Sequence[str] = ()) -> bool:
+    def acts(
+        self,
+        text: str,
+        doubtful: Collection[str] = (),
+        alternatives: Sequence[str] = (),
+        *,
+        searching: bool = True,
+    ) -> bool:
         """In a fresh conversation: understood, or refused as a thing this home has nothing like ("I
         can't turn on the oven": an answer, not a mishearing); nothing missed; no question or
-        read-back; not declined as a request for later or on a condition (blocking, ~3-10 ms)."""
+        read-back; not declined as a request for later or on a condition (blocking, ~3-10 ms).
+        `searching=False`: nor a search for a title (free text: any mishearing is one)."""
         agent = self._agent
         if agent is None:
             agent = self._agent = self._make()
         agent.forget()
         reply = agent.understand(text, doubtful, alternatives)
+        if not searching and any(map(searches, reply.commands)):
+            return False
         return not reply.missed and not agent.waiting and reply.text not in _DECLINED_FOR_FORM
