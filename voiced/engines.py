@@ -19,6 +19,7 @@ from voiced.ear.wyoming_asr import WyomingTranscriber
 from voiced.mouth.dry_run import DryRun
 from voiced.mouth.piper_tts import PiperSynthesizer
 from voiced.mouth.rehearsal import rehearsal_agent
+from voiced.mouth.understanding.hearing import english_words
 from voiced.mouth.understanding.learning import learn_ahead
 from voiced.mouth.understanding.titles import may_name_a_title
 from voiced.mouth.wyoming_tts import WyomingSynthesizer
@@ -102,7 +103,10 @@ def second_ear(
     dry = DryRun(make)
     acts = lambda h: dry.acts(h.text, h.doubtful, h.alternatives)  # noqa: E731
     takes = lambda h: dry.acts(h.text, h.doubtful, h.alternatives, searching=False)  # noqa: E731
-    ear = SecondEar(second, acts, takes, config.asr.second_min_similarity, PROMPT_EXAMPLES)
+    words = english_words()
+    ear = SecondEar(
+        second, acts, takes, config.asr.second_min_similarity, PROMPT_EXAMPLES, words.__contains__
+    )
 
     def home_changed() -> None:
         second.hear_home(HomeVocabulary.of(registry))

@@ -6,7 +6,8 @@ slower, hears many of those right, and its own mistakes are others. So when the 
 not act on the first reading (not understood, a question back, a title read back), the same audio
 is heard again by the second model:
 - both heard the same words: the first's other readings, beams of the same model ("Abby Road"
-  beside "Abbey Road"), give way to the second model's; a word it doubted stays doubtful;
+  beside "Abbey Road"), give way to the second model's; a word it doubted, or one that is no word
+  of the language and not in all its readings ("Norjones"), stays doubtful;
 - the second reading is one the intents act on without searching for a title (free text: "Play
   the song, play the room." for "Clair de Lune" would search for "room"), is like the first, and is
   not a sentence of the prompt (on words it cannot make out, base recites one: "Turn on the
@@ -41,19 +42,30 @@ def likeness(first: str, second: str) -> float:
 
 
 def reconsidered(
-    first: Hearing, second: Hearing, takes: Acts, min_likeness: float, recited: Collection[str] = ()
+    first: Hearing,
+    second: Hearing,
+    takes: Acts,
+    min_likeness: float,
+    recited: Collection[str] = (),
+    is_word: Callable[[str], bool] = lambda _word: True,
 ) -> Hearing:
     """What to take from two models' readings of one utterance, the first not acted on (pure).
-    `takes`: whether the intents act on a reading without searching for a title.
-    `recited`: the prompt's sentences: a second reading that is one of them is neither taken nor
-    counted as agreeing."""
+    `takes`: whether the intents act on a reading without searching for a title. `recited`: the
+    prompt's sentences: a second reading that is one of them is neither taken nor counted as
+    agreeing. `is_word`: whether a word is a word of the language (a dictionary's)."""
     if _words(second.text) in {_words(r) for r in recited}:
         return first
     if _words(first.text) == _words(second.text):
         # Two models agree on every word: the first's other readings ("Abby Road", "the light
-        # bench"), beams of the same model, are outweighed by the second's. The words it doubted
-        # stay doubtful: both models hear "Norjones" and "clear the moon" alike, and wrongly.
-        return Hearing(first.text, max(first.confidence, second.confidence), first.doubtful, (second.text,))
+        # bench"), beams of the same model, are outweighed by the second's. But a word the first
+        # doubted, or that is no word of the language and not in all its readings, stays doubtful:
+        # both models hear "Norjones" (beside "Nor Jones") alike, and wrongly.
+        readings = [set(_words(a).split()) for a in first.alternatives]
+        unsure = [
+            w for w in _words(first.text).split() if not is_word(w) and any(w not in r for r in readings)
+        ]
+        doubtful = tuple(dict.fromkeys([*first.doubtful, *unsure]))
+        return Hearing(first.text, max(first.confidence, second.confidence), doubtful, (second.text,))
     if likeness(first.text, second.text) >= min_likeness and takes(second):
         return second
     return first
@@ -67,6 +79,7 @@ class SecondEar:
         takes: Acts,
         min_likeness: float,
         recited: Collection[str] = (),
+        is_word: Callable[[str], bool] = lambda _word: True,
     ) -> None:
         """`acts`: whether the intents would act on the first reading; `takes`: on a second one,
         without searching for a title."""
@@ -75,13 +88,14 @@ class SecondEar:
         self._takes = takes
         self._min_likeness = min_likeness
         self._recited = tuple(recited)
+        self._is_word = is_word
 
     def reconsider(self, samples: np.ndarray, first: Hearing) -> Hearing:
         """`first`, or what the second model makes of `samples` (blocking: run it off the loop)."""
         if not first.text.strip() or self._acts(first):
             return first
         second = self._transcriber.transcribe_scored(samples)
-        taken = reconsidered(first, second, self._takes, self._min_likeness, self._recited)
+        taken = reconsidered(first, second, self._takes, self._min_likeness, self._recited, self._is_word)
         _LOGGER.info(
             "second ear: %r, first %r: %s",
             second.text,
