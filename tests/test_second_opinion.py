@@ -97,6 +97,17 @@ def test_the_second_model_is_asked_only_when_the_first_reading_would_not_be_acte
     assert model.calls == 1
 
 
+class BrokenModel(ScriptedModel):
+    def transcribe_scored(self, samples: np.ndarray) -> Hearing:
+        raise RuntimeError("CTranslate2 ran out of memory")
+
+
+def test_a_second_model_that_fails_leaves_the_first_reading() -> None:
+    ear = SecondEar(BrokenModel(""), acts, acts, 0.6)
+    first = Hearing("Sandalwood, fuser, intensity to 70%.")
+    assert ear.reconsider(np.zeros(1600, np.int16), first) is first
+
+
 class FirstModel(ScriptedModel):
     pass
 

@@ -94,7 +94,11 @@ class SecondEar:
         """`first`, or what the second model makes of `samples` (blocking: run it off the loop)."""
         if not first.text.strip() or self._acts(first):
             return first
-        second = self._transcriber.transcribe_scored(samples)
+        try:
+            second = self._transcriber.transcribe_scored(samples)
+        except (RuntimeError, ValueError, OSError) as exc:  # the first reading is not lost with it
+            _LOGGER.warning("the second ear failed (%s): keeping %r", exc, first.text)
+            return first
         taken = reconsidered(first, second, self._takes, self._min_likeness, self._recited, self._is_word)
         _LOGGER.info(
             "second ear: %r, first %r: %s",
