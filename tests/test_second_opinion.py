@@ -54,9 +54,11 @@ def test_two_models_hearing_the_same_words_outweigh_the_first_models_other_readi
     agreed = reconsidered(first, Hearing("put on the album abbey road", 0.8), acts, 0.6, PROMPT_EXAMPLES)
     assert agreed.text == first.text
     assert agreed.alternatives == ("put on the album abbey road",) and agreed.confidence == 0.8
-    # a word the first doubted stays doubtful
-    doubted = Hearing("Play the song clear the moon.", 0.5, ("clear",))
-    assert reconsidered(doubted, Hearing("Play the song clear the moon."), acts, 0.6).doubtful == ("clear",)
+    # a word only the first doubted is settled; one both doubted stays doubtful
+    doubted = Hearing("Play the song clear the moon.", 0.5, ("clear", "moon"))
+    assert reconsidered(doubted, Hearing("Play the song clear the moon."), acts, 0.6).doubtful == ()
+    both = Hearing("Play the song clear the moon.", 0.6, ("clear",))
+    assert reconsidered(doubted, both, acts, 0.6).doubtful == ("clear",)
     # and so does one that is no word, which the first's readings did not all have: both models
     # hear "Norjones" alike, and wrongly
     norjones = Hearing("Put on some Norjones.", 0.9, (), ("Put on some Nor Jones.", "Put on some Norjones"))

@@ -6,8 +6,9 @@ slower, hears many of those right, and its own mistakes are others. So when the 
 not act on the first reading (not understood, a question back, a title read back), the same audio
 is heard again by the second model:
 - both heard the same words: the first's other readings, beams of the same model ("Abby Road"
-  beside "Abbey Road"), give way to the second model's; a word it doubted, or one that is no word
-  of the language and not in all its readings ("Norjones"), stays doubtful;
+  beside "Abbey Road"), give way to the second model's, and so does its doubt of a word; a word
+  both doubted, or one that is no word of the language and not in all the first's readings
+  ("Norjones"), stays doubtful;
 - the second reading is one the intents act on without searching for a title (free text: "Play
   the song, play the room." for "Clair de Lune" would search for "room"), is like the first, and is
   not a sentence of the prompt (on words it cannot make out, base recites one: "Turn on the
@@ -57,14 +58,16 @@ def reconsidered(
         return first
     if _words(first.text) == _words(second.text):
         # Two models agree on every word: the first's other readings ("Abby Road", "the light
-        # bench"), beams of the same model, are outweighed by the second's. But a word the first
-        # doubted, or that is no word of the language and not in all its readings, stays doubtful:
+        # bench"), beams of the same model, are outweighed by the second's, and so is its doubt of
+        # a word. But a word both doubted ("clear" in "clear the moon" for "Clair de Lune"), or
+        # that is no word of the language and not in all the first's readings, stays doubtful:
         # both models hear "Norjones" (beside "Nor Jones") alike, and wrongly.
         readings = [set(_words(a).split()) for a in first.alternatives]
         unsure = [
             w for w in _words(first.text).split() if not is_word(w) and any(w not in r for r in readings)
         ]
-        doubtful = tuple(dict.fromkeys([*first.doubtful, *unsure]))
+        both = [w for w in first.doubtful if w in second.doubtful]
+        doubtful = tuple(dict.fromkeys([*both, *unsure]))
         return Hearing(first.text, max(first.confidence, second.confidence), doubtful, (second.text,))
     if likeness(first.text, second.text) >= min_likeness and takes(second):
         return second
