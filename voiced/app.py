@@ -232,7 +232,7 @@ async def run_daemon(
             room=config.audio.room,
             scent_limit=config.safety.scent_max_intensity,
         )
-        reconsider, second_follows = second_ear(config, registry, engines)
+        reconsider, second_follows = second_ear(config, registry, engines, lambda: intents.waiting)
         if config.devices.discovery:  # discovered devices come and go: the understanding follows
             hear = engines.transcriber
 

@@ -4,6 +4,7 @@ piper, and the grammar compiled meanwhile."""
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -13,7 +14,7 @@ from voiced.config import Config
 from voiced.devices.registry import DeviceRegistry
 from voiced.devices.vocabulary import HomeVocabulary
 from voiced.ear.asr_queue import Reconsider
-from voiced.ear.second_opinion import SecondEar
+from voiced.ear.second_opinion import Rules, SecondEar
 from voiced.ear.whisper import PROMPT_EXAMPLES, WhisperTranscriber, vocabulary_hotwords, vocabulary_prompt
 from voiced.ear.wyoming_asr import WyomingTranscriber
 from voiced.mouth.dry_run import DryRun
@@ -72,7 +73,9 @@ def load_engines(config: Config, registry: DeviceRegistry, *, whisper: bool = Tr
             transcriber = WyomingTranscriber(
                 asr.uri, whisper_model, language=asr.language, connect_s=asr.connect_s, answer_s=asr.answer_s
             )
-        if asr.second_model is not None and config.agent_kind != "llm":  # the LLM takes any words
+        # Not for the LLM alone (it takes any words), nor behind a remote engine (likely a larger
+        # model than a local second one)
+        if asr.second_model is not None and config.agent_kind != "llm" and asr.backend == "local":
             second = _whisper(config, registry, asr.second_model, "asr.second_model", second=True)
     piper = PiperSynthesizer(tts, config.models_dir)
     piper.synthesize("Ready.")
@@ -86,10 +89,11 @@ def load_engines(config: Config, registry: DeviceRegistry, *, whisper: bool = Tr
 
 
 def second_ear(
-    config: Config, registry: DeviceRegistry, engines: Engines
+    config: Config, registry: DeviceRegistry, engines: Engines, answering: Callable[[], bool]
 ) -> tuple[Reconsider | None, Callable[[], None]]:
     """The ear's second opinion (None without a second model), and what to call when the home's
-    devices change (its words and the private intents it asks follow them)."""
+    devices change (its words and the private intents it asks follow them). `answering`: the
+    daemon's intents wait for an answer (no second hearing then)."""
     second = engines.second
     if second is None:
         return None, lambda: None
@@ -103,10 +107,10 @@ def second_ear(
     dry = DryRun(make)
     acts = lambda h: dry.acts(h.text, h.doubtful, h.alternatives)  # noqa: E731
     takes = lambda h: dry.acts(h.text, h.doubtful, h.alternatives, searching=False)  # noqa: E731
-    words = english_words()
-    ear = SecondEar(
-        second, acts, takes, config.asr.second_min_similarity, PROMPT_EXAMPLES, words.__contains__
-    )
+    # The sentences of the prompt the second model hears: it may recite them
+    recited = (*PROMPT_EXAMPLES, *re.findall(r"[^.!?]+[.!?]", config.asr.initial_prompt or ""))
+    rules = Rules(config.asr.second_min_similarity, recited, english_words().__contains__)
+    ear = SecondEar(second, acts, takes, rules, answering)
 
     def home_changed() -> None:
         second.hear_home(HomeVocabulary.of(registry))

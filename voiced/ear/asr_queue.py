@@ -107,20 +107,23 @@ class AsrQueue:
                 return
             await asyncio.sleep(0.01)
 
-    def _hear(self, samples: np.ndarray, priority: Priority) -> Hearing:
-        hearing = self._transcriber.transcribe_scored(samples)
-        if self._reconsider is None or priority is Priority.BARGE_IN:
-            return hearing
-        return self._reconsider(samples, hearing)
-
     async def _transcribe(
         self, samples: np.ndarray, future: asyncio.Future[Result], priority: Priority
     ) -> None:
         """Run one job; if its caller withdraws it meanwhile, move on at once: the thread cannot be
-        stopped, but nothing needs to wait for a result nobody wants."""
+        stopped, but nothing needs to wait for a result nobody wants. The second ear is a step of
+        its own, so a job withdrawn during the first never reaches it."""
         started = time.monotonic()
-        hear = functools.partial(self._hear, samples, priority)
-        call = asyncio.ensure_future(asyncio.to_thread(hear))
+        hearing = await self._step(functools.partial(self._transcriber.transcribe_scored, samples), future)
+        if hearing is not None and self._reconsider is not None and priority is not Priority.BARGE_IN:
+            hearing = await self._step(functools.partial(self._reconsider, samples, hearing), future)
+        if hearing is not None:
+            future.set_result((hearing, time.monotonic() - started))
+
+    async def _step(self, work: Callable[[], Hearing], future: asyncio.Future[Result]) -> Hearing | None:
+        """`work` in a thread; None when the job was withdrawn meanwhile, or failed (then `future`
+        holds the error: the one waiting for it decides what a failed hearing means)."""
+        call = asyncio.ensure_future(asyncio.to_thread(work))
         try:
             watched: list[asyncio.Future[Any]] = [call, future]
             await asyncio.wait(watched, return_when=asyncio.FIRST_COMPLETED)
@@ -129,14 +132,14 @@ class AsrQueue:
             raise
         if not call.done():
             call.add_done_callback(_forget)
-            return
+            return None
         if future.done():
-            return
+            return None
         error = call.exception()
-        if error is not None:  # the one waiting for it decides what a failed hearing means
+        if error is not None:
             future.set_exception(error)
-            return
-        future.set_result((call.result(), time.monotonic() - started))
+            return None
+        return call.result()
 
 
 def _forget(call: asyncio.Future[Hearing]) -> None:

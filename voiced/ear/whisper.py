@@ -29,7 +29,7 @@ ALIGN_MIN_FRAMES = 300
 
 
 def resolve_model_path(name: str, models_dir: Path, field: str = "asr.model") -> Path:
-    bundled = bundled_model(name)
+    bundled = bundled_model(name, models_dir)
     if bundled is not None:
         return bundled
     for candidate in (Path(name), models_dir / name):
@@ -190,19 +190,25 @@ class WhisperTranscriber:
                 min(frames, width),
             )[0]
         except (RuntimeError, ValueError) as exc:
+            # unweighed is not sure: every word stays doubtful (a title is read back, not played)
             _LOGGER.warning("could not weigh the words heard: %s", exc)
-            return ()
+            words = self._tokenizer.split_to_word_tokens([*tokens, self._tokenizer.eot])[0][:-1]
+            return tuple(dict.fromkeys(w for w in map(_clean, words) if w))
         probabilities = result.text_token_probs
         words, word_tokens = self._tokenizer.split_to_word_tokens([*tokens, self._tokenizer.eot])
         doubtful: list[str] = []
         start = 0
         for word, pieces in zip(words[:-1], word_tokens[:-1], strict=True):
             end = start + len(pieces)
-            clean = "".join(ch for ch in word.lower() if ch.isalnum() or ch == "'")
+            clean = _clean(word)
             if clean and end <= len(probabilities) and float(np.mean(probabilities[start:end])) < DOUBT_BELOW:
                 doubtful.append(clean)
             start = end
         return tuple(doubtful)
+
+
+def _clean(word: str) -> str:
+    return "".join(ch for ch in word.lower() if ch.isalnum() or ch == "'")
 
 
 def vocabulary_prompt(vocabulary: HomeVocabulary, *, examples: bool = True) -> str:

@@ -4,6 +4,7 @@ voiced/ear/second_opinion.py) before the turn is answered."""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Collection, Sequence
 
 from voiced.mouth.intents import CONDITIONAL, LATER, LocalIntentAgent
@@ -17,12 +18,16 @@ _DECLINED_FOR_FORM = frozenset((CONDITIONAL, LATER))
 class DryRun:
     def __init__(self, make: Callable[[], LocalIntentAgent]) -> None:
         """`make`: builds the private copy (blocking, ~1 s when the grammar is not compiled yet); it
-        is built on first use, on the thread that asks, and used only from there."""
+        is built on first use, on the thread that asks. One question at a time: a withdrawn
+        transcription's thread may still be asking when the next one starts."""
         self._make = make
         self._agent: LocalIntentAgent | None = None
+        self._home = 0  # which home the devices are: a copy built for an older one is not kept
+        self._lock = threading.Lock()
 
     def home_changed(self) -> None:
-        """Devices came or went: the next question builds a copy that knows them."""
+        """Devices came or went (on the event loop): the next question builds a copy that knows them."""
+        self._home += 1
         self._agent = None
 
     def acts(
@@ -37,11 +42,15 @@ class DryRun:
         can't turn on the oven": an answer, not a mishearing); nothing missed; no question or
         read-back; not declined as a request for later or on a condition (blocking, ~3-10 ms).
         `searching=False`: nor a search for a title (free text: any mishearing is one)."""
-        agent = self._agent
-        if agent is None:
-            agent = self._agent = self._make()
-        agent.forget()
-        reply = agent.understand(text, doubtful, alternatives)
+        with self._lock:
+            agent, home = self._agent, self._home
+            if agent is None:
+                agent = self._make()
+                if home == self._home:
+                    self._agent = agent
+            agent.forget()
+            reply = agent.understand(text, doubtful, alternatives)
+            waiting = agent.waiting
         if not searching and any(map(searches, reply.commands)):
             return False
-        return not reply.missed and not agent.waiting and reply.text not in _DECLINED_FOR_FORM
+        return not reply.missed and not waiting and reply.text not in _DECLINED_FOR_FORM
