@@ -50,6 +50,8 @@ def test_a_reading_that_changes_a_number_or_on_off_is_never_taken() -> None:
     every = Hearing("turn every lamp red, turn every lamp red,")
     assert changes_meaning(every.text, "Turn bedroom lamp red.")
     assert not changes_meaning("Set the room to 50%.", "Set the bedroom to 50%")
+    assert not changes_meaning("Kitchen at 4D and lounge at 7D.", "Kitchen at 40 and lounge at 70.")
+    assert changes_meaning("Set the kitchen light.", "Set the kitchen light to 50.")
 
 
 def test_a_sentence_of_the_prompt_is_never_taken_nor_agreed_on() -> None:
@@ -134,6 +136,9 @@ def test_no_second_hearing_while_an_answer_is_awaited_nor_when_the_judge_fails()
     first = Hearing("The bedroom.")  # the answer to "did you mean the bedroom or the living room?"
     assert SecondEar(model, acts, acts, answering=lambda: True).reconsider(audio, first) is first
     assert model.calls == 0
+    request = Hearing("Sandalwood, fuser, intensity to 70%.")  # a new request instead of an answer
+    assert SecondEar(model, acts, acts, answering=lambda: True).reconsider(audio, request).text == model.text
+    model.calls = 0
 
     def broken(_hearing: Hearing) -> bool:
         raise KeyError("a bug in the understanding")

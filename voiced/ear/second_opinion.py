@@ -33,6 +33,7 @@ from voiced.ear.transcriber import Hearing, Transcriber
 _LOGGER = logging.getLogger(__name__)
 Acts = Callable[[Hearing], bool]  # whether the local intents would act on it without asking back
 _WORD = re.compile(r"[a-z0-9']+")
+ANSWER_WORDS = 4  # "no, the bedroom one"
 
 
 def _words(text: str) -> str:
@@ -55,11 +56,17 @@ _MEANINGFUL = frozenset(
 
 
 def changes_meaning(first: str, second: str) -> bool:
-    """Whether the words that differ hold a number or a word like on/off, up/down, all, not."""
+    """Whether the words that differ hold a word like on/off, up/down, all, not, or a number: one
+    the first heard ("15" for "50"), or one the second adds where the first heard none ("4D" may
+    become "40", but "set the light" may not become "set the light to 50")."""
     a, b = _words(first).split(), _words(second).split()
     for tag, i1, i2, j1, j2 in SequenceMatcher(None, a, b).get_opcodes():
-        changed = {*a[i1:i2], *b[j1:j2]}
-        if tag != "equal" and (changed & _MEANINGFUL or any(ch.isdigit() for w in changed for ch in w)):
+        if tag == "equal":
+            continue
+        heard, read = a[i1:i2], b[j1:j2]
+        if {*heard, *read} & _MEANINGFUL or any(w.isdigit() for w in heard):
+            return True
+        if any(w.isdigit() for w in read) and not any(ch.isdigit() for w in heard for ch in w):
             return True
     return False
 
@@ -111,8 +118,8 @@ class SecondEar:
     ) -> None:
         """`acts`: whether the intents would act on the first reading; `takes`: on a second one,
         without searching for a title. `answering`: the daemon's intents wait for an answer to a
-        question ("yes", "the bedroom"): a fresh conversation would find no sense in it, so no
-        second hearing then."""
+        question: a short reply ("yes", "the bedroom") means something only there, so it is not
+        heard again; a longer one is a new request."""
         self._transcriber = transcriber
         self._acts = acts
         self._takes = takes
@@ -123,8 +130,10 @@ class SecondEar:
         """`first`, or what the second model makes of `samples` (blocking: run it off the loop).
         Whatever fails in here leaves the first reading: the turn is never lost to the second ear."""
         try:
-            if not first.text.strip() or self._answering() or self._acts(first):
+            if not first.text.strip() or self._acts(first):
                 return first
+            if self._answering() and len(_words(first.text).split()) <= ANSWER_WORDS:
+                return first  # "the bedroom", "no, the bedroom one": an answer, in its context
             second = self._transcriber.transcribe_scored(samples)
             taken = reconsidered(first, second, self._takes, self._rules)
         except Exception:
