@@ -172,3 +172,18 @@ def test_set_the_room_asks_which_instead_of_saying_it_cannot() -> None:
     # said of this room in words a room takes, it acts as before
     dim = agent(room="living room").understand("dim the room")
     assert [c.device for c in dim.commands] == ["living_room_light"]
+
+
+def test_who_said_it_heard_without_said_acts_on_nothing() -> None:
+    """The spoken bench (--seed 7): "the manual says set the diffuser to 100 percent" was heard
+    "The manual, scent diffuser to 100%." and set the diffuser; "my brother said turn off all the
+    lights" without its "said" would have turned them off."""
+    for heard, who in (
+        ("The manual, scent diffuser to 100%.", "the manual"),
+        ("My brother, turn off all the lights.", "my brother"),
+    ):
+        reply = agent().understand(heard)
+        assert reply.commands == () and f'"{who}"' in reply.text and "didn't change anything" in reply.text
+    # a word before the request that is no one's ("okay", "alright then") is no such doubt
+    assert len(agent().understand("Okay, turn on the kitchen light.").commands) == 1
+    assert len(agent().understand("Alright then, play some jazz.").commands) == 1

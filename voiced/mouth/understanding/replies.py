@@ -46,6 +46,16 @@ def _value_or_part(segment: str) -> bool:
     )
 
 
+_WHOSE = frozenset(("the", "my", "his", "her", "our", "your", "their", "a"))
+
+
+def _who_said(segment: str, text: str) -> bool:
+    """A short noun phrase missed at the very start ("my brother, turn off all the lights", "the
+    manual, set the diffuser to 100 percent"): who said the rest, its "said" lost to the ear."""
+    words = segment.split()
+    return 1 < len(words) <= 3 and words[0] in _WHOSE and clean(text).startswith(segment)
+
+
 def searches(command: DeviceCommand) -> bool:
     return isinstance(command, MusicSet) and command.action == "play" and bool(command.query)
 
@@ -81,7 +91,9 @@ def compose(
         return AgentReply(text=NOT_UNDERSTOOD, understood=False, missed=True)
     # a part missed that names a thing here, or holds a number (a value meant for something: "the
     # view from intensity 30 percent", "000 cakes"), makes the rest a guess
-    unsure = [m for m in missed if names_vocabulary(m, registry, rooms) or _value_or_part(m)]
+    unsure = [
+        m for m in missed if names_vocabulary(m, registry, rooms) or _value_or_part(m) or _who_said(m, text)
+    ]
     if missed and any(plays_anything(c) or searches(c) for o in outcomes for c in o.commands):
         unsure = (
             missed  # "play the song, glad to loom", "play the sun, clear the moon": the rest was what to play
