@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
 import logging
 import signal
 import socket
@@ -41,7 +40,7 @@ from voiced.ear.typed import TypedEar, TypedTurns
 from voiced.ear.utterance import Heard, Listener
 from voiced.ear.wake import MicroWakeDetector, WakeGate, WakeSettings, WakeWordChoice
 from voiced.ear.wyoming_asr import WyomingTranscriber
-from voiced.engines import Engines, second_ear
+from voiced.engines import Engines, private_intents, second_ear
 from voiced.ha_entities import HaEntities
 from voiced.llm_client import open_client
 from voiced.mouth.home_changes import follow_home
@@ -333,13 +332,7 @@ async def run_daemon(
             stack.push_async_callback(entities.stop)
         await asyncio.to_thread(speech.warm, familiar_replies(registry))
         if config.agent_kind != "llm":  # the rest of the local replies, while nobody talks to us
-            replies = functools.partial(
-                home_replies,
-                registry,
-                config.agent.brightness_step_pct,
-                room=config.audio.room,
-                scent_limit=config.safety.scent_max_intensity,
-            )
+            replies = private_intents(config, registry, home_replies)
             rehearsal = asyncio.create_task(rehearse(bus, speech.keep, replies), name="rehearsal")
             stack.push_async_callback(cancel_and_wait, [rehearsal])
         main = asyncio.create_task(daemon.run(), name="daemon")

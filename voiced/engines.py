@@ -7,6 +7,7 @@ import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 import numpy as np
 
@@ -24,6 +25,8 @@ from voiced.mouth.understanding.hearing import english_words
 from voiced.mouth.understanding.learning import learn_ahead
 from voiced.mouth.understanding.titles import may_name_a_title
 from voiced.mouth.wyoming_tts import WyomingSynthesizer
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -88,23 +91,27 @@ def load_engines(config: Config, registry: DeviceRegistry, *, whisper: bool = Tr
     return Engines(transcriber, synthesizer, second)
 
 
-def second_ear(
-    config: Config, registry: DeviceRegistry, engines: Engines, answering: Callable[[], bool]
-) -> tuple[Reconsider | None, Callable[[], None]]:
-    """The ear's second opinion (None without a second model), and what to call when the home's
-    devices change (its words and the private intents it asks follow them). `answering`: the
-    daemon's intents wait for an answer (no second hearing then)."""
-    second = engines.second
-    if second is None:
-        return None, lambda: None
-    make = functools.partial(
-        rehearsal_agent,
+def private_intents(config: Config, registry: DeviceRegistry, build: Callable[..., T]) -> Callable[[], T]:
+    """`build` (rehearsal_agent, home_replies) with this home's settings for the local intents."""
+    return functools.partial(
+        build,
         registry,
         config.agent.brightness_step_pct,
         room=config.audio.room,
         scent_limit=config.safety.scent_max_intensity,
     )
-    dry = DryRun(make)
+
+
+def second_ear(
+    config: Config, registry: DeviceRegistry, engines: Engines, answering: Callable[[], bool]
+) -> tuple[Reconsider | None, Callable[[], None]]:
+    """The ear's second opinion (None without a second model), and what to call when the home's
+    devices change (its words and the private intents it asks follow them). `answering`: the
+    daemon's intents wait for an answer (a short reply is then not heard again)."""
+    second = engines.second
+    if second is None:
+        return None, lambda: None
+    dry = DryRun(private_intents(config, registry, rehearsal_agent))
     acts = lambda h: dry.acts(h.text, h.doubtful, h.alternatives)  # noqa: E731
     takes = lambda h: dry.acts(h.text, h.doubtful, h.alternatives, searching=False)  # noqa: E731
     # The sentences of the prompt the second model hears: it may recite them
