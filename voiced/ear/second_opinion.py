@@ -15,7 +15,11 @@ is heard again by the second model:
   kitchen light."), and is not a sentence of the prompt (on words it cannot make out, base
   recites one: "Turn on the light." for "turn on the oven"): it is taken;
 - else the first stands, with its question.
-The cost, ~0.3-0.5 s, falls only on requests that would otherwise fail or ask back.
+A request for every device of a kind ("Turn every lamp red") that the first model was not sure
+of is heard again too: if the second model does not hear the "every", the intents ask or read it
+back rather than act on every lamp.
+The cost, ~0.3-0.5 s, falls only on requests that would otherwise fail or ask back, and on unsure
+broad ones.
 """
 
 from __future__ import annotations
@@ -71,11 +75,32 @@ def changes_meaning(first: str, second: str) -> bool:
     return False
 
 
+# Words that widen a request to every device of a kind: tiny.en hears "Turn every lamp red" for
+# "turn bedroom lamp red" in hurried voices, sure enough to act on it.
+BROAD = frozenset({"every", "all", "each", "everything", "everywhere", "whole", "house", "home"})
+
+
+def broad_words(text: str) -> frozenset[str]:
+    return frozenset(_words(text).split()) & BROAD
+
+
 @dataclass(frozen=True)
 class Rules:
     min_likeness: float = 0.6  # asr.second_min_similarity
     recited: tuple[str, ...] = ()  # the prompt's sentences: never taken, nor agreed on
     is_word: Callable[[str], bool] = lambda _word: True  # a dictionary's word
+    sure_broad: float = 0.8  # a broad reading acted on below this confidence is heard again
+
+
+def confirmed(first: Hearing, second: Hearing) -> Hearing:
+    """A broad reading the intents would act on ("every lamp"), heard again (pure): if the second
+    model did not hear its "every" too, its reading goes first among the others (the intents ask
+    "bedroom lamp or every lamp?") and the word is doubtful (else the request is read back)."""
+    unheard = broad_words(first.text) - broad_words(second.text)
+    if not unheard:
+        return first
+    doubtful = tuple(dict.fromkeys([*first.doubtful, *sorted(unheard)]))
+    return Hearing(first.text, first.confidence, doubtful, (second.text, *first.alternatives))
 
 
 def reconsidered(first: Hearing, second: Hearing, takes: Acts, rules: Rules = Rules()) -> Hearing:
@@ -130,8 +155,15 @@ class SecondEar:
         """`first`, or what the second model makes of `samples` (blocking: run it off the loop).
         Whatever fails in here leaves the first reading: the turn is never lost to the second ear."""
         try:
-            if not first.text.strip() or self._acts(first):
+            if not first.text.strip():
                 return first
+            if self._acts(first):
+                if not broad_words(first.text) or first.confidence >= self._rules.sure_broad:
+                    return first
+                second = self._transcriber.transcribe_scored(samples)
+                taken = confirmed(first, second)
+                _LOGGER.info("second ear on a broad request: %r, first %r", second.text, first.text)
+                return taken
             if self._answering() and len(_words(first.text).split()) <= ANSWER_WORDS:
                 return first  # "the bedroom", "no, the bedroom one": an answer, in its context
             second = self._transcriber.transcribe_scored(samples)
