@@ -15,7 +15,9 @@ from voiced.config import Config
 from voiced.devices.registry import DeviceRegistry
 from voiced.devices.vocabulary import HomeVocabulary
 from voiced.ear.asr_queue import Reconsider
+from voiced.ear.library import TitleMatcher, TitleRules
 from voiced.ear.second_opinion import Rules, SecondEar
+from voiced.ear.transcriber import Hearing
 from voiced.ear.whisper import PROMPT_EXAMPLES, WhisperTranscriber, vocabulary_hotwords, vocabulary_prompt
 from voiced.ear.wyoming_asr import WyomingTranscriber
 from voiced.mouth.dry_run import DryRun
@@ -105,22 +107,40 @@ def private_intents(config: Config, registry: DeviceRegistry, build: Callable[..
 def second_ear(
     config: Config, registry: DeviceRegistry, engines: Engines, answering: Callable[[], bool]
 ) -> tuple[Reconsider | None, Callable[[], None]]:
-    """The ear's second opinion (None without a second model), and what to call when the home's
-    devices change (its words and the private intents it asks follow them). `answering`: the
-    daemon's intents wait for an answer (a short reply is then not heard again)."""
-    second = engines.second
-    if second is None:
+    """The ear's second thoughts on a turn, blocking, after the first model heard it (None when it
+    has none): the second model's opinion (asr.second_model), then the music library's titles
+    (library.py, when a music device declares one). And what to call when the home's devices change
+    (their words and the private intents asked follow them). `answering`: the daemon's intents wait
+    for an answer (a short reply is then not heard again). Not for the LLM alone (it takes any words)."""
+    second, first = engines.second, engines.transcriber
+    local = config.agent_kind != "llm" and isinstance(first, WhisperTranscriber)
+    if second is None and not local:
         return None, lambda: None
     dry = DryRun(private_intents(config, registry, rehearsal_agent))
-    acts = lambda h: dry.acts(h.text, h.doubtful, h.alternatives)  # noqa: E731
-    takes = lambda h: dry.acts(h.text, h.doubtful, h.alternatives, searching=False)  # noqa: E731
-    # The sentences of the prompt the second model hears: it may recite them
-    recited = (*PROMPT_EXAMPLES, *re.findall(r"[^.!?]+[.!?]", config.asr.initial_prompt or ""))
-    rules = Rules(config.asr.second_min_similarity, recited, english_words().__contains__)
-    ear = SecondEar(second, acts, takes, rules, answering)
+    home = [HomeVocabulary.of(registry)]
+    steps: list[Reconsider] = []
+    if second is not None:
+        acts = lambda h: dry.acts(h.text, h.doubtful, h.alternatives)  # noqa: E731
+        takes = lambda h: dry.acts(h.text, h.doubtful, h.alternatives, searching=False)  # noqa: E731
+        # The sentences of the prompt the second model hears: it may recite them
+        recited = (*PROMPT_EXAMPLES, *re.findall(r"[^.!?]+[.!?]", config.asr.initial_prompt or ""))
+        rules = Rules(config.asr.second_min_similarity, recited, english_words().__contains__)
+        steps.append(SecondEar(second, acts, takes, rules, answering).reconsider)
+    if local:
+        weigher = second or first
+        assert isinstance(weigher, WhisperTranscriber)
+        titles = TitleMatcher(weigher.fit, dry.searched, lambda: home[0].titles, TitleRules())
+        steps.append(titles.matched)
+
+    def reconsider(samples: np.ndarray, heard: Hearing) -> Hearing:
+        for step in steps:
+            heard = step(samples, heard)
+        return heard
 
     def home_changed() -> None:
-        second.hear_home(HomeVocabulary.of(registry))
+        home[0] = HomeVocabulary.of(registry)
+        if second is not None:
+            second.hear_home(home[0])
         dry.home_changed()
 
-    return ear.reconsider, home_changed
+    return reconsider, home_changed

@@ -69,6 +69,12 @@ class MusicDevice(_DeviceBase):
     kind: Literal["music"]
     genres: list[str] = []
     volume_max: int = Field(100, ge=1, le=100)
+    library: list[Annotated[str, Field(min_length=1, max_length=200)]] = Field(
+        [],
+        max_length=5000,
+        description="artists, albums and songs it has, as people say them: a title heard close to one "
+        'of them ("clear the loon") is weighed against it on the sound and may be taken as it',
+    )
     mpd: str | None = Field(
         None,
         pattern=r"^[A-Za-z0-9._-]+:[0-9]{1,5}$",

@@ -19,6 +19,7 @@ class HomeVocabulary:
     light_rooms: tuple[str, ...] = ()
     colours: tuple[str, ...] = tuple(COLORS)
     named: tuple[tuple[str, str], ...] = ()  # (a way to say a device, its name): "bedroom light", aliases
+    titles: tuple[str, ...] = ()  # the music devices' libraries: artists, albums, songs
 
     @classmethod
     def of(cls, registry: DeviceRegistry) -> HomeVocabulary:
@@ -33,6 +34,9 @@ class HomeVocabulary:
                 (text.lower(), d.name)
                 for d in registry
                 for text in dict.fromkeys([_spoken(d.name), *d.aliases])
+            ),
+            titles=tuple(
+                dict.fromkeys(t for d in registry.by_kind("music") for t in getattr(d, "library", []))
             ),
         )
 

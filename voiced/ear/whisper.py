@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -16,6 +16,7 @@ from voiced.ear.bundled import BUNDLED, bundled_model
 from voiced.ear.transcriber import Hearing
 from voiced.ear.whisper_beams import FULL_WINDOW_FRAMES, Beams, decode_beams, repeats
 from voiced.ear.whisper_glance import glance_text
+from voiced.ear.whisper_score import fitted_window, sentence_scores
 from voiced.errors import ConfigError
 
 _LOGGER = logging.getLogger(__name__)
@@ -24,7 +25,6 @@ _LOGGER = logging.getLogger(__name__)
 DOUBT_BELOW = 0.5
 # The prompt's commands: Whisper base, on words it cannot make out, sometimes recites one of them.
 PROMPT_EXAMPLES = ("Turn on the light.", "Play some jazz.", "Dim the kitchen light.")
-ALIGN_MARGIN_FRAMES = 100  # 1 s of features past the speech; the rest of the 30 s window is skipped
 ALIGN_MIN_FRAMES = 300
 
 
@@ -134,6 +134,11 @@ class WhisperTranscriber:
         tokens = [t for s in pieces for t in s.tokens if t < self._tokenizer.eot]
         return self._heard(audio, text, tokens, mean_logprob)
 
+    def fit(self, audio: np.ndarray, sentences: Sequence[str]) -> list[float]:
+        """How well each sentence fits `audio` (float32), as this model's summed token log-probability
+        (blocking): voiced/ear/whisper_score.py."""
+        return sentence_scores(self._model, self._tokenizer, audio, sentences)
+
     def _beams(self, audio: np.ndarray, window_frames: int) -> Beams | None:
         return decode_beams(
             self._model,
@@ -178,16 +183,12 @@ class WhisperTranscriber:
         if not tokens:
             return ()
         try:
-            features = self._model.feature_extractor(audio)
-            frames = features.shape[-1]
-            width = min(3000, max(frames + ALIGN_MARGIN_FRAMES, ALIGN_MIN_FRAMES))
-            window = np.zeros((features.shape[0], width), dtype=np.float32)
-            window[:, : min(frames, width)] = features[:, :width]
+            window, frames = fitted_window(self._model, audio, ALIGN_MIN_FRAMES)
             result = self._model.model.align(
                 ctranslate2.StorageView.from_array(window[None]),
                 self._tokenizer.sot_sequence,
                 [tokens],
-                min(frames, width),
+                frames,
             )[0]
         except (RuntimeError, ValueError) as exc:
             # unweighed is not sure: every word stays doubtful (a title is read back, not played)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Collection, Sequence
 
+from voiced.devices.model import MusicSet
 from voiced.mouth.intents import CONDITIONAL, LATER, LocalIntentAgent
 from voiced.mouth.understanding.replies import searches
 
@@ -43,14 +44,26 @@ class DryRun:
         read-back; not declined as a request for later or on a condition (blocking, ~3-10 ms).
         `searching=False`: nor a search for a title (free text: any mishearing is one)."""
         with self._lock:
-            agent, home = self._agent, self._home
-            if agent is None:
-                agent = self._make()
-                if home == self._home:
-                    self._agent = agent
-            agent.forget()
+            agent = self._fresh()
             reply = agent.understand(text, doubtful, alternatives)
             waiting = agent.waiting
         if not searching and any(map(searches, reply.commands)):
             return False
         return not reply.missed and not waiting and reply.text not in _DECLINED_FOR_FORM
+
+    def searched(self, text: str) -> str | None:
+        """The title the intents would search for in `text`, its words taken as heard (None: the
+        request searches for none) (blocking, ~3-10 ms)."""
+        with self._lock:
+            reply = self._fresh().understand(text)
+        return next((c.query for c in reply.commands if isinstance(c, MusicSet) and c.query), None)
+
+    def _fresh(self) -> LocalIntentAgent:
+        """The private copy in a fresh conversation (under the lock)."""
+        agent, home = self._agent, self._home
+        if agent is None:
+            agent = self._make()
+            if home == self._home:
+                self._agent = agent
+        agent.forget()
+        return agent

@@ -1,0 +1,115 @@
+"""The music library's titles, weighed against what the ear heard on the sound itself
+(voiced/ear/library.py): a misheard title the library has is taken as it, one it lacks is not
+turned into another."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tests.speech_fixtures import spoken
+from voiced.config import AsrConfig, Config
+from voiced.devices.registry import DeviceRegistry
+from voiced.devices.vocabulary import HomeVocabulary
+from voiced.ear.library import Score, TitleMatcher, TitleRules, bare, chosen, nearest, with_title
+from voiced.ear.transcriber import Hearing
+from voiced.ear.whisper import WhisperTranscriber, vocabulary_hotwords, vocabulary_prompt
+from voiced.engines import private_intents
+from voiced.mouth.dry_run import DryRun
+from voiced.mouth.rehearsal import rehearsal_agent
+from voiced.mouth.understanding.titles import may_name_a_title
+
+REGISTRY = DeviceRegistry.load(Path(__file__).parent.parent / "devices")
+LIBRARY = HomeVocabulary.of(REGISTRY).titles
+
+
+def test_the_example_music_device_declares_a_library_with_near_misses_in_it() -> None:
+    assert {"Clair de Lune", "Miles Davis", "My Old Man", "Kind of Blue", "A Kind of Magic"} <= set(LIBRARY)
+
+
+def test_a_title_is_put_in_place_of_the_words_the_intents_searched_for() -> None:
+    text = "Play the song, clear the loon."
+    assert with_title(text, "clear the loon", "Clair de Lune") == "Play the song, Clair de Lune."
+    assert with_title("Play music by the Beatles.", "beatles", "The Beatles") == "Play music by the Beatles."
+    assert with_title(text, "clair de lune", "Clair de Lune") is None  # not there word for word
+    assert bare("The Beatles") == "beatles" and bare("Don't Know Why") == "don't know why"
+
+
+def test_the_titles_weighed_are_the_nearest_by_letters_or_sound() -> None:
+    assert "Clair de Lune" in nearest("clear to loon", LIBRARY, 8)
+    assert "Miles Davis" in nearest("my old davis", LIBRARY, 8)
+    assert "Abbey Road" in nearest("every road", LIBRARY, 8)
+    assert len(nearest("jazz", LIBRARY, 8)) == 8
+
+
+def test_a_title_is_chosen_only_when_it_fits_nearly_as_well_as_the_words_heard_and_clearly_best() -> None:
+    rules = TitleRules(below_heard=6.0, ahead=3.0)
+    assert chosen(-20.0, {"Clair de Lune": -22.0, "Claire": -30.0}, rules) == "Clair de Lune"
+    assert chosen(-20.0, {"Clair de Lune": -27.0, "Claire": -40.0}, rules) is None  # fits too badly
+    assert chosen(-20.0, {"Clair de Lune": -22.0, "Claire": -23.0}, rules) is None  # no clear winner
+    assert chosen(-20.0, {}, rules) is None
+
+
+def scripted(fits: dict[str, float]) -> Score:
+    def score(audio: np.ndarray, sentences: Sequence[str]) -> list[float]:
+        return [fits.get(s, -100.0) for s in sentences]
+
+    return score
+
+
+def test_the_matcher_takes_a_title_the_library_has_and_leaves_other_requests_alone() -> None:
+    other = ("Play the song clear the moon.",)
+    heard = Hearing("Play the song, clear the loon.", 0.6, ("clear", "loon"), other)
+    fits = {heard.text: -20.0, "Play the song, Clair de Lune.": -22.0}
+    searched = {heard.text: "clear the loon", "Play the song Abbey Road.": "abbey road"}.get
+    matcher = TitleMatcher(scripted(fits), searched, lambda: LIBRARY, TitleRules())
+    audio = np.zeros(1600, np.int16)
+    taken = matcher.matched(audio, heard)
+    assert taken.text == "Play the song, Clair de Lune." and not taken.doubtful and not taken.alternatives
+    # a title the library has word for word: its doubt is settled, nothing weighed
+    abbey = Hearing("Play the song Abbey Road.", 0.5, ("abbey",), ("Play the song Abby Road.",))
+    assert matcher.matched(audio, abbey) == Hearing(abbey.text, 0.5)
+    lights = Hearing("Turn on the kitchen light.")
+    assert matcher.matched(audio, lights) is lights
+    # no library: nothing is asked; a failing weigher leaves the words heard
+    assert TitleMatcher(scripted(fits), searched, lambda: (), TitleRules()).matched(audio, heard) is heard
+
+    def broken(audio: np.ndarray, sentences: Sequence[str]) -> list[float]:
+        raise RuntimeError("CTranslate2 failed")
+
+    assert TitleMatcher(broken, searched, lambda: LIBRARY, TitleRules()).matched(audio, heard) is heard
+
+
+@functools.cache
+def tiny() -> WhisperTranscriber:
+    words = HomeVocabulary.of(REGISTRY)
+    return WhisperTranscriber(
+        AsrConfig(),
+        Path("models"),
+        prompt=vocabulary_prompt(words),
+        hotwords=vocabulary_hotwords(words),
+        weigh_words=may_name_a_title,
+    )
+
+
+@pytest.mark.parametrize(
+    ("said", "title"),
+    [("Play the song Clair de Lune.", "Clair de Lune"), ("Play something by Miles Davis.", "Miles Davis")],
+)
+def test_real_speech_a_title_of_the_library_is_played_and_one_it_lacks_is_not_made_another(
+    said: str, title: str
+) -> None:
+    """tiny.en on piper's voice, weighed against the example library; then against it without the
+    title asked for, where near misses ("My Old Man", "Claire") must not take its place."""
+    audio = spoken(said)
+    heard = tiny().transcribe_scored(audio)
+    dry = DryRun(private_intents(Config(), REGISTRY, rehearsal_agent))
+    matcher = TitleMatcher(tiny().fit, dry.searched, lambda: LIBRARY, TitleRules())
+    assert title in matcher.matched(audio, heard).text
+    lacking = tuple(t for t in LIBRARY if t != title)
+    without = TitleMatcher(tiny().fit, dry.searched, lambda: lacking, TitleRules()).matched(audio, heard)
+    assert without.text == heard.text
