@@ -93,8 +93,9 @@ def test_spoken_commands_reach_the_broker_as_exact_payloads(tmp_path: Path, brok
             # second ear (Whisper base) hears "Abbey Road" too, and two models agreeing settle it
             "Put on the album Abbey Road.",
             "Turn off the kitchen light.",
-            "Play the song Clair de Lune.",  # tiny.en hears "Claire to learn", and doubts "Claire"
-            "Yes.",
+            # tiny.en hears "Claire to Loom"; the music device's library has "Clair de Lune", which
+            # fits the sound nearly as well and far better than any other title of it
+            "Play the song Clair de Lune.",
         ],
         tmp_path / "in.wav",
     )
@@ -112,11 +113,10 @@ def test_spoken_commands_reach_the_broker_as_exact_payloads(tmp_path: Path, brok
         ("zigbee2mqtt/diffuser/set", {"state": "ON", "scent": "lavender"}),
         ("voiced/music/set", {"action": "play", "query": "abbey road"}),
         ("zigbee2mqtt/kitchen_light/set", {"state": "OFF"}),
-        ("voiced/music/set", {"action": "play", "query": "claire to learn"}),  # only after the yes
+        ("voiced/music/set", {"action": "play", "query": "clair de lune"}),
     ], result.stdout
     assert "didn't catch that" in result.stdout
-    assert 'Did you say "claire to learn"?' in result.stdout
-    assert 'Did you say "abbey road"?' not in result.stdout
+    assert "Did you say" not in result.stdout
     # Five replies, each at least a short sentence of real speech.
     assert speech_seconds(tmp_path / "out.wav") > 5.0
     samples, _ = read_wav(tmp_path / "out.wav")

@@ -47,10 +47,10 @@ def test_the_titles_weighed_are_the_nearest_by_letters_or_sound() -> None:
 
 
 def test_a_title_is_chosen_only_when_it_fits_nearly_as_well_as_the_words_heard_and_clearly_best() -> None:
-    rules = TitleRules(below_heard=6.0, ahead=3.0)
+    rules = TitleRules()
     assert chosen(-20.0, {"Clair de Lune": -22.0, "Claire": -30.0}, rules) == "Clair de Lune"
     assert chosen(-20.0, {"Clair de Lune": -27.0, "Claire": -40.0}, rules) is None  # fits too badly
-    assert chosen(-20.0, {"Clair de Lune": -22.0, "Claire": -23.0}, rules) is None  # no clear winner
+    assert chosen(-20.0, {"Clair de Lune": -22.0, "Claire": -25.0}, rules) is None  # no clear winner
     assert chosen(-20.0, {}, rules) is None
 
 
