@@ -64,12 +64,16 @@ def scripted(fits: dict[str, float]) -> Score:
 def test_the_matcher_takes_a_title_the_library_has_and_leaves_other_requests_alone() -> None:
     other = ("Play the song clear the moon.",)
     heard = Hearing("Play the song, clear the loon.", 0.6, ("clear", "loon"), other)
-    fits = {heard.text: -20.0, "Play the song, Clair de Lune.": -22.0}
-    searched = {heard.text: "clear the loon", "Play the song Abbey Road.": "abbey road"}.get
+    fits = {"Play the song clear the loon.": -20.0, "Play the song Clair de Lune.": -22.0}
+    # the intents search for a title in it only without the pause Whisper wrote as a comma
+    searched = {
+        "Play the song clear the loon.": "clear the loon",
+        "Play the song Abbey Road.": "abbey road",
+    }.get
     matcher = TitleMatcher(scripted(fits), searched, lambda: LIBRARY, TitleRules())
     audio = np.zeros(1600, np.int16)
     taken = matcher.matched(audio, heard)
-    assert taken.text == "Play the song, Clair de Lune." and not taken.doubtful and not taken.alternatives
+    assert taken.text == "Play the song Clair de Lune." and not taken.doubtful and not taken.alternatives
     # a title the library has word for word: its doubt is settled, nothing weighed
     abbey = Hearing("Play the song Abbey Road.", 0.5, ("abbey",), ("Play the song Abby Road.",))
     assert matcher.matched(audio, abbey) == Hearing(abbey.text, 0.5)

@@ -142,6 +142,14 @@ def test_a_kind_word_the_next_readings_go_on_from_is_read_back_first() -> None:
     again.understand("Turn on the light.", alternatives=OVEN)
     declined = again.understand("no")
     assert declined.commands == () and declined.text == "Okay, I'll leave it."
+    # on a busy box the same audio was heard early, its readings going on after a pause
+    early = (
+        "Turn on the light,",
+        "Turn on the light, wind.",
+        "Turn on the light, been.",
+        "Turn on the light",
+    )
+    assert agent(room="living room").understand("Turn on the light.", alternatives=early).commands == ()
 
 
 def test_noise_after_a_pause_casts_no_doubt() -> None:

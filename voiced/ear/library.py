@@ -104,20 +104,27 @@ class TitleMatcher:
         in here leaves `heard`."""
         try:
             titles = self._titles()
-            query = self._searched(heard.text) if titles and heard.text.strip() else None
+            text, query = heard.text, None
+            if titles and text.strip():
+                query = self._searched(text)
+                if query is None and "," in text:
+                    # Whisper writes a pause as a comma: "Play the song, clear the loon." searches
+                    # for nothing, "Play the song clear the loon." for a title
+                    text = " ".join(text.replace(",", " ").split())
+                    query = self._searched(text)
             if query is None:
                 return heard
             if bare(query) in {bare(t) for t in titles}:
-                return Hearing(heard.text, heard.confidence)  # the library has it: nothing to doubt
+                return Hearing(text, heard.confidence)  # the library has it: nothing to doubt
             sentences = {
                 title: sentence
                 for title in nearest(query, titles, self._rules.candidates)
-                if (sentence := with_title(heard.text, query, title)) is not None
+                if (sentence := with_title(text, query, title)) is not None
             }
             if not sentences:
                 return heard
             audio = samples.astype(np.float32) / 32768.0
-            fits = self._score(audio, [heard.text, *sentences.values()])
+            fits = self._score(audio, [text, *sentences.values()])
             title = chosen(fits[0], dict(zip(sentences, fits[1:], strict=True)), self._rules)
         except Exception:
             _LOGGER.exception("weighing the library's titles failed: keeping %r", heard.text)

@@ -190,12 +190,16 @@ def doubted_noun(heard: str, others: Sequence[str], unknown: Callable[[str], boo
     readings go on right after it with a word nothing here knows ("light bench", "lightben"): the
     audio held more than the best reading says, and what was said may be another thing altogether
     (the spoken bench: "turn on the oven" heard "Turn on the light"). A comma between ("lavender,
-    sound") is a pause with noise after it, not a longer name. None if there is no such doubt."""
+    sound") is a pause with noise after it, not a longer name, unless the kind word ends the best
+    reading. None if there is no such doubt."""
     best = heard.split()
     words = [_bare(token) for token in best]
     at = next((i for i in range(len(words) - 1, -1, -1) if words[i] in NOUNS), None)
     if at is None:
         return None
+    # the request ends on the kind word ("Turn on the light."): what other readings heard after it,
+    # even after a pause ("Turn on the light, wind."), is what the best one left out
+    last = at == len(words) - 1
     doubting = 0
     for other in others[:4]:
         tokens = other.split()
@@ -205,7 +209,7 @@ def doubted_noun(heard: str, others: Sequence[str], unknown: Callable[[str], boo
         glued = noun != words[at] and noun.startswith(words[at]) and unknown(noun)
         goes_on = (
             noun == words[at]
-            and not re.search(r"[,.;:!?]$", tokens[at])
+            and (last or not re.search(r"[,.;:!?]$", tokens[at]))
             and len(tokens) > at + 1
             and tokens[at + 1 : at + 2] != best[at + 1 : at + 2]
             and unknown(_bare(tokens[at + 1]))
