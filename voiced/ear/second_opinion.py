@@ -16,8 +16,8 @@ is heard again by the second model:
   recites one: "Turn on the light." for "turn on the oven"): it is taken;
 - else the first stands, with its question.
 A request for every device of a kind ("Turn every lamp red") that the first model was not sure
-of is heard again too: if the second model does not hear the "every", the intents ask or read it
-back rather than act on every lamp.
+of is heard again too: if the second model names a device where the first heard "every", the
+intents ask which was meant rather than act on every lamp.
 The cost, ~0.3-0.5 s, falls only on requests that would otherwise fail or ask back, and on unsure
 broad ones.
 """
@@ -94,13 +94,12 @@ class Rules:
 
 def confirmed(first: Hearing, second: Hearing) -> Hearing:
     """A broad reading the intents would act on ("every lamp"), heard again (pure): if the second
-    model did not hear its "every" too, its reading goes first among the others (the intents ask
-    "bedroom lamp or every lamp?") and the word is doubtful (else the request is read back)."""
-    unheard = broad_words(first.text) - broad_words(second.text)
-    if not unheard:
+    model did not hear its "every" too, its reading goes first among the others, so that one naming
+    a device there ("Turn the bedroom lamp red.") makes the intents ask which was meant. A garble
+    ("Dim and relight to 15%" for "Dim every light to 15%") changes nothing."""
+    if broad_words(first.text) <= broad_words(second.text):
         return first
-    doubtful = tuple(dict.fromkeys([*first.doubtful, *sorted(unheard)]))
-    return Hearing(first.text, first.confidence, doubtful, (second.text, *first.alternatives))
+    return Hearing(first.text, first.confidence, first.doubtful, (second.text, *first.alternatives))
 
 
 def reconsidered(first: Hearing, second: Hearing, takes: Acts, rules: Rules = Rules()) -> Hearing:

@@ -26,7 +26,7 @@ from voiced.mouth.understanding.handlers import handlers
 from voiced.mouth.understanding.hearing import Heard
 from voiced.mouth.understanding.home import WHICH_ONE, Home, Match, Outcome, pct_to_brightness
 from voiced.mouth.understanding.learning import Learned, learn
-from voiced.mouth.understanding.readings import doubted_noun, doubted_scope, name_words, safe_readings
+from voiced.mouth.understanding.readings import doubted_noun, name_words, safe_readings
 from voiced.mouth.understanding.replies import (
     CONDITIONAL,
     LATER,
@@ -156,11 +156,6 @@ class LocalIntentAgent:
         if not reply.commands and (reply.missed or not reply.understood):
             self._home.last = ()  # "change it to green" after a miss: "it" is what we missed, not older
         title = doubted_title(reply.commands, doubtful, alternatives)
-        if title is None and doubted_scope(reply.commands, doubtful):
-            # the second ear did not hear "every" where the first did ("every lamp" for "bedroom lamp")
-            log.info("the ear doubted how many %r is for: reading it back", text)
-            self._doubted = reply
-            return AgentReply(text=ask_said(text), understood=True)
         if title is None:
             return reply
         log.info("not sure the ear heard the title %r right: asking back", title)

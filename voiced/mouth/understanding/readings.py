@@ -18,9 +18,8 @@ from __future__ import annotations
 import difflib
 import functools
 import re
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
-from voiced.devices.model import DeviceCommand
 from voiced.devices.vocabulary import HomeVocabulary
 from voiced.mouth.understanding.text import looped
 
@@ -220,8 +219,3 @@ def doubted_noun(heard: str, others: Sequence[str], unknown: Callable[[str], boo
 
 def _bare(token: str) -> str:
     return "".join(words_of(token))
-
-
-def doubted_scope(commands: Sequence[DeviceCommand], doubtful: Collection[str]) -> bool:
-    """Whether a request for several devices hangs on a word like "every" that the ear doubted."""
-    return len({c.device for c in commands}) > 1 and bool(QUANTIFIERS & set(doubtful))
