@@ -27,6 +27,8 @@ _LOGGER = logging.getLogger(__name__)
 _WORD = re.compile(r"[A-Za-z0-9']+")
 Score = Callable[[np.ndarray, Sequence[str]], list[float]]  # log-probability of each sentence
 Searched = Callable[[str], "str | None"]  # the title the intents would search for in a text
+ALTERNATIVES_WEIGHED = 3
+MIN_LENGTH_RATIO = 0.5
 
 
 @dataclass(frozen=True)
@@ -46,13 +48,26 @@ def bare(title: str) -> str:
     return " ".join(words[1:] if words[:1] == ["the"] and len(words) > 1 else words)
 
 
-def with_title(text: str, query: str, title: str) -> str | None:
+# A small word just before the words searched for, which the intents drop from a search and which
+# may be the title's first sound misheard: "my old Davis" for "Miles Davis".
+_SWALLOWED = frozenset({"my", "our", "a", "an", "the"})
+
+
+def with_title(text: str, query: str, title: str, *, swallow: bool = False) -> str | None:
     """`text` with the words of `query` (as the intents read them) replaced by `title`; None when
-    they are not there word for word."""
+    they are not there word for word. `swallow`: the small word just before them too (None if there
+    is none)."""
     words = list(_WORD.finditer(text))
     wanted = query.lower().split()
     for i in range(len(words) - len(wanted) + 1):
         if [w.group().lower() for w in words[i : i + len(wanted)]] == wanted:
+            if swallow:
+                small = words[i - 1].group().lower() if i >= 2 else ""
+                # not a title's own first word: "my old name" is not "My Old Man" for its "my"
+                if small not in _SWALLOWED or title.lower().split()[:1] == [small]:
+                    return None
+                i -= 1
+                wanted = ["", *wanted]
             before = text[: words[i].start()]
             if title.lower().startswith("the ") and before.rstrip().lower().endswith("the"):
                 title = title[4:]  # "by the Beatles", not "by the The Beatles"
@@ -64,15 +79,31 @@ def _sounds(text: str) -> str:
     return " ".join(jellyfish.metaphone(w) for w in text.split() if w not in ("the", "a"))
 
 
-def nearest(query: str, titles: Sequence[str], count: int) -> list[str]:
-    """The `count` titles nearest to `query` by their letters or their sound (metaphone)."""
-    heard, sound = bare(query), _sounds(bare(query))
+def nearest(queries: Sequence[str], titles: Sequence[str], count: int) -> list[str]:
+    """The `count` titles nearest to any of `queries` (the words searched for in the ear's readings)
+    by their letters or their sound (metaphone)."""
+    heard = [(bare(q), _sounds(bare(q))) for q in queries]
 
     def near(title: str) -> float:
-        letters = SequenceMatcher(None, heard, bare(title)).ratio()
-        return max(letters, SequenceMatcher(None, sound, _sounds(bare(title))).ratio())
+        name, sound = bare(title), _sounds(bare(title))
+        return max(
+            (
+                max(SequenceMatcher(None, q, name).ratio(), SequenceMatcher(None, s, sound).ratio())
+                for q, s in heard
+                if _as_long(q, name)
+            ),
+            default=0.0,
+        )
 
-    return sorted(titles, key=near, reverse=True)[:count]
+    return [t for t in sorted(titles, key=near, reverse=True)[:count] if near(t) > 0]
+
+
+def _as_long(heard: str, title: str) -> bool:
+    """Whether a title is about as long as the words heard: Whisper fits a short one ("Queen") to
+    any sound nearly as well as the longer words it heard ("clear the loon"), for it pays for fewer
+    tokens."""
+    a, b = len(heard.replace(" ", "")), len(title.replace(" ", ""))
+    return min(a, b) >= MIN_LENGTH_RATIO * max(a, b)
 
 
 def chosen(heard: float, scores: dict[str, float], rules: TitleRules = TitleRules()) -> str | None:
@@ -116,20 +147,32 @@ class TitleMatcher:
                 return heard
             if bare(query) in {bare(t) for t in titles}:
                 return Hearing(text, heard.confidence)  # the library has it: nothing to doubt
+            # the titles near what the ear's other readings searched for compete too: "Miles Davis"
+            # (from "my old day this") beside "My Old Man" (from "my old name this")
+            others = [self._searched(a) for a in heard.alternatives[:ALTERNATIVES_WEIGHED]]
+            queries = [query, *(q for q in others if q is not None)]
             sentences = {
-                title: sentence
-                for title in nearest(query, titles, self._rules.candidates)
-                if (sentence := with_title(text, query, title)) is not None
+                (title, swallow): sentence
+                for title in nearest(queries, titles, self._rules.candidates)
+                for swallow in (False, True)
+                if (sentence := with_title(text, query, title, swallow=swallow)) is not None
             }
             if not sentences:
                 return heard
             audio = samples.astype(np.float32) / 32768.0
             fits = self._score(audio, [text, *sentences.values()])
-            title = chosen(fits[0], dict(zip(sentences, fits[1:], strict=True)), self._rules)
+            best = {key: fit for key, fit in zip(sentences, fits[1:], strict=True)}
+            by_title: dict[str, float] = {}
+            for (name, _swallow), fit in best.items():
+                by_title[name] = max(fit, by_title.get(name, float("-inf")))
+            title = chosen(fits[0], by_title, self._rules)
         except Exception:
             _LOGGER.exception("weighing the library's titles failed: keeping %r", heard.text)
             return heard
         _LOGGER.info(
             "heard %r: the library's %s", heard.text, repr(title) if title else "titles fit no better"
         )
-        return heard if title is None else Hearing(sentences[title], heard.confidence)
+        if title is None:
+            return heard
+        form = max((key for key in sentences if key[0] == title), key=best.__getitem__)
+        return Hearing(sentences[form], heard.confidence)
