@@ -15,6 +15,7 @@ from voiced.config import Config
 from voiced.devices.registry import DeviceRegistry
 from voiced.devices.vocabulary import HomeVocabulary
 from voiced.ear.asr_queue import Reconsider
+from voiced.ear.broad import BroadCheck
 from voiced.ear.library import TitleMatcher, TitleRules
 from voiced.ear.second_opinion import Rules, SecondEar
 from voiced.ear.transcriber import Hearing
@@ -108,8 +109,9 @@ def second_ear(
     config: Config, registry: DeviceRegistry, engines: Engines, answering: Callable[[], bool]
 ) -> tuple[Reconsider | None, Callable[[], None]]:
     """The ear's second thoughts on a turn, blocking, after the first model heard it (None when it
-    has none): the second model's opinion (asr.second_model), then the music library's titles
-    (library.py, when a music device declares one). And what to call when the home's devices change
+    has none): the second model's opinion (asr.second_model), a check of an unsure request for
+    every device of a kind (broad.py), then the music library's titles (library.py, when a music
+    device declares one). And what to call when the home's devices change
     (their words and the private intents asked follow them). `answering`: the daemon's intents wait
     for an answer (a short reply is then not heard again). Not for the LLM alone (it takes any words)."""
     second, first = engines.second, engines.transcriber
@@ -129,6 +131,8 @@ def second_ear(
     if local:
         weigher = second or first
         assert isinstance(weigher, WhisperTranscriber)
+        acted = lambda h: dry.acts(h.text, h.doubtful, h.alternatives)  # noqa: E731
+        steps.append(BroadCheck(weigher.fit, lambda: home[0].rooms, acted).checked)
         titles = TitleMatcher(weigher.fit, dry.searched, lambda: home[0].titles, TitleRules())
         steps.append(titles.matched)
 

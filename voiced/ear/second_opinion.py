@@ -15,11 +15,7 @@ is heard again by the second model:
   kitchen light."), and is not a sentence of the prompt (on words it cannot make out, base
   recites one: "Turn on the light." for "turn on the oven"): it is taken;
 - else the first stands, with its question.
-A request for every device of a kind ("Turn every lamp red") that the first model was not sure
-of is heard again too: if the second model names a device where the first heard "every", the
-intents ask which was meant rather than act on every lamp.
-The cost, ~0.3-0.5 s, falls only on requests that would otherwise fail or ask back, and on unsure
-broad ones.
+The cost, ~0.3-0.5 s, falls only on requests that would otherwise fail or ask back.
 """
 
 from __future__ import annotations
@@ -75,31 +71,11 @@ def changes_meaning(first: str, second: str) -> bool:
     return False
 
 
-# Words that widen a request to every device of a kind: tiny.en hears "Turn every lamp red" for
-# "turn bedroom lamp red" in hurried voices, sure enough to act on it.
-BROAD = frozenset({"every", "all", "each", "everything", "everywhere", "whole", "house", "home"})
-
-
-def broad_words(text: str) -> frozenset[str]:
-    return frozenset(_words(text).split()) & BROAD
-
-
 @dataclass(frozen=True)
 class Rules:
     min_likeness: float = 0.6  # asr.second_min_similarity
     recited: tuple[str, ...] = ()  # the prompt's sentences: never taken, nor agreed on
     is_word: Callable[[str], bool] = lambda _word: True  # a dictionary's word
-    sure_broad: float = 0.8  # a broad reading acted on below this confidence is heard again
-
-
-def confirmed(first: Hearing, second: Hearing) -> Hearing:
-    """A broad reading the intents would act on ("every lamp"), heard again (pure): if the second
-    model did not hear its "every" too, its reading goes first among the others, so that one naming
-    a device there ("Turn the bedroom lamp red.") makes the intents ask which was meant. A garble
-    ("Dim and relight to 15%" for "Dim every light to 15%") changes nothing."""
-    if broad_words(first.text) <= broad_words(second.text):
-        return first
-    return Hearing(first.text, first.confidence, first.doubtful, (second.text, *first.alternatives))
 
 
 def reconsidered(first: Hearing, second: Hearing, takes: Acts, rules: Rules = Rules()) -> Hearing:
@@ -154,15 +130,8 @@ class SecondEar:
         """`first`, or what the second model makes of `samples` (blocking: run it off the loop).
         Whatever fails in here leaves the first reading: the turn is never lost to the second ear."""
         try:
-            if not first.text.strip():
+            if not first.text.strip() or self._acts(first):
                 return first
-            if self._acts(first):
-                if not broad_words(first.text) or first.confidence >= self._rules.sure_broad:
-                    return first
-                second = self._transcriber.transcribe_scored(samples)
-                taken = confirmed(first, second)
-                _LOGGER.info("second ear on a broad request: %r, first %r", second.text, first.text)
-                return taken
             if self._answering() and len(_words(first.text).split()) <= ANSWER_WORDS:
                 return first  # "the bedroom", "no, the bedroom one": an answer, in its context
             second = self._transcriber.transcribe_scored(samples)
