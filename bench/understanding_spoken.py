@@ -99,9 +99,16 @@ def main() -> int:
     parser.add_argument("--worst", type=int, default=10, help="how many failing sentences to show (10)")
     parser.add_argument("--json", type=Path, metavar="FILE", help="write every sentence's result here")
     parser.add_argument("--keep", type=Path, metavar="DIR", help="keep the WAVs, events and replies here")
+    parser.add_argument(
+        "--devices",
+        type=Path,
+        default=REPO / "devices",
+        metavar="DIR",
+        help="the home's device files (default: the repo's devices/, whose music device has a library)",
+    )
     args = parser.parse_args()
 
-    registry = DeviceRegistry.load(REPO / "devices")
+    registry = DeviceRegistry.load(args.devices)
     corpora = args.corpus or sorted(CORPUS_DIR.glob("corpus_*.yaml"))
     if not corpora:
         raise SystemExit(f"bench: no corpus in {CORPUS_DIR} (corpus_*.yaml); give one with --corpus")
@@ -134,7 +141,7 @@ def main() -> int:
     results: list[ConditionResult] = []
     started = time.monotonic()
     try:
-        with private_home(work, registry, REPO / "devices") as home:
+        with private_home(work, registry, args.devices) as home:
             for condition in conditions:
                 folder = work / condition.name
                 folder.mkdir(exist_ok=True)
@@ -151,7 +158,7 @@ def main() -> int:
                     config = write_config(
                         run_dir / "config.yaml",
                         home.port,
-                        REPO / "devices",
+                        args.devices,
                         run_dir / "state.sqlite",
                         beam=beam,
                         models_dir=REPO / "models",
