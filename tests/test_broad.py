@@ -27,7 +27,9 @@ EVERY = Hearing("Turn every lamp red.", 0.49, (), ("Turn every bump, red.", "Tur
 
 
 def home_agent() -> LocalIntentAgent:
-    return LocalIntentAgent(REGISTRY, lambda _name: None, room="living room", now=lambda: datetime(2026, 11, 25, 9, 0))
+    return LocalIntentAgent(
+        REGISTRY, lambda _name: None, room="living room", now=lambda: datetime(2026, 11, 25, 9, 0)
+    )
 
 
 def test_a_broad_request_is_said_of_each_room_as_spoken_and_as_compared() -> None:

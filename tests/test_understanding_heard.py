@@ -195,3 +195,19 @@ def test_who_said_it_heard_without_said_acts_on_nothing() -> None:
     # a word before the request that is no one's ("okay", "alright then") is no such doubt
     assert len(agent().understand("Okay, turn on the kitchen light.").commands) == 1
     assert len(agent().understand("Alright then, play some jazz.").commands) == 1
+
+
+def test_a_scent_opening_another_reading_beside_another_device_is_not_taken() -> None:
+    """Seed 7 of the spoken bench (espeak, fast): "set the bedroom color to red" heard "Sandalwood,
+    bedroom color to land.", whose next reading "Sandalwood, bedroom color to red." set the scent too."""
+    readings = (
+        "Sandalwood, bedroom color to red.",
+        "Sandalwood and color to land.",
+        "Sand, the bedroom color to land.",
+        "set the bedroom color to land.",
+    )
+    reply = agent().understand("Sandalwood, bedroom color to land.", alternatives=readings)
+    assert not any(isinstance(c, DiffuserSet) for c in reply.commands)
+    # said as heard, a scent and a light in one breath still act
+    both = agent().understand("Set the diffuser to sandalwood and the bedroom light to red.")
+    assert {c.device for c in both.commands} == {"diffuser", "bedroom_light"}

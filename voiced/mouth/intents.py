@@ -14,7 +14,7 @@ from collections.abc import Awaitable, Callable, Collection, Sequence
 from datetime import datetime
 from typing import Any
 
-from voiced.devices.model import DeviceCommand, MusicSet
+from voiced.devices.model import DeviceCommand, DiffuserSet, MusicSet
 from voiced.devices.registry import DeviceRegistry
 from voiced.devices.vocabulary import HomeVocabulary
 from voiced.errors import DeviceError
@@ -193,7 +193,13 @@ class LocalIntentAgent:
             # Whisper's "Set the diffuser intensity" as often as a scent asked for
             devices = [c.device for c in reply.commands]
             twice = len(set(devices)) < len(devices)
-            if reply.understood and not reply.missed and not music and not twice:
+            # a scent that opens it, set beside another device: "Sandalwood, bedroom color to red."
+            # is Whisper's "Set the bedroom color to red" (its fourth reading said so)
+            opening = reading.split()[0].strip(",.").lower() if reading.split() else ""
+            scent_opens = len(set(devices)) > 1 and any(
+                isinstance(c, DiffuserSet) and c.scent == opening for c in reply.commands
+            )
+            if reply.understood and not reply.missed and not music and not twice and not scent_opens:
                 log.info("heard %r, understood the ear's other reading %r", text, reading)
                 return reply
             self._home.last, self._question = after_miss
