@@ -4,6 +4,7 @@ piper, and the grammar compiled meanwhile."""
 from __future__ import annotations
 
 import functools
+import logging
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -30,6 +31,7 @@ from voiced.mouth.understanding.titles import may_name_a_title
 from voiced.mouth.wyoming_tts import WyomingSynthesizer
 
 T = TypeVar("T")
+_LOGGER = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -131,14 +133,18 @@ def second_ear(
     if local:
         weigher = second or first
         assert isinstance(weigher, WhisperTranscriber)
-        acted = lambda h: dry.acts(h.text, h.doubtful, h.alternatives)  # noqa: E731
+        # not a title to search for ("Play All of Me"): its "all" is no device's
+        acted = lambda h: dry.acts(h.text, h.doubtful, h.alternatives) and dry.searched(h.text) is None  # noqa: E731
         steps.append(BroadCheck(weigher.fit, lambda: home[0].rooms, acted).checked)
         titles = TitleMatcher(weigher.fit, dry.searched, lambda: home[0].titles, TitleRules())
         steps.append(titles.matched)
 
     def reconsider(samples: np.ndarray, heard: Hearing) -> Hearing:
         for step in steps:
-            heard = step(samples, heard)
+            try:
+                heard = step(samples, heard)
+            except Exception:  # each step keeps what it was given on its own failures; a bug too
+                _LOGGER.exception("the ear's second thoughts failed: keeping %r", heard.text)
         return heard
 
     def home_changed() -> None:

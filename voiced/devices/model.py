@@ -75,6 +75,17 @@ class MusicDevice(_DeviceBase):
         description="artists, albums and songs it has, as people say them: a title heard close to one "
         'of them ("clear the loon") is weighed against it on the sound and may be taken as it',
     )
+
+    @field_validator("library", mode="before")
+    @classmethod
+    def _titles_as_text(cls, value: object) -> object:
+        for i, title in enumerate(value if isinstance(value, list) else []):
+            if not isinstance(title, str):
+                raise ValueError(f'library[{i}]: {title!r} is not text; quote it in YAML ("1989", "Yes")')
+            if not any(ch.isalnum() for ch in title):
+                raise ValueError(f"library[{i}]: {title!r} has no letter or digit to be heard")
+        return value
+
     mpd: str | None = Field(
         None,
         pattern=r"^[A-Za-z0-9._-]+:[0-9]{1,5}$",

@@ -82,10 +82,10 @@ class BroadCheck:
                 return heard
             audio = samples.astype(np.float32) / 32768.0
             fits = self._fit(audio, [heard.text, *readings])
+            room = doubted(fits[0], dict(zip(readings, fits[1:], strict=True)), self._rules)
         except Exception:
             _LOGGER.exception("checking a broad request failed: keeping %r", heard.text)
             return heard
-        room = doubted(fits[0], dict(zip(readings, fits[1:], strict=True)), self._rules)
         asked = None if room is None else readings[room]
         _LOGGER.info("a broad request %r (fit %.1f): %s", heard.text, fits[0], room or "no room fits as well")
         if asked is None:

@@ -12,6 +12,7 @@ word that the library has needs no read-back.
 
 from __future__ import annotations
 
+import functools
 import logging
 import re
 from collections.abc import Callable, Sequence
@@ -42,6 +43,7 @@ class TitleRules:
     candidates: int = 8  # titles weighed on the sound, the nearest in spelling or sound
 
 
+@functools.lru_cache(maxsize=20000)
 def bare(title: str) -> str:
     """A title as the intents' search has it: lower case, words only, no leading "the"."""
     words = [w.lower() for w in _WORD.findall(title)]
@@ -75,6 +77,7 @@ def with_title(text: str, query: str, title: str, *, swallow: bool = False) -> s
     return None
 
 
+@functools.lru_cache(maxsize=20000)
 def _sounds(text: str) -> str:
     return " ".join(jellyfish.metaphone(w) for w in text.split() if w not in ("the", "a"))
 
@@ -113,8 +116,10 @@ def chosen(heard: float, scores: dict[str, float], rules: TitleRules = TitleRule
         return None
     ranked = sorted(scores, key=lambda title: scores[title], reverse=True)
     best = ranked[0]
-    runner_up = scores[ranked[1]] if len(ranked) > 1 else float("-inf")
-    if scores[best] >= heard - rules.below_heard and scores[best] - runner_up >= rules.ahead:
+    if len(ranked) == 1:
+        # no other title to be ahead of: it must fit as well as the words heard
+        return best if scores[best] >= heard else None
+    if scores[best] >= heard - rules.below_heard and scores[best] - scores[ranked[1]] >= rules.ahead:
         return best
     return None
 
