@@ -123,8 +123,8 @@ def second_ear(
     dry = DryRun(private_intents(config, registry, rehearsal_agent))
     home = [HomeVocabulary.of(registry)]
     steps: list[Reconsider] = []
+    acts = lambda h: dry.acts(h.text, h.doubtful, h.alternatives)  # noqa: E731
     if second is not None:
-        acts = lambda h: dry.acts(h.text, h.doubtful, h.alternatives)  # noqa: E731
         takes = lambda h: dry.acts(h.text, h.doubtful, h.alternatives, searching=False)  # noqa: E731
         # The sentences of the prompt the second model hears: it may recite them
         recited = (*PROMPT_EXAMPLES, *re.findall(r"[^.!?]+[.!?]", config.asr.initial_prompt or ""))
@@ -134,7 +134,7 @@ def second_ear(
         weigher = second or first
         assert isinstance(weigher, WhisperTranscriber)
         # not a title to search for ("Play All of Me"): its "all" is no device's
-        acted = lambda h: dry.acts(h.text, h.doubtful, h.alternatives) and dry.searched(h.text) is None  # noqa: E731
+        acted = lambda h: acts(h) and dry.searched(h.text) is None  # noqa: E731
         steps.append(BroadCheck(weigher.fit, lambda: home[0].rooms, acted).checked)
         titles = TitleMatcher(weigher.fit, dry.searched, lambda: home[0].titles, TitleRules())
         steps.append(titles.matched)
