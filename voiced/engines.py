@@ -136,7 +136,7 @@ def second_ear(
         # not a title to search for ("Play All of Me"): its "all" is no device's
         acted = lambda h: acts(h) and dry.searched(h.text) is None  # noqa: E731
         steps.append(BroadCheck(weigher.fit, lambda: home[0].rooms, acted).checked)
-        titles = TitleMatcher(weigher.fit, dry.searched, lambda: home[0].titles, TitleRules())
+        titles = TitleMatcher(weigher.fit, dry.searched, lambda: home[0].titles, TitleRules(), acts)
         steps.append(titles.matched)
 
     def reconsider(samples: np.ndarray, heard: Hearing) -> Hearing:

@@ -5,9 +5,15 @@ voice as "my old Davis", and a search for those finds nothing. When a music devi
 has (`library:` in its device file), a request that searches for a title not in it is heard once
 more against the titles nearest in spelling or sound: each is put in place of the words heard, and
 Whisper says how well each sentence fits the audio (voiced/ear/whisper_score.py). A title is taken
-only when it fits nearly as well as the words heard and clearly better than any other title; else
-the words heard stand (and the intents read a doubted title back, as before). A title heard word for
-word that the library has needs no read-back.
+only when it fits nearly as well as the words heard and clearly better than any other title, and is
+near them in letters or sound; else the words heard stand (and the intents read a doubted title back,
+as before). A title heard word for word that the library has needs no read-back.
+
+A robotic voice may garble the request's opening too ("Play the sun, clear the moon.", "Play, music,
+and the Beatles."), so that the intents find no title to search for: a reading they would not act on
+that opens near one of the grammar's ("play the song", "play something by", ...) has each title near
+the words after it weighed said with that opening ("Play the song Clair de Lune."). Not when those
+words are a name Whisper wrote as one ("Play music like the Beatles."): that was heard, not made up.
 """
 
 from __future__ import annotations
@@ -41,6 +47,9 @@ class TitleRules:
     below_heard: float = 6.0  # how much worse than the words heard a title may fit (log-probability)
     ahead: float = 4.0  # how much better it must fit than the next title
     candidates: int = 8  # titles weighed on the sound, the nearest in spelling or sound
+    # ... of which only one this near (0..1) may be taken: not "Taylor Swift" (0.48 to "working in
+    # wraps of it"), but "Miles Davis" (0.57 to "my old name is"); the others still compete
+    min_nearness: float = 0.55
 
 
 @functools.lru_cache(maxsize=20000)
@@ -77,27 +86,104 @@ def with_title(text: str, query: str, title: str, *, swallow: bool = False) -> s
     return None
 
 
+# How a request for a title opens, as the grammar says it. A reading that opens near one ("Play the
+# sun, clear the moon.", "Play, music, and the Beatles.") may hide the title in what follows, where the
+# intents find none to search for; each title near those words is weighed said with that opening.
+OPENINGS = ("play the song", "play the album", "play something by", "play music by", "play songs by", "play")
+MIN_OPENING_LIKENESS = 0.75
+
+
+def opening(text: str) -> tuple[str, str] | None:
+    """The opening of OPENINGS nearest to the start of `text` (the longest of those near enough),
+    and the words after it; None when `text` does not start with "play" or nothing follows."""
+    words = [w.lower() for w in _WORD.findall(text)]
+    if words[:1] != ["play"]:
+        return None
+    best: tuple[int, float, str] | None = None
+    for said in OPENINGS:
+        count = len(said.split())
+        if len(words) <= count:
+            continue
+        likeness = SequenceMatcher(None, " ".join(words[:count]), said).ratio()
+        if likeness >= MIN_OPENING_LIKENESS and (best is None or (count, likeness) > best[:2]):
+            best = (count, likeness, said)
+    return None if best is None else (best[2], " ".join(words[best[0] :]))
+
+
+def named(text: str, query: str) -> bool:
+    """Whether Whisper wrote the words searched for as a name it knows, each capitalized ("the
+    Beatles", "Bohemian Rhapsody"), not as words it made of a sound ("clear the moon")."""
+    wanted = query.lower().split()
+    words = _WORD.findall(text)
+    for i in range(1, len(words) - len(wanted) + 1):
+        found = words[i : i + len(wanted)]
+        if [w.lower() for w in found] == wanted:
+            return all(w[0].isupper() or w.lower() in _SWALLOWED for w in found)
+    return False
+
+
+def said_forms(
+    text: str, query: str | None, opened: str | None, titles: Sequence[str]
+) -> dict[tuple[str, str], str]:
+    """Each title said in the words heard for `query` (with the small word before them, or not),
+    and as the grammar says it with the opening heard ("Play the song Clair de Lune."), by title
+    and form."""
+    forms: dict[tuple[str, str], str] = {}
+    for title in titles:
+        for form in ("as heard", "swallowed") if query is not None else ():
+            found = with_title(text, query or "", title, swallow=form == "swallowed")
+            if found is not None:
+                forms[title, form] = found
+        if opened is not None:
+            forms[title, opened] = f"{opened[0].upper()}{opened[1:]} {title}."
+    return forms
+
+
 @functools.lru_cache(maxsize=20000)
 def _sounds(text: str) -> str:
     return " ".join(jellyfish.metaphone(w) for w in text.split() if w not in ("the", "a"))
 
 
-def nearest(queries: Sequence[str], titles: Sequence[str], count: int) -> list[str]:
-    """The `count` titles nearest to any of `queries` (the words searched for in the ear's readings)
-    by their letters or their sound (metaphone)."""
+# Consonants a robotic or hurried voice lets Whisper swap, as one: "planned at noon" and "Clair de
+# Lune" are the same skeleton but for their first sound.
+_KINDRED = str.maketrans("bpdtgkqcvfzsrlnmjx", "ppttkkkkffsslllnks")
+
+
+@functools.lru_cache(maxsize=20000)
+def _skeleton(text: str) -> str:
+    return (
+        "".join(jellyfish.metaphone(w) for w in text.split() if w not in ("the", "a"))
+        .lower()
+        .translate(_KINDRED)
+    )
+
+
+def nearness(queries: Sequence[str]) -> Callable[[str], float]:
+    """How near a title is to any of `queries` (the words searched for in the ear's readings), 0..1,
+    by its letters, its sound (metaphone) or its consonants' kinds; 0 when none is about as long."""
     heard = [(bare(q), _sounds(bare(q))) for q in queries]
 
     def near(title: str) -> float:
         name, sound = bare(title), _sounds(bare(title))
         return max(
             (
-                max(SequenceMatcher(None, q, name).ratio(), SequenceMatcher(None, s, sound).ratio())
+                max(
+                    SequenceMatcher(None, q, name).ratio(),
+                    SequenceMatcher(None, s, sound).ratio(),
+                    SequenceMatcher(None, _skeleton(q), _skeleton(name)).ratio(),
+                )
                 for q, s in heard
                 if _as_long(q, name)
             ),
             default=0.0,
         )
 
+    return near
+
+
+def nearest(queries: Sequence[str], titles: Sequence[str], count: int) -> list[str]:
+    """The `count` titles nearest to any of `queries`."""
+    near = nearness(queries)
     return [t for t in sorted(titles, key=near, reverse=True)[:count] if near(t) > 0]
 
 
@@ -126,14 +212,21 @@ def chosen(heard: float, scores: dict[str, float], rules: TitleRules = TitleRule
 
 class TitleMatcher:
     def __init__(
-        self, score: Score, searched: Searched, titles: Callable[[], Sequence[str]], rules: TitleRules
+        self,
+        score: Score,
+        searched: Searched,
+        titles: Callable[[], Sequence[str]],
+        rules: TitleRules,
+        acts: Callable[[Hearing], bool] = lambda _heard: False,
     ) -> None:
         """`score`: a Whisper model's fit of sentences to audio; `searched`: the title the intents
-        would search for in a text; `titles`: the library's, as the home has them now."""
+        would search for in a text; `titles`: the library's, as the home has them now; `acts`:
+        whether the intents would act on a reading as it is ("Play jazz." is no title misheard)."""
         self._score = score
         self._searched = searched
         self._titles = titles
         self._rules = rules
+        self._acts = acts
 
     def matched(self, samples: np.ndarray, heard: Hearing) -> Hearing:
         """`heard`, or it with a title of the library for the words heard (blocking). Whatever fails
@@ -148,29 +241,32 @@ class TitleMatcher:
                     # for nothing, "Play the song clear the loon." for a title
                     text = " ".join(text.replace(",", " ").split())
                     query = self._searched(text)
-            if query is None:
-                return heard
-            if bare(query) in {bare(t) for t in titles}:
+            if query is not None and bare(query) in {bare(t) for t in titles}:
                 return Hearing(text, heard.confidence)  # the library has it: nothing to doubt
+            opened = opening(text) if titles else None
+            if query is None and (opened is None or self._acts(heard)):
+                return heard
             # the titles near what the ear's other readings searched for compete too: "Miles Davis"
             # (from "my old day this") beside "My Old Man" (from "my old name this")
             others = [self._searched(a) for a in heard.alternatives[:ALTERNATIVES_WEIGHED]]
-            queries = [query, *(q for q in others if q is not None)]
-            sentences = {
-                (title, swallow): sentence
-                for title in nearest(queries, titles, self._rules.candidates)
-                for swallow in (False, True)
-                if (sentence := with_title(text, query, title, swallow=swallow)) is not None
-            }
+            queries = [q for q in (query, opened and opened[1], *others) if q]
+            if query is not None and named(text, query):
+                opened = None  # "Play music like the Beatles.": a name heard, not an opening misheard
+            near = nearest(queries, titles, self._rules.candidates)
+            sentences = said_forms(text, query, opened and opened[0], near)
             if not sentences:
                 return heard
             audio = samples.astype(np.float32) / 32768.0
             fits = self._score(audio, [text, *sentences.values()])
             best = {key: fit for key, fit in zip(sentences, fits[1:], strict=True)}
             by_title: dict[str, float] = {}
-            for (name, _swallow), fit in best.items():
+            for (name, _form), fit in best.items():
                 by_title[name] = max(fit, by_title.get(name, float("-inf")))
             title = chosen(fits[0], by_title, self._rules)
+            if title is not None and nearness(queries)(title) < self._rules.min_nearness:
+                title = None  # it fit best, but is too unlike the words heard to be them
+            ranked = sorted(by_title.items(), key=lambda item: item[1], reverse=True)[:3]
+            _LOGGER.debug("%r fits %.1f; the nearest titles: %s", text, fits[0], ranked)
         except Exception:
             _LOGGER.exception("weighing the library's titles failed: keeping %r", heard.text)
             return heard
