@@ -17,6 +17,7 @@ from voiced.devices.registry import DeviceRegistry
 from voiced.devices.vocabulary import HomeVocabulary
 from voiced.ear.asr_queue import Reconsider
 from voiced.ear.broad import BroadCheck
+from voiced.ear.choice import ChoiceCheck
 from voiced.ear.library import TitleMatcher, TitleRules
 from voiced.ear.second_opinion import Rules, SecondEar
 from voiced.ear.transcriber import Hearing
@@ -112,7 +113,8 @@ def second_ear(
 ) -> tuple[Reconsider | None, Callable[[], None]]:
     """The ear's second thoughts on a turn, blocking, after the first model heard it (None when it
     has none): the second model's opinion (asr.second_model), a check of an unsure request for
-    every device of a kind (broad.py), then the music library's titles (library.py, when a music
+    every device of a kind (broad.py), a question between rooms or names answered by the sound
+    (choice.py), then the music library's titles (library.py, when a music
     device declares one). And what to call when the home's devices change
     (their words and the private intents asked follow them). `answering`: the daemon's intents wait
     for an answer (a short reply is then not heard again). Not for the LLM alone (it takes any words)."""
@@ -136,6 +138,9 @@ def second_ear(
         # not a title to search for ("Play All of Me"): its "all" is no device's
         acted = lambda h: acts(h) and dry.searched(h.text) is None  # noqa: E731
         steps.append(BroadCheck(weigher.fit, lambda: home[0].rooms, acted).checked)
+        asked = lambda h: dry.asked(h.text, h.doubtful, h.alternatives)  # noqa: E731
+        fits = [model.fit for model in (first, second) if isinstance(model, WhisperTranscriber)]
+        steps.append(ChoiceCheck(fits, asked, acted).checked)
         titles = TitleMatcher(weigher.fit, dry.searched, lambda: home[0].titles, TitleRules(), acts)
         steps.append(titles.matched)
 

@@ -51,6 +51,18 @@ class DryRun:
             return False
         return not reply.missed and not waiting and reply.text not in _DECLINED_FOR_FORM
 
+    def asked(
+        self, text: str, doubtful: Collection[str] = (), alternatives: Sequence[str] = ()
+    ) -> tuple[str, tuple[str, ...]] | None:
+        """The question the intents would ask back between readings of `text`: the words it is about
+        and the options' words ("the room", ("the bedroom", "the living room")); None: they would not
+        ask one (blocking, ~3-10 ms)."""
+        with self._lock:
+            agent = self._fresh()
+            agent.understand(text, doubtful, alternatives)
+            question = agent.question
+        return None if question is None else (question.heard, tuple(o.text for o in question.options))
+
     def searched(self, text: str) -> str | None:
         """The title the intents would search for in `text`, its words taken as heard (None: the
         request searches for none) (blocking, ~3-10 ms)."""

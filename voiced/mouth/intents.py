@@ -95,6 +95,11 @@ class LocalIntentAgent:
         """A question or a read-back waits for its answer."""
         return self._question is not None or self._doubted is not None
 
+    @property
+    def question(self) -> Question | None:
+        """The question asked back between readings ("the bedroom or the living room?"), waiting."""
+        return self._question
+
     def complete(self, text: str) -> bool:
         """Whether `text` is a whole request as it stands (each part a template match with no free
         text that could go on, nothing reported, negated or for later), so the ear may end the turn

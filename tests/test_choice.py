@@ -1,0 +1,76 @@
+"""A question the intents would ask back between rooms, answered by the sound (voiced/ear/choice.py):
+an option is taken only when it fits nearly as well as the words heard and clearly best; never
+between every device of a kind and one room's."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from voiced.config import Config
+from voiced.devices.registry import DeviceRegistry
+from voiced.ear.choice import ChoiceCheck, ChoiceRules, Fit, picked, readings
+from voiced.ear.transcriber import Hearing
+from voiced.engines import private_intents
+from voiced.mouth.dry_run import DryRun
+from voiced.mouth.rehearsal import rehearsal_agent
+
+REGISTRY = DeviceRegistry.load(Path(__file__).parent.parent / "devices")
+ROOMS = ("the room", ("the bedroom", "the living room"))
+AUDIO = np.zeros(1600, np.int16)
+
+
+def scripted(fits: dict[str, float]) -> Fit:
+    def fit(audio: np.ndarray, sentences: Sequence[str]) -> list[float]:
+        return [fits.get(s, -100.0) for s in sentences]
+
+    return fit
+
+
+def test_the_intents_ask_which_room_of_the_room_and_say_what_about() -> None:
+    dry = DryRun(private_intents(Config(), REGISTRY, rehearsal_agent))
+    assert dry.asked("Set the room to 50%.") == ROOMS
+    assert dry.asked("Set the bedroom to 50%.") is None
+
+
+def test_each_option_is_said_in_place_of_the_words_heard_with_and_without_its_the() -> None:
+    assert readings("Set the room to 50%.", ROOMS) == {
+        "the bedroom": ["Set the bedroom to 50%.", "Set bedroom to 50%."],
+        "the living room": ["Set the living room to 50%.", "Set living room to 50%."],
+    }
+    assert readings("Set it to 50%.", ROOMS) == {}  # the words asked about are not there as heard
+    assert readings("Turn every lamp red.", ("every lamp", ("every lamp", "bedroom lamp"))) == {}
+
+
+def test_an_option_is_picked_only_when_near_the_words_heard_and_clearly_best() -> None:
+    rules = ChoiceRules()
+    assert picked(-14.0, {"the bedroom": -19.2, "the living room": -33.6}, rules) == "the bedroom"
+    assert picked(-5.4, {"the bedroom": -31.7, "the living room": -35.0}, rules) is None  # "the room" said
+    assert picked(-14.0, {"the bedroom": -19.2, "the living room": -24.0}, rules) is None  # no clear winner
+    assert picked(-14.0, {"the bedroom": -19.2}, rules) is None  # nothing to choose between
+
+
+def test_the_sound_answers_the_question_summed_over_both_models() -> None:
+    heard = Hearing("Set the room to 50%.", 0.6)
+    tiny = scripted(
+        {"Set the room to 50%.": -6.4, "Set bedroom to 50%.": -7.3, "Set living room to 50%.": -17.6}
+    )
+    base = scripted(
+        {"Set the room to 50%.": -7.6, "Set bedroom to 50%.": -11.9, "Set living room to 50%.": -16.0}
+    )
+    asked = lambda h: ROOMS if "the room" in h.text else None  # noqa: E731
+    check = ChoiceCheck([tiny, base], asked, lambda h: True)
+    assert check.checked(AUDIO, heard) == Hearing("Set bedroom to 50%.", 0.6)
+    # base alone is not sure enough (4.1 ahead), nor is an option the intents would not act on
+    assert ChoiceCheck([base], asked, lambda h: True).checked(AUDIO, heard) is heard
+    assert ChoiceCheck([tiny, base], asked, lambda h: False).checked(AUDIO, heard) is heard
+    # no question, or a failing model: the words heard stand
+    lights = Hearing("Turn on the kitchen light.")
+    assert check.checked(AUDIO, lights) is lights
+
+    def broken(audio: np.ndarray, sentences: Sequence[str]) -> list[float]:
+        raise RuntimeError("CTranslate2 failed")
+
+    assert ChoiceCheck([broken], asked, lambda h: True).checked(AUDIO, heard) is heard
