@@ -26,6 +26,13 @@ def test_four_thousand_written_with_a_comma_is_one_number() -> None:
     assert not any(isinstance(c, LightSet) and c.brightness is not None for c in misheard.commands)
 
 
+def test_an_of_before_a_percentage_is_heard_as_to_but_not_after_what_is_set() -> None:
+    reply = agent().understand("Dim the kitchen light of 15 percent.")
+    assert reply.commands == (LightSet(device="kitchen_light", state="ON", brightness=38),)
+    named = agent().understand("Set the bedroom light to a brightness of 50%.")
+    assert named.commands == (LightSet(device="bedroom_light", state="ON", brightness=127),)
+
+
 def test_two_scents_for_the_diffuser_in_one_breath_change_nothing() -> None:
     reply = agent().understand("Sandalwood, eucalyptus, rinsettia, 100%")
     assert reply.commands == ()

@@ -17,6 +17,9 @@ _MISHEARD_OPENINGS = (
     ("i went to listen ", "i want to listen "),
     ("i went to hear ", "i want to hear "),
 )
+# "dim every light of 15 percent": Whisper's "of" for a "to" before a percentage (but "a brightness
+# of 50 percent", "the volume of 40 percent" say what is set)
+_OF_PERCENT = re.compile(r"(?<!brightness)(?<!volume)(?<!intensity)(?<!level) of (?=\d+ percent\b)")
 _COURTESY = re.compile(r"^(?:please|thanks|thank you)(?: |$)|(?:^| )(?:please|thanks|thank you)$")
 _OPENERS = frozenset({"no", "sorry", "oops", "actually", "wait", "ok", "okay", "so", "right", "well", "oh"})
 _QUOTES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": " ", "\u201d": " ", '"': " "})
@@ -31,6 +34,7 @@ def normalise(text: str) -> str:
     text = text.translate(_QUOTES).lower()
     text = _KELVIN.sub(r"\1 k", _THOUSANDS.sub("", text))
     text = _PERCENT.sub(r"\1 percent", text).replace("%", " percent ")
+    text = _OF_PERCENT.sub(" to ", text)
     return re.sub(r"(?<=\w)-(?=\w)", " ", text)
 
 
