@@ -33,6 +33,17 @@ def test_an_of_before_a_percentage_is_heard_as_to_but_not_after_what_is_set() ->
     assert named.commands == (LightSet(device="bedroom_light", state="ON", brightness=127),)
 
 
+def test_an_in_between_two_values_is_an_and_and_a_that_opening_a_value_is_a_set() -> None:
+    reply = agent().understand("Kitchen at 40 in lounge at 70.")
+    assert reply.commands == (
+        LightSet(device="kitchen_light", state="ON", brightness=102),
+        LightSet(device="living_room_light", state="ON", brightness=178),
+    )
+    that = agent().understand("That bedroom to 50%.")
+    assert that.commands == (LightSet(device="bedroom_light", state="ON", brightness=127),)
+    assert agent().understand("That one.").commands == ()
+
+
 def test_two_scents_for_the_diffuser_in_one_breath_change_nothing() -> None:
     reply = agent().understand("Sandalwood, eucalyptus, rinsettia, 100%")
     assert reply.commands == ()

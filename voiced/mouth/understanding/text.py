@@ -20,6 +20,10 @@ _MISHEARD_OPENINGS = (
 # "dim every light of 15 percent": Whisper's "of" for a "to" before a percentage (but "a brightness
 # of 50 percent", "the volume of 40 percent" say what is set)
 _OF_PERCENT = re.compile(r"(?<!brightness)(?<!volume)(?<!intensity)(?<!level) of (?=\d+ percent\b)")
+# "kitchen at 40 in lounge at 70": Whisper's "in" for an "and" between two values given at once
+_IN_FOR_AND = re.compile(r"(\bat \d+(?: percent)?) in (?=[a-z ]+? at \d)")
+# "that bedroom to 50 percent": Whisper's "that" for a "set" opening a request for a value
+_THAT_FOR_SET = re.compile(r"^that (?=[a-z ]+ to \d+ percent$)")
 _COURTESY = re.compile(r"^(?:please|thanks|thank you)(?: |$)|(?:^| )(?:please|thanks|thank you)$")
 _OPENERS = frozenset({"no", "sorry", "oops", "actually", "wait", "ok", "okay", "so", "right", "well", "oh"})
 _QUOTES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": " ", "\u201d": " ", '"': " "})
@@ -34,7 +38,7 @@ def normalise(text: str) -> str:
     text = text.translate(_QUOTES).lower()
     text = _KELVIN.sub(r"\1 k", _THOUSANDS.sub("", text))
     text = _PERCENT.sub(r"\1 percent", text).replace("%", " percent ")
-    text = _OF_PERCENT.sub(" to ", text)
+    text = _IN_FOR_AND.sub(r"\1 and ", _OF_PERCENT.sub(" to ", text))
     return re.sub(r"(?<=\w)-(?=\w)", " ", text)
 
 
@@ -60,6 +64,7 @@ def _polite(segment: str) -> str:
 
 
 def _opening(segment: str) -> str:
+    segment = _THAT_FOR_SET.sub("set ", segment)
     for heard, meant in _MISHEARD_OPENINGS:
         if segment.startswith(heard):
             return meant + segment[len(heard) :]
