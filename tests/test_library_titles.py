@@ -67,6 +67,9 @@ def test_the_titles_weighed_are_the_nearest_by_letters_or_sound() -> None:
     # nor one far shorter or longer: tiny.en fit "Queen" to "clear the loon" within reach
     assert "Queen" not in nearest(["clear the loon"], LIBRARY, 60)
     assert {"Miles Davis", "My Old Man"} <= set(nearest(["old name this", "old davis"], LIBRARY, 8))
+    # each reading's nearest in turn: the others' do not crowd out the one near the words heard
+    readings = ["my old name is", "old name is", "my old name list", "my old name with", "my old name"]
+    assert "Miles Davis" in nearest(readings, LIBRARY, 8)
 
 
 def test_a_title_is_chosen_only_when_it_fits_nearly_as_well_as_the_words_heard_and_clearly_best() -> None:

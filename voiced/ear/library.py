@@ -182,9 +182,19 @@ def nearness(queries: Sequence[str]) -> Callable[[str], float]:
 
 
 def nearest(queries: Sequence[str], titles: Sequence[str], count: int) -> list[str]:
-    """The `count` titles nearest to any of `queries`."""
-    near = nearness(queries)
-    return [t for t in sorted(titles, key=near, reverse=True)[:count] if near(t) > 0]
+    """The `count` titles nearest to `queries`, taken in turn from each query's nearest: the titles
+    near one reading's words are not crowded out by those near the others' ("Miles Davis" for "my
+    old name is" among the titles near "my old name list", "my old name with", ...)."""
+    ranked = []
+    for query in dict.fromkeys(queries):
+        near = nearness([query])
+        ranked.append([t for t in sorted(titles, key=near, reverse=True) if near(t) > 0])
+    chosen: list[str] = []
+    for rank in range(max(map(len, ranked), default=0)):
+        for titles_near in ranked:
+            if rank < len(titles_near) and titles_near[rank] not in chosen and len(chosen) < count:
+                chosen.append(titles_near[rank])
+    return chosen
 
 
 def _as_long(heard: str, title: str) -> bool:
