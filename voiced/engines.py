@@ -145,6 +145,7 @@ def second_ear(
         steps.append(titles.matched)
 
     def reconsider(samples: np.ndarray, heard: Hearing) -> Hearing:
+        dry.new_turn()
         for step in steps:
             try:
                 heard = step(samples, heard)

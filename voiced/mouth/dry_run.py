@@ -8,12 +8,16 @@ import threading
 from collections.abc import Callable, Collection, Sequence
 
 from voiced.devices.model import MusicSet
+from voiced.mouth.agent import AgentReply
 from voiced.mouth.intents import CONDITIONAL, LATER, LocalIntentAgent
 from voiced.mouth.understanding.replies import searches
 
 # Declined for its form, not its words: a misheard "and" or "in" reads as a time or a condition
 # ("kitchen at 40 in lounge at 70", "…, fuser, intensity to 70%" heard with an "if" reading).
 _DECLINED_FOR_FORM = frozenset((CONDITIONAL, LATER))
+# What the private copy made of a reading: its reply, whether it waits for an answer, and the
+# question it asks back (the words it is about, the options' words)
+_Answer = tuple[AgentReply, bool, tuple[str, tuple[str, ...]] | None]
 
 
 class DryRun:
@@ -25,6 +29,12 @@ class DryRun:
         self._agent: LocalIntentAgent | None = None
         self._home = 0  # which home the devices are: a copy built for an older one is not kept
         self._lock = threading.Lock()
+        self._last: tuple[tuple[object, ...], _Answer] | None = None
+
+    def new_turn(self) -> None:
+        """A turn's audio is heard anew: the devices' states may have changed since the last answer."""
+        with self._lock:
+            self._last = None
 
     def home_changed(self) -> None:
         """Devices came or went (on the event loop): the next question builds a copy that knows them."""
@@ -43,10 +53,7 @@ class DryRun:
         can't turn on the oven": an answer, not a mishearing); nothing missed; no question or
         read-back; not declined as a request for later or on a condition (blocking, ~3-10 ms).
         `searching=False`: nor a search for a title (free text: any mishearing is one)."""
-        with self._lock:
-            agent = self._fresh()
-            reply = agent.understand(text, doubtful, alternatives)
-            waiting = agent.waiting
+        reply, waiting, _question = self._understood(text, doubtful, alternatives)
         if not searching and any(map(searches, reply.commands)):
             return False
         return not reply.missed and not waiting and reply.text not in _DECLINED_FOR_FORM
@@ -57,18 +64,28 @@ class DryRun:
         """The question the intents would ask back between readings of `text`: the words it is about
         and the options' words ("the room", ("the bedroom", "the living room")); None: they would not
         ask one (blocking, ~3-10 ms)."""
-        with self._lock:
-            agent = self._fresh()
-            agent.understand(text, doubtful, alternatives)
-            question = agent.question
-        return None if question is None else (question.heard, tuple(o.text for o in question.options))
+        return self._understood(text, doubtful, alternatives)[2]
 
     def searched(self, text: str) -> str | None:
         """The title the intents would search for in `text`, its words taken as heard (None: the
         request searches for none) (blocking, ~3-10 ms)."""
-        with self._lock:
-            reply = self._fresh().understand(text)
+        reply = self._understood(text, (), ())[0]
         return next((c.query for c in reply.commands if isinstance(c, MusicSet) and c.query), None)
+
+    def _understood(self, text: str, doubtful: Collection[str], alternatives: Sequence[str]) -> _Answer:
+        """What the private copy makes of a reading in a fresh conversation; the last answer is kept
+        until `new_turn`, for the ear's steps ask of the same reading one after another."""
+        key = (self._home, text, tuple(doubtful), tuple(alternatives))
+        with self._lock:
+            if self._last is not None and self._last[0] == key:
+                return self._last[1]
+            agent = self._fresh()
+            reply = agent.understand(text, doubtful, alternatives)
+            question = agent.question
+            asked = None if question is None else (question.heard, tuple(o.text for o in question.options))
+            answer = (reply, agent.waiting, asked)
+            self._last = (key, answer)
+        return answer
 
     def _fresh(self) -> LocalIntentAgent:
         """The private copy in a fresh conversation (under the lock)."""
