@@ -44,6 +44,13 @@ def test_an_in_between_two_values_is_an_and_and_a_that_opening_a_value_is_a_set(
     assert agent().understand("That one.").commands == ()
 
 
+def test_a_value_said_up_or_down_to_is_the_value() -> None:
+    reply = agent().understand("Change bedroom up to 50%.")
+    assert reply.commands == (LightSet(device="bedroom_light", state="ON", brightness=127),)
+    down = agent().understand("Dim the kitchen down to 20%.")
+    assert down.commands == (LightSet(device="kitchen_light", state="ON", brightness=51),)
+
+
 def test_two_scents_for_the_diffuser_in_one_breath_change_nothing() -> None:
     reply = agent().understand("Sandalwood, eucalyptus, rinsettia, 100%")
     assert reply.commands == ()

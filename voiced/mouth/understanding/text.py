@@ -20,6 +20,9 @@ _MISHEARD_OPENINGS = (
 # "dim every light of 15 percent": Whisper's "of" for a "to" before a percentage (but "a brightness
 # of 50 percent", "the volume of 40 percent" say what is set)
 _OF_PERCENT = re.compile(r"(?<!brightness)(?<!volume)(?<!intensity)(?<!level) of (?=\d+ percent\b)")
+# "change the bedroom up to 50 percent", "dim the kitchen down to 20 percent": a value, whichever way
+# ("turn up to 50 percent" keeps its "up": the volume's)
+_WAY_TO = re.compile(r"(?<!\bturn) (?:up|down) (?=to \d+ percent\b)")
 # "kitchen at 40 in lounge at 70": Whisper's "in" for an "and" between two values given at once
 _IN_FOR_AND = re.compile(r"(\bat \d+(?: percent)?) in (?=[a-z ]+? at \d)")
 # "that bedroom to 50 percent": Whisper's "that" for a "set" opening a request for a value
@@ -38,7 +41,7 @@ def normalise(text: str) -> str:
     text = text.translate(_QUOTES).lower()
     text = _KELVIN.sub(r"\1 k", _THOUSANDS.sub("", text))
     text = _PERCENT.sub(r"\1 percent", text).replace("%", " percent ")
-    text = _IN_FOR_AND.sub(r"\1 and ", _OF_PERCENT.sub(" to ", text))
+    text = _IN_FOR_AND.sub(r"\1 and ", _WAY_TO.sub(" ", _OF_PERCENT.sub(" to ", text)))
     return re.sub(r"(?<=\w)-(?=\w)", " ", text)
 
 
