@@ -11,7 +11,7 @@ import numpy as np
 
 from voiced.config import Config
 from voiced.devices.registry import DeviceRegistry
-from voiced.ear.choice import ChoiceCheck, ChoiceRules, Fit, picked, readings
+from voiced.ear.choice import ChoiceCheck, ChoiceRules, Fit, picked, readings, unknown_name
 from voiced.ear.transcriber import Hearing
 from voiced.engines import private_intents
 from voiced.mouth.dry_run import DryRun
@@ -74,3 +74,46 @@ def test_the_sound_answers_the_question_summed_over_both_models() -> None:
         raise RuntimeError("CTranslate2 failed")
 
     assert ChoiceCheck([broken], asked, lambda h: True).checked(AUDIO, heard) is heard
+
+
+LIGHT_ROOMS = ("bedroom", "kitchen", "living room")
+
+
+def test_a_word_nobody_here_knows_where_a_room_goes_is_a_question_of_its_own() -> None:
+    assert unknown_name("Set the memory light of 50%.", LIGHT_ROOMS) == (
+        "the memory",
+        ("the bedroom", "the kitchen", "the living room"),
+    )
+    capital = unknown_name("The memory lamp on.", LIGHT_ROOMS)
+    assert capital is not None and capital[0] == "The memory"  # as it stands in the words heard
+    assert unknown_name("Set the bedroom light to 50%.", LIGHT_ROOMS) is None  # a room
+    assert unknown_name("Turn on the living room light.", LIGHT_ROOMS) is None
+    assert unknown_name("Turn off all the lights.", LIGHT_ROOMS) is None
+    assert unknown_name("Turn on the same light.", LIGHT_ROOMS) is None
+    assert unknown_name("Set the memory light to 50%.", ("bedroom",)) is None  # nothing to choose
+
+
+def test_a_room_in_its_place_must_beat_every_and_all_the_which_are_never_taken() -> None:
+    # measured on espeak en-us at 230 wpm, both models summed
+    dim = "Dim the memory light of 15%."
+    sentences = {
+        dim: -37.8,
+        "Dim the bedroom light of 15%.": -41.3,
+        "Dim the kitchen light of 15%.": -50.0,
+        "Dim the living room light of 15%.": -60.6,
+        "Dim every light of 15%.": -32.7,
+        "Dim all the light of 15%.": -57.3,
+    }
+    rooms = lambda: LIGHT_ROOMS  # noqa: E731
+    nothing_asked = lambda h: None  # noqa: E731
+    check = ChoiceCheck([scripted(sentences)], nothing_asked, lambda h: False, rooms)
+    heard = Hearing(dim, 0.5)
+    assert check.checked(AUDIO, heard) is heard  # "dim every light" said: the bedroom is not taken
+    beaten = {**sentences, "Dim every light of 15%.": -60.0}
+    taken = ChoiceCheck([scripted(beaten)], nothing_asked, lambda h: h.text != dim, rooms).checked(
+        AUDIO, heard
+    )
+    assert taken == Hearing("Dim the bedroom light of 15%.", 0.5)
+    # a reading the intents act on as it is asks nothing of the sound
+    acted = ChoiceCheck([scripted(beaten)], nothing_asked, lambda h: True, rooms)
+    assert acted.checked(AUDIO, heard) is heard

@@ -140,7 +140,7 @@ def second_ear(
         steps.append(BroadCheck(weigher.fit, lambda: home[0].rooms, acted).checked)
         asked = lambda h: dry.asked(h.text, h.doubtful, h.alternatives)  # noqa: E731
         fits = [model.fit for model in (first, second) if isinstance(model, WhisperTranscriber)]
-        steps.append(ChoiceCheck(fits, asked, acted).checked)
+        steps.append(ChoiceCheck(fits, asked, acted, lambda: home[0].light_rooms).checked)
         titles = TitleMatcher(weigher.fit, dry.searched, lambda: home[0].titles, TitleRules(), acts)
         steps.append(titles.matched)
 

@@ -11,6 +11,12 @@ living room; a "the room" said, the bedroom fit 26 below it.
 
 Never between every device of a kind and one room's ("every lamp or bedroom lamp?"): Whisper's fit
 favours "every" even when a room was said.
+
+A word nobody here knows where a room goes ("Set the memory light to 50%.", tiny.en's "bedroom") is
+asked of the sound the same way, though the intents ask nothing (they understand nothing): each
+room with a light is weighed in its place, and so are "every" and "all the", which may not be taken
+but must be beaten: "Dim the memory light of 15%." was "dim every light" (every 29 ahead of the
+bedroom), "Set the memory light of 50%." was the bedroom (16 ahead of every).
 """
 
 from __future__ import annotations
@@ -29,6 +35,27 @@ Fit = Callable[[np.ndarray, Sequence[str]], list[float]]  # log-probability of e
 # A question asked back: the words it is about ("the room") and the options' words ("the bedroom", ...)
 Question = tuple[str, tuple[str, ...]]
 _BROAD = re.compile(r"\b(?:every|all|each|everything)\b", re.IGNORECASE)
+# "the memory light": a word in the place of a room, before a light's noun
+_NAME_SLOT = re.compile(r"\bthe (?P<word>[a-z']+) (?:lights?|lamps?)\b", re.IGNORECASE)
+_NOT_A_NAME = frozenset(
+    [
+        "this",
+        "that",
+        "these",
+        "those",
+        "my",
+        "our",
+        "your",
+        "their",
+        "every",
+        "all",
+        "each",
+        "same",
+        "other",
+        "one",
+    ]
+)
+BROAD_RIVALS = ("every", "all the")  # weighed against a room put in such a place; never taken
 
 
 @dataclass(frozen=True)
@@ -53,13 +80,28 @@ def readings(text: str, question: Question) -> dict[str, list[str]]:
     return said
 
 
-def picked(heard: float, fits: dict[str, float], rules: ChoiceRules = ChoiceRules()) -> str | None:
-    """The option that fits nearly as well as the words heard and clearly better than every other
-    (pure); None if none does."""
+def unknown_name(text: str, rooms: Sequence[str]) -> Question | None:
+    """A question of its own for a word nobody here knows where a room goes ("the memory light"):
+    which of the `rooms` it was; None when there is no such word (or fewer than two rooms)."""
+    found = _NAME_SLOT.search(text)
+    if found is None or len(rooms) < 2:
+        return None
+    word = found.group("word").lower()
+    if word in _NOT_A_NAME or any(word in room.split() for room in rooms):
+        return None
+    return text[found.start() : found.end("word")], tuple(f"the {room}" for room in rooms)
+
+
+def picked(
+    heard: float, fits: dict[str, float], rules: ChoiceRules = ChoiceRules(), rivals: Sequence[float] = ()
+) -> str | None:
+    """The option that fits nearly as well as the words heard and clearly better than every other,
+    and than every rival (readings that may not be taken) (pure); None if none does."""
     if len(fits) < 2:
         return None
     first, second = sorted(fits, key=fits.__getitem__, reverse=True)[:2]
-    if fits[first] >= heard - rules.below_heard and fits[first] - fits[second] >= rules.ahead:
+    runner_up = max([fits[second], *rivals])
+    if fits[first] >= heard - rules.below_heard and fits[first] - runner_up >= rules.ahead:
         return first
     return None
 
@@ -70,34 +112,50 @@ class ChoiceCheck:
         fits: Sequence[Fit],
         asked: Callable[[Hearing], Question | None],
         acts: Callable[[Hearing], bool],
+        light_rooms: Callable[[], Sequence[str]] = tuple,
         rules: ChoiceRules = ChoiceRules(),
     ) -> None:
         """`fits`: the Whisper models' fit of sentences to audio, summed; `asked`: the question the
-        intents would ask of a reading; `acts`: whether they would act on one without asking."""
+        intents would ask of a reading; `acts`: whether they would act on one without asking;
+        `light_rooms`: the home's rooms with a light, as it is now."""
         self._fits = fits
         self._asked = asked
         self._acts = acts
+        self._light_rooms = light_rooms
         self._rules = rules
 
     def checked(self, samples: np.ndarray, heard: Hearing) -> Hearing:
         """`heard`, or the reading with the option the sound chose (blocking). Whatever fails in
         here leaves `heard`."""
         try:
-            question = self._asked(heard)
+            question, rivals = self._asked(heard), []
+            if question is None and not self._acts(heard):
+                question = unknown_name(heard.text, self._light_rooms())
+                if question is not None:
+                    rivals = [heard.text.replace(question[0], broad, 1) for broad in BROAD_RIVALS]
+                    # (the words asked about are as `heard.text` has them: replaced as they stand)
             said = {} if question is None else readings(heard.text, question)
             if not said:
                 return heard
             sentences = [heard.text, *(s for forms in said.values() for s in forms)]
             audio = samples.astype(np.float32) / 32768.0
-            totals = np.sum([fit(audio, sentences) for fit in self._fits], axis=0)
+            totals = np.sum([fit(audio, [*sentences, *rivals]) for fit in self._fits], axis=0)
             by_option: dict[str, float] = {}
             best: dict[str, str] = {}
-            for sentence, total in zip(sentences[1:], totals[1:], strict=True):
+            for sentence, total in zip(sentences[1:], totals[1 : len(sentences)], strict=True):
                 said_of = next(o for o, forms in said.items() if sentence in forms)
                 if total > by_option.get(said_of, float("-inf")):
                     by_option[said_of], best[said_of] = float(total), sentence
-            option = picked(float(totals[0]), by_option, self._rules)
-            _LOGGER.info("asked of %r (fit %.1f): %s -> %s", heard.text, totals[0], by_option, option)
+            rival_fits = [float(t) for t in totals[len(sentences) :]]
+            option = picked(float(totals[0]), by_option, self._rules, rival_fits)
+            _LOGGER.info(
+                "asked of %r (fit %.1f): %s, rivals %s -> %s",
+                heard.text,
+                totals[0],
+                by_option,
+                rival_fits,
+                option,
+            )
             if option is None:
                 return heard
             chosen = Hearing(best[option], heard.confidence)
