@@ -11,7 +11,7 @@ import numpy as np
 
 from voiced.config import Config
 from voiced.devices.registry import DeviceRegistry
-from voiced.ear.choice import ChoiceCheck, ChoiceRules, Fit, picked, readings, unknown_name
+from voiced.ear.choice import ChoiceCheck, Fit, picked, readings, unknown_name
 from voiced.ear.transcriber import Hearing
 from voiced.engines import private_intents
 from voiced.mouth.dry_run import DryRun
@@ -45,11 +45,12 @@ def test_each_option_is_said_in_place_of_the_words_heard_with_and_without_its_th
 
 
 def test_an_option_is_picked_only_when_near_the_words_heard_and_clearly_best() -> None:
-    rules = ChoiceRules()
-    assert picked(-14.0, {"the bedroom": -19.2, "the living room": -33.6}, rules) == "the bedroom"
-    assert picked(-5.4, {"the bedroom": -31.7, "the living room": -35.0}, rules) is None  # "the room" said
-    assert picked(-14.0, {"the bedroom": -19.2, "the living room": -24.0}, rules) is None  # no clear winner
-    assert picked(-14.0, {"the bedroom": -19.2}, rules) is None  # nothing to choose between
+    assert picked(-14.0, {"the bedroom": -19.2, "the living room": -33.6}, 10, 8) == "the bedroom"
+    assert picked(-5.4, {"the bedroom": -31.7, "the living room": -35.0}, 10, 8) is None  # "the room" said
+    assert picked(-14.0, {"the bedroom": -19.2, "the living room": -24.0}, 10, 8) is None  # no clear winner
+    assert picked(-14.0, {"the bedroom": -19.2}, 10, 8) is None  # nothing to choose between
+    # a rival (never taken) must be beaten too
+    assert picked(-14.0, {"the bedroom": -19.2, "the living room": -33.6}, 10, 8, [-15.0]) is None
 
 
 def test_the_sound_answers_the_question_summed_over_both_models() -> None:
@@ -63,8 +64,7 @@ def test_the_sound_answers_the_question_summed_over_both_models() -> None:
     asked = lambda h: ROOMS if "the room" in h.text else None  # noqa: E731
     check = ChoiceCheck([tiny, base], asked, lambda h: True)
     assert check.checked(AUDIO, heard) == Hearing("Set bedroom to 50%.", 0.6)
-    # base alone is not sure enough (4.1 ahead), nor is an option the intents would not act on
-    assert ChoiceCheck([base], asked, lambda h: True).checked(AUDIO, heard) is heard
+    # nor is an option the intents would not act on taken
     assert ChoiceCheck([tiny, base], asked, lambda h: False).checked(AUDIO, heard) is heard
     # no question, or a failing model: the words heard stand
     lights = Hearing("Turn on the kitchen light.")
@@ -74,6 +74,30 @@ def test_the_sound_answers_the_question_summed_over_both_models() -> None:
         raise RuntimeError("CTranslate2 failed")
 
     assert ChoiceCheck([broken], asked, lambda h: True).checked(AUDIO, heard) is heard
+    # what the ear doubted, and its other readings, stay with the reading taken
+    doubted = Hearing("Set the room to 50%.", 0.6, ("50",), ("Set the room to 15%.",))
+    assert check.checked(AUDIO, doubted) == Hearing("Set bedroom to 50%.", 0.6, ("50",), doubted.alternatives)
+
+
+def test_only_which_room_the_intents_ask_is_answered_by_the_sound() -> None:
+    heard = Hearing("Make the kitchen light blue.", 0.6)
+    light_blue = ("light", ("light", "light blue"))
+    fits = scripted({"Make the kitchen light blue.": -5.0, "Make the kitchen light blue blue.": -40.0})
+    assert ChoiceCheck([fits], lambda h: light_blue, lambda h: True).checked(AUDIO, heard) is heard
+    rooms = ("bedroom", ("bedroom", "bathroom"))
+    said = Hearing("Turn on the bedroom light.", 0.6)
+    bathroom = scripted({"Turn on the bedroom light.": -9.0, "Turn on the bathroom light.": -5.0})
+    assert ChoiceCheck([bathroom], lambda h: rooms, lambda h: True).checked(AUDIO, said) is said
+
+
+def test_one_model_alone_is_held_to_half_the_margins() -> None:
+    heard = Hearing("Set the room to 50%.", 0.6)
+    said = ("Set the room to 50%.", "Set bedroom to 50%.", "Set living room to 50%.")
+    asked = lambda h: ROOMS if "the room" in h.text else None  # noqa: E731
+    # 6 ahead: enough for one model (4), not for two (8)
+    one = scripted(dict(zip(said, (-7.0, -9.0, -15.0), strict=True)))
+    assert ChoiceCheck([one], asked, lambda h: True).checked(AUDIO, heard).text == "Set bedroom to 50%."
+    assert ChoiceCheck([one, scripted({})], asked, lambda h: True).checked(AUDIO, heard) is heard
 
 
 LIGHT_ROOMS = ("bedroom", "kitchen", "living room")
@@ -109,11 +133,15 @@ def test_a_room_in_its_place_must_beat_every_and_all_the_which_are_never_taken()
     check = ChoiceCheck([scripted(sentences)], nothing_asked, lambda h: False, rooms)
     heard = Hearing(dim, 0.5)
     assert check.checked(AUDIO, heard) is heard  # "dim every light" said: the bedroom is not taken
-    beaten = {**sentences, "Dim every light of 15%.": -60.0}
+    beaten = {**sentences, "Dim every light of 15%.": -60.0, "Dim the bedroom light of 15%.": -36.0}
     taken = ChoiceCheck([scripted(beaten)], nothing_asked, lambda h: h.text != dim, rooms).checked(
         AUDIO, heard
     )
     assert taken == Hearing("Dim the bedroom light of 15%.", 0.5)
+    # a room that fits worse than the word heard is not taken: "the bathroom light" said is no bedroom
+    worse = {**beaten, "Dim the bedroom light of 15%.": -39.0}
+    kept = ChoiceCheck([scripted(worse)], nothing_asked, lambda h: h.text != dim, rooms).checked(AUDIO, heard)
+    assert kept is heard
     # a reading the intents act on as it is asks nothing of the sound
     acted = ChoiceCheck([scripted(beaten)], nothing_asked, lambda h: True, rooms)
     assert acted.checked(AUDIO, heard) is heard

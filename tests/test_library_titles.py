@@ -222,3 +222,7 @@ def test_real_speech_a_title_of_the_library_is_played_and_one_it_lacks_is_not_ma
     lacking = tuple(t for t in LIBRARY if t != title)
     without = TitleMatcher(base().fit, dry.searched, lambda: lacking, TitleRules()).matched(audio, heard)
     assert without.text == heard.text
+    # without a second ear tiny.en weighs: it may miss a title (by 0.03 of 6 on one box), never
+    # make one the library lacks of the words heard
+    alone = TitleMatcher(tiny().fit, dry.searched, lambda: lacking, TitleRules()).matched(audio, heard)
+    assert alone.text == heard.text

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from tests.test_understanding_phrasings import agent
 from voiced.devices.model import DiffuserSet, LightSet
+from voiced.mouth.understanding.text import normalise
 
 
 def test_a_pause_written_as_a_comma_inside_one_request_is_one_request() -> None:
@@ -41,7 +42,13 @@ def test_an_in_between_two_values_is_an_and_and_a_that_opening_a_value_is_a_set(
     )
     that = agent().understand("That bedroom to 50%.")
     assert that.commands == (LightSet(device="bedroom_light", state="ON", brightness=127),)
-    assert agent().understand("That one.").commands == ()
+    # "that one", "that lamp" point at a device: the pronoun's, not a misheard "set"
+    pointed = agent()
+    pointed.understand("turn on the kitchen light")
+    assert pointed.understand("That one to 50%.").commands == (
+        LightSet(device="kitchen_light", state="ON", brightness=127),
+    )
+    assert normalise("that lamp to 50%") == "that lamp to 50 percent"
 
 
 def test_a_value_said_up_or_down_to_is_the_value() -> None:
@@ -49,6 +56,10 @@ def test_a_value_said_up_or_down_to_is_the_value() -> None:
     assert reply.commands == (LightSet(device="bedroom_light", state="ON", brightness=127),)
     down = agent().understand("Dim the kitchen down to 20%.")
     assert down.commands == (LightSet(device="kitchen_light", state="ON", brightness=51),)
+    # a step ("by up to 20%") and the volume's "turn up" keep their words; so does "instead of"
+    assert normalise("brighten the kitchen by up to 20%") == "brighten the kitchen by up to 20 percent"
+    assert normalise("turn up to 50%") == "turn up to 50 percent"
+    assert normalise("30% instead of 50%") == "30 percent instead of 50 percent"
 
 
 def test_two_scents_for_the_diffuser_in_one_breath_change_nothing() -> None:

@@ -34,7 +34,10 @@ _LOGGER = logging.getLogger(__name__)
 Fit = Callable[[np.ndarray, Sequence[str]], list[float]]  # log-probability of each sentence
 # A question asked back: the words it is about ("the room") and the options' words ("the bedroom", ...)
 Question = tuple[str, tuple[str, ...]]
-_BROAD = re.compile(r"\b(?:every|all|each|everything)\b", re.IGNORECASE)
+_BROAD = re.compile(r"\b(?:every|all|each|everything|everywhere|whole|house|home)\b", re.IGNORECASE)
+# The intents' question the sound may answer: which "...room" was meant ("the room", "the room lamp");
+# not their others ("light or light blue?", "bedroom or bathroom?"), which were never measured
+_WHICH_ROOM = re.compile(r"the room(?: (?:lights?|lamps?))?", re.IGNORECASE)
 # "the memory light": a word in the place of a room, before a light's noun
 _NAME_SLOT = re.compile(r"\bthe (?P<word>[a-z']+) (?:lights?|lamps?)\b", re.IGNORECASE)
 _NOT_A_NAME = frozenset(
@@ -60,8 +63,12 @@ BROAD_RIVALS = ("every", "all the")  # weighed against a room put in such a plac
 
 @dataclass(frozen=True)
 class ChoiceRules:
-    below_heard: float = 10.0  # how much worse than the words heard an option may fit (both models)
-    ahead: float = 8.0  # how much better it must fit than every other option
+    # per model: the fits of both models are summed, and so are these
+    below_heard: float = 5.0  # how much worse than the words heard a room asked about may fit
+    ahead: float = 4.0  # how much better it must fit than every other option and rival
+    # A room put in place of a word nobody here knows must fit at least as well as that word: a
+    # real word said ("the bathroom light") fits itself better than any room does
+    below_unknown: float = 0.0
 
 
 def readings(text: str, question: Question) -> dict[str, list[str]]:
@@ -93,15 +100,15 @@ def unknown_name(text: str, rooms: Sequence[str]) -> Question | None:
 
 
 def picked(
-    heard: float, fits: dict[str, float], rules: ChoiceRules = ChoiceRules(), rivals: Sequence[float] = ()
+    heard: float, fits: dict[str, float], below: float, ahead: float, rivals: Sequence[float] = ()
 ) -> str | None:
-    """The option that fits nearly as well as the words heard and clearly better than every other,
-    and than every rival (readings that may not be taken) (pure); None if none does."""
+    """The option that fits no more than `below` worse than the words heard and `ahead` better than
+    every other, and than every rival (readings that may not be taken) (pure); None if none does."""
     if len(fits) < 2:
         return None
     first, second = sorted(fits, key=fits.__getitem__, reverse=True)[:2]
     runner_up = max([fits[second], *rivals])
-    if fits[first] >= heard - rules.below_heard and fits[first] - runner_up >= rules.ahead:
+    if fits[first] >= heard - below and fits[first] - runner_up >= ahead:
         return first
     return None
 
@@ -129,11 +136,14 @@ class ChoiceCheck:
         here leaves `heard`."""
         try:
             question, rivals = self._asked(heard), []
+            below = self._rules.below_heard
+            if question is not None and not _WHICH_ROOM.fullmatch(question[0]):
+                return heard
             if question is None and not self._acts(heard):
-                question = unknown_name(heard.text, self._light_rooms())
+                question, below = unknown_name(heard.text, self._light_rooms()), self._rules.below_unknown
                 if question is not None:
-                    rivals = [heard.text.replace(question[0], broad, 1) for broad in BROAD_RIVALS]
                     # (the words asked about are as `heard.text` has them: replaced as they stand)
+                    rivals = [heard.text.replace(question[0], broad, 1) for broad in BROAD_RIVALS]
             said = {} if question is None else readings(heard.text, question)
             if not said:
                 return heard
@@ -147,7 +157,10 @@ class ChoiceCheck:
                 if total > by_option.get(said_of, float("-inf")):
                     by_option[said_of], best[said_of] = float(total), sentence
             rival_fits = [float(t) for t in totals[len(sentences) :]]
-            option = picked(float(totals[0]), by_option, self._rules, rival_fits)
+            models = len(self._fits)
+            option = picked(
+                float(totals[0]), by_option, below * models, self._rules.ahead * models, rival_fits
+            )
             _LOGGER.info(
                 "asked of %r (fit %.1f): %s, rivals %s -> %s",
                 heard.text,
@@ -158,7 +171,7 @@ class ChoiceCheck:
             )
             if option is None:
                 return heard
-            chosen = Hearing(best[option], heard.confidence)
+            chosen = Hearing(best[option], heard.confidence, heard.doubtful, heard.alternatives)
             return chosen if self._acts(chosen) else heard
         except Exception:
             _LOGGER.exception("weighing a question's options failed: keeping %r", heard.text)

@@ -130,10 +130,11 @@ def said_forms(
     and form."""
     forms: dict[tuple[str, str], str] = {}
     for title in titles:
-        for form in ("as heard", "swallowed") if query is not None else ():
-            found = with_title(text, query or "", title, swallow=form == "swallowed")
-            if found is not None:
-                forms[title, form] = found
+        if query is not None:
+            for form in ("as heard", "swallowed"):
+                found = with_title(text, query, title, swallow=form == "swallowed")
+                if found is not None:
+                    forms[title, form] = found
         if opened is not None:
             forms[title, opened] = f"{opened[0].upper()}{opened[1:]} {title}."
     return forms
@@ -188,7 +189,8 @@ def nearest(queries: Sequence[str], titles: Sequence[str], count: int) -> list[s
     ranked = []
     for query in dict.fromkeys(queries):
         near = nearness([query])
-        ranked.append([t for t in sorted(titles, key=near, reverse=True) if near(t) > 0])
+        scored = {title: near(title) for title in titles}
+        ranked.append([t for t in sorted(scored, key=scored.__getitem__, reverse=True) if scored[t] > 0])
     chosen: list[str] = []
     for rank in range(max(map(len, ranked), default=0)):
         for titles_near in ranked:

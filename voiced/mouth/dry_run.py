@@ -29,12 +29,13 @@ class DryRun:
         self._agent: LocalIntentAgent | None = None
         self._home = 0  # which home the devices are: a copy built for an older one is not kept
         self._lock = threading.Lock()
-        self._last: tuple[tuple[object, ...], _Answer] | None = None
+        self._answers: dict[tuple[object, ...], _Answer] = {}  # this turn's, by reading
 
     def new_turn(self) -> None:
-        """A turn's audio is heard anew: the devices' states may have changed since the last answer."""
+        """A turn's audio is heard anew: the devices' states may have changed since the last answers
+        (a withdrawn turn's thread may still add some: they are keyed by their words)."""
         with self._lock:
-            self._last = None
+            self._answers.clear()
 
     def home_changed(self) -> None:
         """Devices came or went (on the event loop): the next question builds a copy that knows them."""
@@ -73,18 +74,18 @@ class DryRun:
         return next((c.query for c in reply.commands if isinstance(c, MusicSet) and c.query), None)
 
     def _understood(self, text: str, doubtful: Collection[str], alternatives: Sequence[str]) -> _Answer:
-        """What the private copy makes of a reading in a fresh conversation; the last answer is kept
-        until `new_turn`, for the ear's steps ask of the same reading one after another."""
+        """What the private copy makes of a reading in a fresh conversation; the answers are kept
+        until `new_turn`, for the ear's steps ask of the same readings one after another."""
         key = (self._home, text, tuple(doubtful), tuple(alternatives))
         with self._lock:
-            if self._last is not None and self._last[0] == key:
-                return self._last[1]
+            if key in self._answers:
+                return self._answers[key]
             agent = self._fresh()
             reply = agent.understand(text, doubtful, alternatives)
             question = agent.question
             asked = None if question is None else (question.heard, tuple(o.text for o in question.options))
             answer = (reply, agent.waiting, asked)
-            self._last = (key, answer)
+            self._answers[key] = answer
         return answer
 
     def _fresh(self) -> LocalIntentAgent:

@@ -17,16 +17,21 @@ _MISHEARD_OPENINGS = (
     ("i went to listen ", "i want to listen "),
     ("i went to hear ", "i want to hear "),
 )
-# "dim every light of 15 percent": Whisper's "of" for a "to" before a percentage (but "a brightness
-# of 50 percent", "the volume of 40 percent" say what is set)
-_OF_PERCENT = re.compile(r"(?<!brightness)(?<!volume)(?<!intensity)(?<!level) of (?=\d+ percent\b)")
+# "dim every light of 15 percent": Whisper's "of" for a "to" between a device and a percentage (but
+# "a brightness of 50 percent", "instead of 50 percent", "half of 80 percent" keep it)
+_OF_PERCENT = re.compile(
+    r"(?:(?<=light)|(?<=lights)|(?<=lamp)|(?<=lamps)|(?<=diffuser)) of (?=\d+ percent\b)"
+)
 # "change the bedroom up to 50 percent", "dim the kitchen down to 20 percent": a value, whichever way
-# ("turn up to 50 percent" keeps its "up": the volume's)
-_WAY_TO = re.compile(r"(?<!\bturn) (?:up|down) (?=to \d+ percent\b)")
+# ("turn up to 50 percent" keeps its "up": the volume's; "by up to 20 percent" is a step)
+_WAY_TO = re.compile(r"(?<!\bturn)(?<!\bby) (?:up|down) (?=to \d+ percent\b)")
 # "kitchen at 40 in lounge at 70": Whisper's "in" for an "and" between two values given at once
 _IN_FOR_AND = re.compile(r"(\bat \d+(?: percent)?) in (?=[a-z ]+? at \d)")
 # "that bedroom to 50 percent": Whisper's "that" for a "set" opening a request for a value
-_THAT_FOR_SET = re.compile(r"^that (?=[a-z ]+ to \d+ percent$)")
+# (not "that one", "that lamp": a pointer to a device, the pronoun's)
+_THAT_FOR_SET = re.compile(
+    r"^that (?!(?:one|ones|it|lights?|lamps?|things?|devices?)\b)(?=[a-z ]+ to \d+ percent$)"
+)
 _COURTESY = re.compile(r"^(?:please|thanks|thank you)(?: |$)|(?:^| )(?:please|thanks|thank you)$")
 _OPENERS = frozenset({"no", "sorry", "oops", "actually", "wait", "ok", "okay", "so", "right", "well", "oh"})
 _QUOTES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": " ", "\u201d": " ", '"': " "})
