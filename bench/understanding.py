@@ -7,6 +7,8 @@ exact %, misses, wrong) for each corpus, understand() time per utterance, and ev
 missed sentence with what was published. Asserts nothing.
 
 Run: scripts/bench.sh understanding [--corpus ha|ours|all] [--verbose] [--json FILE]
+     scripts/bench.sh understanding --typed-heldout   fresh typed conversations, the held-out half
+     scripts/bench.sh understanding --typed-tuning    the half rules may be written from (misses listed)
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from bench.understanding import score  # noqa: E402
+from bench.understanding import score, typed  # noqa: E402
 from tests.conftest import Broker  # noqa: E402
 from voiced.devices.registry import DeviceRegistry  # noqa: E402
 
@@ -38,6 +40,19 @@ def main() -> int:
         help="list every case (and what was said), and voiced's warnings",
     )
     parser.add_argument("--json", type=Path, metavar="FILE", help="write every result and the figures")
+    parser.add_argument(
+        "--typed-heldout",
+        action="store_true",
+        help="score the held-out half of the fresh typed conversations (bench/understanding/fresh)",
+    )
+    parser.add_argument(
+        "--typed-tuning", action="store_true", help="score the tuning half, listing every turn not exact"
+    )
+    parser.add_argument(
+        "--show-heldout",
+        action="store_true",
+        help="also list the held-out turns not exact (only once the rules being measured are written)",
+    )
     args = parser.parse_args()
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     logging.getLogger("voiced").setLevel(logging.WARNING if args.verbose else logging.CRITICAL)
@@ -45,6 +60,8 @@ def main() -> int:
     logging.getLogger("voiced.devices.simulator").setLevel(logging.CRITICAL)
 
     registry = DeviceRegistry.load(score.DEVICES)
+    if args.typed_heldout or args.typed_tuning:
+        return _typed(args, registry)
     cases = score.load(args.corpus, registry)
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="bench-understanding-") as tmp:
@@ -59,6 +76,29 @@ def main() -> int:
     print(f"\n{len(results)} cases in {wall:.1f} s")
     if args.json is not None:
         body = {"summary": score.summary(results), "cases": [r.as_dict() for r in results]}
+        args.json.write_text(json.dumps(body, indent=1) + "\n", encoding="utf-8")
+        print(f"results written to {args.json}")
+    return 0
+
+
+def _typed(args: argparse.Namespace, registry: DeviceRegistry) -> int:
+    halves = typed.split(typed.load(registry=registry))
+    chosen = [h for h, wanted in (("tuning", args.typed_tuning), ("heldout", args.typed_heldout)) if wanted]
+    started = time.monotonic()
+    body: dict[str, object] = {}
+    with tempfile.TemporaryDirectory(prefix="bench-understanding-") as tmp:
+        broker = Broker(Path(tmp))
+        broker.start()
+        try:
+            for half in chosen:
+                results = asyncio.run(typed.run(halves[half], broker.port, registry))
+                show = half == "tuning" or args.show_heldout
+                print(typed.report(results, f"fresh typed conversations, {half} half", show=show))
+                body[half] = {"summary": typed.summary(results), "turns": [r.as_dict() for r in results]}
+        finally:
+            broker.stop()
+    print(f"\nin {time.monotonic() - started:.1f} s")
+    if args.json is not None:
         args.json.write_text(json.dumps(body, indent=1) + "\n", encoding="utf-8")
         print(f"results written to {args.json}")
     return 0
