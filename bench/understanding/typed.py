@@ -21,6 +21,7 @@ A conversation is right when every turn is exact. Figures are per turn and per c
 from __future__ import annotations
 
 import colorsys
+import contextlib
 import json
 import random
 import time
@@ -33,7 +34,7 @@ from typing import Any
 import yaml
 
 from bench.understanding import score
-from voiced.devices.colours import COLORS, COLOR_TEMPS
+from voiced.devices.colours import COLOR_TEMPS, COLORS
 from voiced.devices.registry import DeviceRegistry
 from voiced.mouth.agent import AgentReply
 from voiced.mouth.local_agent import carry_out
@@ -120,14 +121,17 @@ def load(paths: Sequence[Path] | None = None, registry: DeviceRegistry | None = 
 
 
 def split(conversations: Sequence[Conversation], seed: int = SPLIT_SEED) -> dict[str, list[Conversation]]:
-    """Half of each kind for tuning, half held out: fixed by `seed`, whatever order the files are in."""
+    """Half of each kind of each file for tuning, half held out: fixed by `seed`; a file added later
+    leaves the halves of the others as they were."""
     halves: dict[str, list[Conversation]] = {"tuning": [], "heldout": []}
-    for kind in KINDS:
-        mine = sorted((c for c in conversations if c.kind == kind), key=lambda c: c.ident)
-        random.Random(f"{seed}:{kind}").shuffle(mine)
-        cut = len(mine) // 2
-        halves["tuning"] += mine[:cut]
-        halves["heldout"] += mine[cut:]
+    files = sorted({c.ident.split(":")[0] for c in conversations})
+    for name in files:
+        for kind in KINDS:
+            mine = [c for c in conversations if c.kind == kind and c.ident.split(":")[0] == name]
+            random.Random(f"{seed}:{name}:{kind}").shuffle(mine)
+            cut = len(mine) // 2
+            halves["tuning"] += mine[:cut]
+            halves["heldout"] += mine[cut:]
     return halves
 
 
@@ -184,7 +188,9 @@ def light_ok(effect: dict[str, Any], before: dict[str, Any], wanted: dict[str, A
             temp, old = effect.get("color_temp"), before.get("color_temp")
             if temp is None:
                 return False
-            if value in ("warmer", "cooler") and not _direction(temp, old, "up" if value == "warmer" else "down"):
+            if value in ("warmer", "cooler") and not _direction(
+                temp, old, "up" if value == "warmer" else "down"
+            ):
                 return False
             if value == "warm" and temp < COLOR_TEMPS["neutral"]:
                 return False
@@ -375,10 +381,9 @@ async def _settled(home: score.Home, published: Sequence[score.Command]) -> None
                     return False
         return True
 
-    try:
+    # the simulator capped or refused a value: the next turn starts from what it shows
+    with contextlib.suppress(TimeoutError):
         await home._until(shown, "the states the turn set")
-    except TimeoutError:
-        pass  # the simulator capped or refused a value: the next turn starts from what it shows
 
 
 # -- figures ----------------------------------------------------------------------------------------
@@ -418,7 +423,9 @@ def report(results: Sequence[TurnResult], title: str, *, show: bool) -> str:
         c = Counter(figures["kinds"].get(kind, {}))
         n = sum(c.values())
         if n:
-            lines.append(row.format(kind, n, c["exact"], f"{100 * c['exact'] / n:.1f}%", c["miss"], c["wrong"]))
+            lines.append(
+                row.format(kind, n, c["exact"], f"{100 * c['exact'] / n:.1f}%", c["miss"], c["wrong"])
+            )
     lines.append(
         row.format(
             "TOTAL",
@@ -439,7 +446,11 @@ def report(results: Sequence[TurnResult], title: str, *, show: bool) -> str:
             if r.outcome == "exact":
                 continue
             turn = r.conversation.turns[r.index]
-            lines.append(f"  {r.outcome.upper():5} [{r.conversation.kind} {r.conversation.ident}] {turn.say!r}")
+            lines.append(
+                f"  {r.outcome.upper():5} [{r.conversation.kind} {r.conversation.ident}] {turn.say!r}"
+            )
             lines.append(f"        expected:  {json.dumps(turn.expect)}")
-            lines.append(f"        published: {score._commands(r.published)} scene={r.scene}; said {r.said!r}")
+            lines.append(
+                f"        published: {score._commands(r.published)} scene={r.scene}; said {r.said!r}"
+            )
     return "\n".join(lines)
