@@ -44,7 +44,7 @@ FRESH = Path(__file__).resolve().parent / "fresh"
 SPLIT_SEED = 25
 KINDS = ("plain", "mood", "context", "two_devices", "must_not_act", "lacks")
 # Moods a writer may name that one scene serves (a date night is a dinner, a film a movie).
-SAME_SCENE = {"romantic": "dinner", "relax": "cozy"}
+SAME_SCENE = {"romantic": "dinner", "bedtime": "good_night"}
 BRIGHTNESS_MAX = 254  # Zigbee2MQTT's scale
 PERCENT_SLACK = 2  # percent points: 15 % is brightness 38 of 254, read back as 14.96 %
 SCENT_CAP = 80  # the safety gate's cap on the diffuser's intensity (config safety.max_scent_intensity)
@@ -246,6 +246,25 @@ def effects(published: Sequence[score.Command]) -> dict[str, dict[str, Any]]:
     return merged
 
 
+_STATE_OF_ACTION = {"play": "playing", "pause": "paused", "stop": "stopped"}
+
+
+def changes(done: dict[str, dict[str, Any]], before: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """What the commands change: a field already as commanded ("keep the lounge light on" to a light
+    that is on) is no effect, and a device left as it was is not counted."""
+    out: dict[str, dict[str, Any]] = {}
+    for device, effect in done.items():
+        was = before.get(device, {})
+        kept = {
+            k: v
+            for k, v in effect.items()
+            if not (was.get(k) == v or (k == "action" and was.get("state") == _STATE_OF_ACTION.get(v)))
+        }
+        if kept:
+            out[device] = effect
+    return out
+
+
 def judge(
     turn: Turn,
     published: Sequence[score.Command],
@@ -253,7 +272,7 @@ def judge(
     before: dict[str, dict[str, Any]],
     kinds: dict[str, str],
 ) -> str:
-    done = effects(published)
+    done = changes(effects(published), before)
     if not done and scene is None:
         return "exact" if not turn.expect else "miss"
     wanted_scene = turn.expect.get("scene", {}).get("mood")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable, Collection, Sequence
+from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
@@ -18,10 +19,13 @@ from voiced.devices.model import DeviceCommand, DiffuserSet, MusicSet
 from voiced.devices.registry import DeviceRegistry
 from voiced.devices.vocabulary import HomeVocabulary
 from voiced.errors import DeviceError
+from voiced.language import english, words
 from voiced.mouth.agent import AgentReply
+from voiced.mouth.understanding import frame as entity_frame
 from voiced.mouth.understanding import pronouns
 from voiced.mouth.understanding.asking import Question, answer, ask, unsure, which_room
-from voiced.mouth.understanding.corrections import as_said, correct, correction, taken_back
+from voiced.mouth.understanding.corrections import Correction, as_said, correct, correction, taken_back
+from voiced.mouth.understanding.framed import outcome as framed_outcome
 from voiced.mouth.understanding.handlers import handlers
 from voiced.mouth.understanding.hearing import Heard
 from voiced.mouth.understanding.home import WHICH_ONE, Home, Match, Outcome, pct_to_brightness
@@ -72,6 +76,7 @@ class LocalIntentAgent:
         self._question: Question | None = None
         self._doubted: AgentReply | None = None  # a search read back, waiting for a yes
         self._said: str | None = None  # the last request understood: what a correction redoes
+        self._words = entity_frame.Words.of(registry)
 
     def learn(self) -> Learned:
         """The grammar and words of the home as the registry has it now (blocking: ~1 s; run it off
@@ -80,6 +85,7 @@ class LocalIntentAgent:
 
     def adopt(self, learned: Learned) -> None:
         self._matcher, self._vocabulary, self._rooms = learned
+        self._words = entity_frame.Words.of(self._registry)
         self._question = None  # it offered readings of the old grammar
 
     def forget(self) -> None:
@@ -150,6 +156,14 @@ class LocalIntentAgent:
         if said and fix is not None:  # "no, the bedroom one": the last request, corrected
             reply, self._said = correct(said, fix, home_words, self._understand, self._home)
             return reply
+        if said and self._question is None:
+            follow = self._frame(text)
+            if follow is not None and follow.follow_up and follow.named:  # "the kitchen as well"
+                again = Correction(follow.named[0], None, "target")
+                reply, redo = correct(said, again, home_words, self._understand, self._home)
+                self._said = redo
+                if redo is not None:
+                    return replace(reply, text=reply.text.split(" instead. ", 1)[-1])
         text = taken_back(as_said(text), home_words) or text  # "…, no, the bedroom light"
         reply = self._joined(text, self._understand(text))
         if reply.understood and not reply.missed and (reply.commands or self._home.last):
@@ -270,9 +284,16 @@ class LocalIntentAgent:
                 return self._remember(found[0])
         return outcome
 
+    def _frame(self, text: str) -> entity_frame.Frame | None:
+        return entity_frame.read(words(text), self._words, english(), room=self._room, last=self._home.last)
+
     def _one(self, text: str, guess: bool = True) -> Outcome | None:
-        """Strict, then with misheard names corrected, then (`guess`: one segment only) fuzzy."""
+        """Strict, then with misheard names corrected, then the entity frame, then (`guess`: one
+        segment only) fuzzy. A kind of device the home lacks is refused before any of them."""
         last = self._home.last
+        framed = self._frame(text)
+        if framed is not None and framed.refusal is not None:
+            return framed_outcome(framed, self._home, self._handler_args[0])
         resolved, stand_in = pronouns.resolve(text, last)
         if (room := which_room(resolved, lambda: HomeVocabulary.of(self._registry).light_rooms)) is not None:
             self._question = room  # "the room lamp": "bedroom" or "living room" misheard, as often as not
@@ -302,6 +323,11 @@ class LocalIntentAgent:
         if heard.ambiguous is not None:
             self._question = Question(resolved, heard.ambiguous[0], heard.ambiguous[1])
             return None
+        if framed is not None and not framed.follow_up and guess:
+            found = self._prepared(framed_outcome(framed, self._home, self._handler_args[0]))
+            if found is not None:
+                log.info("entity frame: %r -> %s", text, found.commands)
+                return self._remember(found)
         match = self._matcher.fuzzy(heard.text, self._vocabulary.unknown(heard.text)) if guess else None
         if match is not None:
             outcome = self._carry(pronouns.widen(match, stand_in, last), heard.text)
@@ -326,7 +352,10 @@ class LocalIntentAgent:
             return None
         if match.intent in POINTED and pronouns.dangling(text, self._home.last) and not names_one(match):
             return Outcome(WHICH_ONE, acted=False)
-        outcome = handler(self._home, match)
+        return self._prepared(handler(self._home, match))
+
+    def _prepared(self, outcome: Outcome | None) -> Outcome | None:
+        """Every command through `DeviceRegistry.prepare` (clamped, checked); None if none is left."""
         if outcome is None or not outcome.commands:
             return outcome
         prepared: list[DeviceCommand] = []

@@ -28,6 +28,8 @@ _NUMBER = (
 _LATER = re.compile(
     rf"\b(?:(?:in|after|within)\s+{_NUMBER}\s+(?:minutes?|mins?|hours?|seconds?|secs?)"
     r"|at\s+(?:[01]?\d|2[0-4])(?::\d\d)?\s*(?:am|pm|a\.m\.|p\.m\.|o'clock)?(?=\W|$)(?!\s*(?:percent|%|degrees))"
+    r"|at\s+(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|noon|midnight)"
+    r"(?:\s+(?:thirty|fifteen|forty five))?\s*(?:o'clock|am|pm)"
     r"|after (?:this|the) (?:song|track)|tonight|tomorrow|when i (?:leave|get home|go to bed))\b"
 )
 

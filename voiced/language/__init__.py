@@ -1,0 +1,130 @@
+"""A language as data: the words for kinds, values and actions (`en.yaml`), and the one tokenizer.
+
+A phrase is a tuple of words. `Language.find(words, phrases)` gives where each phrase occurs, the
+longest first, each word taken once.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from voiced.yamlfile import load_yaml
+
+HERE = Path(__file__).resolve().parent
+_TOKEN = re.compile(r"\d+|[a-z]+(?:'[a-z]+)?")
+
+Phrase = tuple[str, ...]
+
+
+def words(text: str) -> list[str]:
+    """Lower-case words and digit runs; apostrophes kept inside words ("what's"), all else dropped."""
+    return _TOKEN.findall(text.lower().replace("\u2019", "'").replace("-", " "))
+
+
+def phrase(text: str) -> Phrase:
+    return tuple(words(text))
+
+
+def _phrases(items: Iterable[Any]) -> tuple[Phrase, ...]:
+    found = {phrase(str(item)) for item in items}
+    return tuple(sorted((p for p in found if p), key=lambda p: (-len(p), p)))
+
+
+def _classes(raw: Mapping[str, Iterable[Any]]) -> dict[str, tuple[Phrase, ...]]:
+    return {str(name): _phrases(items) for name, items in raw.items()}
+
+
+def _values(raw: Mapping[str, Any]) -> dict[Phrase, int]:
+    return {phrase(str(k)): int(v) for k, v in raw.items()}
+
+
+@dataclass(frozen=True)
+class Language:
+    kinds: dict[str, tuple[Phrase, ...]]
+    absent: dict[str, tuple[Phrase, ...]]
+    absent_rooms: tuple[Phrase, ...]
+    every: tuple[Phrase, ...]
+    excepting: tuple[Phrase, ...]
+    here: tuple[Phrase, ...]
+    power: dict[str, tuple[Phrase, ...]]
+    up: tuple[Phrase, ...]
+    down: tuple[Phrase, ...]
+    too_much: dict[str, tuple[Phrase, ...]]
+    too_little: dict[str, tuple[Phrase, ...]]
+    whites: dict[str, tuple[Phrase, ...]]
+    amounts: dict[Phrase, int]
+    music_actions: dict[str, tuple[Phrase, ...]]
+    minutes: dict[Phrase, int]
+    numbers: dict[Phrase, int]
+    percent: tuple[Phrase, ...]
+    question_openers: tuple[Phrase, ...]
+    asking_openers: tuple[Phrase, ...]
+    past: tuple[Phrase, ...]
+    also: tuple[Phrase, ...]
+    fillers: frozenset[str]
+
+    @classmethod
+    def load(cls, path: Path) -> Language:
+        raw = load_yaml(path)
+        return cls(
+            kinds=_classes(raw["kinds"]),
+            absent=_classes(raw["absent"]),
+            absent_rooms=_phrases(raw["absent_rooms"]),
+            every=_phrases(raw["every"]),
+            excepting=_phrases(raw["except"]),
+            here=_phrases(raw["here"]),
+            power=_classes(raw["power"]),
+            up=_phrases(raw["up"]),
+            down=_phrases(raw["down"]),
+            too_much=_classes(raw["too_much"]),
+            too_little=_classes(raw["too_little"]),
+            whites=_classes(raw["whites"]),
+            amounts=_values(raw["amounts"]),
+            music_actions=_classes(raw["music_actions"]),
+            minutes=_values(raw["minutes"]),
+            numbers=_values(raw["numbers"]),
+            percent=_phrases(raw["percent"]),
+            question_openers=_phrases(raw["question_openers"]),
+            asking_openers=_phrases(raw["asking_openers"]),
+            past=_phrases(raw["past"]),
+            also=_phrases(raw["also"]),
+            fillers=frozenset(str(w) for w in raw["fillers"]),
+        )
+
+
+def find(
+    tokens: list[str], phrases: Iterable[Phrase], taken: set[int] | None = None
+) -> list[tuple[int, Phrase]]:
+    """Where each phrase occurs in `tokens` (longest phrases first, a word counted once): (start, phrase).
+    A plural "-s" on the last word of the text matches the phrase's singular ("lights", "lamps")."""
+    used = set() if taken is None else taken
+    out: list[tuple[int, Phrase]] = []
+    for p in sorted(phrases, key=lambda p: -len(p)):
+        n = len(p)
+        for i in range(len(tokens) - n + 1):
+            span = range(i, i + n)
+            if any(j in used for j in span):
+                continue
+            got = tokens[i : i + n]
+            if got == list(p) or (got[:-1] == list(p[:-1]) and got[-1] == p[-1] + "s"):
+                out.append((i, p))
+                used.update(span)
+    return sorted(out)
+
+
+def has(tokens: list[str], phrases: Iterable[Phrase]) -> bool:
+    return bool(find(tokens, phrases))
+
+
+def opens(tokens: list[str], phrases: Iterable[Phrase]) -> bool:
+    return any(tuple(tokens[: len(p)]) == p for p in phrases)
+
+
+@functools.cache
+def english() -> Language:
+    return Language.load(HERE / "en.yaml")

@@ -1,0 +1,278 @@
+"""The entity frame: the home's devices, rooms and kinds, and the values said, in any order and with
+any verb; the values decide the action. Pure: the text, the home's words and what is known of the
+conversation in, a `Frame` out (or None when the words name nothing here to act on).
+
+It is the general pass after the templates: "drop the kitchen light to 15 percent", "citrus at 30
+percent", "all lights out", "kitchen on full brightness". A kind the home lacks ("the living room fan")
+is refused by name and never lands on another device. The words are in `voiced/language/en.yaml`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from voiced.devices.colours import COLORS
+from voiced.devices.registry import DeviceRegistry
+from voiced.devices.vocabulary import HomeVocabulary
+from voiced.language import Language, Phrase, find, has, opens, phrase
+
+TWO_VALUES = -1  # two different percentages in one part: which goes where is a guess
+NOT_PERCENT = ("o'clock", "am", "pm", "minute", "minutes", "hour", "hours", "seconds", "degrees", "times")
+
+
+@dataclass(frozen=True)
+class Frame:
+    """What the words ask for. `targets` empty with `refusal` set: nothing to do, and why."""
+
+    targets: tuple[str, ...] = ()
+    kind: str | None = None
+    power: str | None = None  # "ON" / "OFF"
+    percent: int | None = None
+    direction: str | None = None  # "up" / "down"
+    colour: str | None = None  # a colour's name
+    white: str | None = None  # warm, cool, warmer, cooler
+    scent: str | None = None
+    genre: str | None = None
+    title: str | None = None  # from the music library: a search
+    action: str | None = None  # play, pause, stop, next, previous
+    minutes: int | None = None
+    refusal: str | None = None
+    follow_up: bool = False  # targets only, said as "the kitchen as well": the last request again
+    named: tuple[str, ...] = field(default=())  # what was said of the targets, for the reply
+
+
+@dataclass(frozen=True)
+class Words:
+    """The home's words, read once per registry."""
+
+    devices: dict[Phrase, str]  # a way to say a device -> its name
+    rooms: dict[Phrase, str]
+    kinds: dict[str, str]  # device name -> kind
+    in_room: dict[str, str]  # device name -> its room
+    scents: tuple[Phrase, ...]
+    genres: tuple[Phrase, ...]
+    colours: tuple[Phrase, ...]
+    titles: dict[Phrase, str]
+
+    @classmethod
+    def of(cls, registry: DeviceRegistry) -> Words:
+        vocabulary = HomeVocabulary.of(registry)
+        return cls(
+            devices={phrase(text): name for text, name in vocabulary.named},
+            rooms={phrase(room): room for room in vocabulary.rooms},
+            kinds={d.name: d.kind for d in registry},
+            in_room={d.name: (d.room or "").lower() for d in registry},
+            scents=tuple(phrase(s) for s in vocabulary.scents),
+            genres=tuple(phrase(g) for g in vocabulary.genres),
+            colours=tuple(phrase(c) for c in COLORS),
+            titles={phrase(t): t for t in vocabulary.titles},
+        )
+
+    def of_kind(self, kind: str) -> list[str]:
+        return [n for n, k in self.kinds.items() if k == kind]
+
+
+def _number(tokens: list[str], i: int, lang: Language) -> tuple[int, int] | None:
+    """The number starting at token i, and how many tokens it takes ("thirty five", "35")."""
+    if tokens[i].isdigit():
+        return int(tokens[i]), 1
+    for p, value in sorted(lang.numbers.items(), key=lambda kv: -len(kv[0])):
+        if tuple(tokens[i : i + len(p)]) == p:
+            n = len(p)
+            if value >= 20 and value % 10 == 0 and value < 100 and i + n < len(tokens):
+                unit = lang.numbers.get((tokens[i + n],))
+                if unit is not None and 0 < unit < 10:
+                    return value + unit, n + 1
+            return value, n
+    return None
+
+
+def _percent(tokens: list[str], taken: set[int], lang: Language) -> int | None:
+    """A percentage: a number before "percent", an amount ("half", "full"), or a number after "at"/"to".
+    `TWO_VALUES` when two different ones are said."""
+    found_values: list[int] = []
+    for i in range(len(tokens)):
+        if i in taken:
+            continue
+        found = _number(tokens, i, lang)
+        if found is None:
+            continue
+        value, n = found
+        after = tuple(tokens[i + n : i + n + 2])
+        if after[:1] and after[0] in NOT_PERCENT:
+            continue
+        is_pct = any(after[: len(p)] == p for p in lang.percent)
+        is_after = i > 0 and tokens[i - 1] in ("at", "to", "on")
+        if is_pct or is_after or (n == len(tokens) - i and i > 0 and len(tokens) <= 3):
+            taken.update(range(i, i + n + (1 if is_pct else 0)))
+            found_values.append(value)
+    for start, p in find(tokens, lang.amounts, taken):
+        taken.update(range(start, start + len(p)))
+        found_values.append(lang.amounts[p])
+    if len(set(found_values)) > 1:
+        return TWO_VALUES
+    return found_values[0] if found_values else None
+
+
+def _one_of(tokens: list[str], classes: dict[str, tuple[Phrase, ...]], taken: set[int]) -> str | None:
+    hits = {name for name, phrases in classes.items() if find(tokens, phrases, set(taken))}
+    return hits.pop() if len(hits) == 1 else None
+
+
+def _take(tokens: list[str], phrases: Sequence[Phrase], taken: set[int]) -> list[Phrase]:
+    found = find(tokens, phrases, taken)
+    return [p for _, p in found]
+
+
+def is_question(tokens: list[str], lang: Language) -> bool:
+    return opens(tokens, lang.question_openers) and not opens(tokens, lang.asking_openers)
+
+
+def read(
+    text_tokens: list[str], words: Words, lang: Language, *, room: str | None, last: tuple[str, ...]
+) -> Frame | None:
+    tokens = list(text_tokens)
+    while tokens and tokens[0] in lang.fillers:
+        tokens.pop(0)
+    if not tokens or is_question(tokens, lang) or has(tokens, lang.past):
+        return None
+    taken: set[int] = set()
+    named = find(tokens, words.devices, taken)
+    for label, phrases in lang.absent.items():
+        if find(tokens, phrases, set(taken)):
+            return Frame(refusal=f"There's no {label} here, so I didn't change anything.")
+    rooms_found = find(tokens, words.rooms, taken)
+    absent_room = find(tokens, lang.absent_rooms, set(taken))
+    if absent_room and not rooms_found and not named:
+        where = " ".join(absent_room[0][1])
+        return Frame(refusal=f"There's no {where} here, so I didn't change anything.")
+    # "all the lights but the bedroom": what comes after "but" is taken out
+    cut = next((s for s, _ in find(tokens, lang.excepting, set(taken)) if s > 0), None)
+    excluded = [words.devices[p] for s, p in named if cut is not None and s > cut]
+    excluded_rooms = [words.rooms[p] for s, p in rooms_found if cut is not None and s > cut]
+    devices = [words.devices[p] for s, p in named if cut is None or s < cut]
+    rooms = [words.rooms[p] for s, p in rooms_found if cut is None or s < cut]
+    if room and _take(tokens, lang.here, taken):
+        rooms.append(room)
+    every = bool(_take(tokens, lang.every, taken))
+
+    titles = _take(tokens, words.titles, taken)
+    scent = _take(tokens, words.scents, taken)
+    genre = _take(tokens, words.genres, taken)
+    colour = _take(tokens, words.colours, taken)
+    white = _one_of(tokens, lang.whites, taken)
+    if white is not None:
+        _take(tokens, [p for ps in lang.whites.values() for p in ps], taken)
+    minutes = _minutes(tokens, taken, lang)
+    percent = _percent(tokens, taken, lang)
+    felt = [(k, "down") for k, ps in lang.too_much.items() if find(tokens, ps, set(taken))]
+    felt += [(k, "up") for k, ps in lang.too_little.items() if find(tokens, ps, set(taken))]
+    direction = None
+    if len(felt) == 1:
+        direction = felt[0][1]
+    else:
+        ups, downs = bool(find(tokens, lang.up, set(taken))), bool(find(tokens, lang.down, set(taken)))
+        if ups != downs:
+            direction = "up" if ups else "down"
+    action = _one_of(tokens, lang.music_actions, taken)
+    power = _one_of(tokens, lang.power, taken)
+    kind_words = {k for k, ps in lang.kinds.items() if find(tokens, ps, set(taken))}
+    if len(scent) > 1 or len(genre) > 1 or len(colour) > 1 or len(titles) > 1 or percent == TWO_VALUES:
+        return None  # two scents, two colours: which was meant is a guess
+
+    kinds = {words.kinds[d] for d in devices}
+    if scent or minutes:
+        kinds.add("diffuser")
+    if genre or titles or (action and action != "play"):
+        kinds.add("music")
+    if colour or white:
+        kinds.add("light")
+    if felt and len(felt) == 1:
+        kinds.add(felt[0][0])
+    if not kinds:
+        kinds = set(kind_words)
+    if not kinds and rooms and (percent is not None or direction or power):
+        kinds = {"light"}  # "the bedroom on half", "kitchen off": a room alone is its lights
+    if not kinds and (percent is not None or direction or colour) and last:
+        kinds = {words.kinds[last[0]]}
+    if not kinds and action == "play":
+        kinds = {"music"}
+    if len(kinds) != 1:
+        return None
+    kind = kinds.pop()
+    targets = _targets(kind, devices, rooms, every, words, last, tokens, lang)
+    targets = [t for t in targets if t not in excluded and words.in_room[t] not in excluded_rooms]
+    if not targets:
+        return None
+    has_value = any(
+        v is not None and v != []
+        for v in (titles, scent, genre, colour, white, minutes, percent, direction, action, power)
+    )
+    said = tuple(" ".join(p) for _, p in sorted([*named, *rooms_found]))
+    if not has_value:
+        follow = has(tokens, lang.also) or (text_tokens[:1] == ["and"])
+        if follow and said:
+            return Frame(targets=tuple(targets), kind=kind, follow_up=True, named=said)
+        return None
+    return Frame(
+        targets=tuple(targets),
+        kind=kind,
+        power=None if power is None else power.upper(),
+        percent=percent,
+        direction=direction,
+        colour=" ".join(colour[0]) if colour else None,
+        white=white,
+        scent=" ".join(scent[0]) if scent else None,
+        genre="".join(genre[0]) if genre else None,
+        title=words.titles[titles[0]] if titles else None,
+        action=action,
+        minutes=minutes,
+        named=said,
+    )
+
+
+def _minutes(tokens: list[str], taken: set[int], lang: Language) -> int | None:
+    for i, token in enumerate(tokens):
+        if token != "for" or i + 1 >= len(tokens):
+            continue
+        rest = tokens[i + 1 :]
+        for p, value in lang.minutes.items():
+            if tuple(rest[: len(p)]) == p:
+                taken.update(range(i, i + 1 + len(p)))
+                return value
+        found = _number(tokens, i + 1, lang)
+        if found is not None:
+            value, n = found
+            unit = tokens[i + 1 + n] if i + 1 + n < len(tokens) else ""
+            if unit.startswith(("minute", "min")):
+                taken.update(range(i, i + 2 + n))
+                return value
+            if unit.startswith("hour"):
+                taken.update(range(i, i + 2 + n))
+                return value * 60
+    return None
+
+
+def _targets(
+    kind: str,
+    devices: list[str],
+    rooms: list[str],
+    every: bool,
+    words: Words,
+    last: tuple[str, ...],
+    tokens: list[str],
+    lang: Language,
+) -> list[str]:
+    of_kind = words.of_kind(kind)
+    chosen = [d for d in devices if d in of_kind]
+    chosen += [d for d in of_kind if words.in_room[d] in rooms and d not in chosen]
+    if chosen:
+        return chosen
+    if devices or (rooms and kind == "light"):
+        return []  # a device or room named that has none of this kind
+    if every or len(of_kind) == 1:
+        return of_kind
+    if last and all(words.kinds.get(d) == kind for d in last):
+        return list(last)
+    return []

@@ -1,0 +1,138 @@
+"""A frame's commands and its reply: the values decide what each target device is told."""
+
+from __future__ import annotations
+
+from voiced.devices.colours import COLOR_TEMPS, COLORS
+from voiced.devices.model import DeviceCommand
+from voiced.mouth.understanding.frame import Frame
+from voiced.mouth.understanding.grammar import human
+from voiced.mouth.understanding.home import (
+    BRIGHTNESS_MAX,
+    Home,
+    Outcome,
+    diffuser,
+    join,
+    light,
+    music,
+    pct_to_brightness,
+)
+
+VALUE_STEP = 10  # volume and intensity, in percent, as the templates' own steps
+WHITE_STEP = 50  # mireds: "warmer", "cooler"
+
+
+def _number(state: dict[str, object], key: str, default: int) -> int:
+    value = state.get(key, default)
+    return int(value) if isinstance(value, int | float) else default
+
+
+def _light(frame: Frame, home: Home, name: str, step: int) -> tuple[DeviceCommand | None, str]:
+    state = home.state(name)
+    fields: dict[str, object] = {}
+    said: list[str] = []
+    if frame.percent is not None:
+        if frame.percent <= 0:
+            return light(name, state="OFF"), "off"
+        fields.update(state="ON", brightness=pct_to_brightness(min(frame.percent, 100)))
+        said.append(f"to {min(frame.percent, 100)} percent")
+    elif frame.direction is not None:
+        on = state.get("state") == "ON"
+        current = _number(state, "brightness", 0) if on else 0
+        if frame.direction == "down" and not on:
+            return None, "already off"
+        new = min(BRIGHTNESS_MAX, current + step) if frame.direction == "up" else max(1, current - step)
+        fields.update(state="ON", brightness=new)
+        said.append("brighter" if frame.direction == "up" else "dimmer")
+    if frame.colour is not None:
+        fields.update(state="ON", color_hex=COLORS[frame.colour])
+        said.append(frame.colour)
+    if frame.white is not None:
+        current = _number(state, "color_temp", COLOR_TEMPS["neutral"])
+        temp = {"warmer": current + WHITE_STEP, "cooler": current - WHITE_STEP}.get(
+            frame.white, COLOR_TEMPS.get(frame.white, current)
+        )
+        fields.update(state="ON", color_temp=max(153, min(500, temp)))
+        said.append(f"{frame.white} white" if frame.white in ("warm", "cool") else frame.white)
+    if not fields and frame.power is not None:
+        fields["state"] = frame.power
+        said.append(frame.power.lower())
+    if not fields:
+        return None, ""
+    return light(name, **fields), " and ".join(said)
+
+
+def _diffuser(frame: Frame, home: Home, name: str) -> tuple[DeviceCommand | None, str]:
+    state = home.state(name)
+    fields: dict[str, object] = {}
+    said: list[str] = []
+    if frame.scent is not None:
+        fields.update(state="ON", scent=frame.scent)
+        said.append(f"on {frame.scent}")
+    if frame.percent is not None:
+        fields.update(state="ON", intensity=max(0, min(100, frame.percent)))
+        said.append(f"at {min(frame.percent, 100)} percent")
+    elif frame.direction is not None:
+        change = VALUE_STEP if frame.direction == "up" else -VALUE_STEP
+        fields["intensity"] = max(0, min(100, _number(state, "intensity", 50) + change))
+        said.append("stronger" if change > 0 else "softer")
+    if frame.minutes is not None:
+        fields.update(state="ON", duration_min=max(1, min(1440, frame.minutes)))
+        said.append(f"for {frame.minutes} minutes")
+    if frame.action in ("stop", "pause") and not fields:
+        fields["state"] = "OFF"
+    if not fields and frame.power is not None:
+        fields["state"] = frame.power
+    if not fields:
+        return None, ""
+    said = said or [str(fields.get("state", "")).lower()]
+    return diffuser(name, **fields), " ".join(said)
+
+
+def _music(frame: Frame, home: Home, name: str) -> tuple[DeviceCommand | None, str]:
+    state = home.state(name)
+    fields: dict[str, object] = {}
+    said: list[str] = []
+    if frame.title is not None:
+        fields.update(action="play", query=frame.title)
+        said.append(f"playing {frame.title}")
+    elif frame.genre is not None:
+        fields.update(action="play", genre=frame.genre)
+        said.append(f"playing {frame.genre}")
+    elif frame.action is not None:
+        fields["action"] = frame.action
+        said.append({"play": "playing", "pause": "paused", "stop": "stopped"}.get(frame.action, frame.action))
+    elif frame.power is not None and frame.percent is None and frame.direction is None:
+        fields["action"] = "play" if frame.power == "ON" else "stop"
+        said.append("playing" if frame.power == "ON" else "stopped")
+    if frame.percent is not None:
+        fields["volume"] = max(0, min(100, frame.percent))
+        said.append(f"volume {fields['volume']}")
+    elif frame.direction is not None:
+        change = VALUE_STEP if frame.direction == "up" else -VALUE_STEP
+        fields["volume"] = max(0, min(100, _number(state, "volume", 50) + change))
+        said.append("louder" if change > 0 else "quieter")
+    if not fields:
+        return None, ""
+    return music(name, **fields), " and ".join(said)
+
+
+def outcome(frame: Frame, home: Home, step: int) -> Outcome | None:
+    """The commands and the reply for `frame`, or None when it asks nothing of any target."""
+    if frame.refusal is not None:
+        return Outcome(frame.refusal, acted=False)
+    commands: list[DeviceCommand] = []
+    parts: dict[str, list[str]] = {}
+    for name in frame.targets:
+        if frame.kind == "light":
+            command, said = _light(frame, home, name, step)
+        elif frame.kind == "diffuser":
+            command, said = _diffuser(frame, home, name)
+        else:
+            command, said = _music(frame, home, name)
+        if command is not None:
+            commands.append(command)
+            parts.setdefault(said, []).append(f"the {human(name)}")
+    if not commands:
+        return None
+    reply = " ".join(f"Okay: {join(names)} {said}." for said, names in parts.items())
+    return Outcome(reply, commands, tuple(frame.targets))
