@@ -41,21 +41,25 @@ AGENT = agent()
 # -- corrections right after a turn ------------------------------------------------------------
 
 
-def test_no_the_bedroom_one_redoes_the_request_there_and_says_the_first_was_not_undone() -> None:
-    local = agent()
+def test_no_the_bedroom_one_redoes_the_request_there_and_puts_the_first_back() -> None:
+    local = agent({**STATES, "kitchen_light": {"state": "OFF", "brightness": 127}})
     assert local.understand("turn on the kitchen light").commands == (
         LightSet(device="kitchen_light", state="ON"),
     )
     reply = local.understand("no, the bedroom one")
-    assert reply.commands == (LightSet(device="bedroom_light", state="ON"),)
-    assert "bedroom" in reply.text and "didn't undo" in reply.text and "kitchen light" in reply.text
+    assert reply.commands == (
+        LightSet(device="kitchen_light", state="OFF"),  # as it was before the first request
+        LightSet(device="bedroom_light", state="ON"),
+    )
+    assert "bedroom" in reply.text and "put the kitchen light back" in reply.text
 
 
 def test_actually_the_kitchen_moves_a_brightness_to_the_kitchen() -> None:
     local = agent()
     local.understand("set the bedroom light to 30%")
     reply = local.understand("actually the kitchen")
-    assert reply.commands == (LightSet(device="kitchen_light", state="ON", brightness=76),)
+    assert reply.commands[-1] == LightSet(device="kitchen_light", state="ON", brightness=76)
+    assert reply.commands[0].device == "bedroom_light"  # put back as it was
 
 
 def test_not_blue_green_changes_the_colour_of_the_same_light() -> None:

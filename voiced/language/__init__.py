@@ -47,7 +47,7 @@ def _values(raw: Mapping[str, Any]) -> dict[Phrase, int]:
 class Language:
     kinds: dict[str, tuple[Phrase, ...]]
     absent: dict[str, tuple[Phrase, ...]]
-    absent_rooms: tuple[Phrase, ...]
+    room_words: tuple[Phrase, ...]
     every: tuple[Phrase, ...]
     excepting: tuple[Phrase, ...]
     here: tuple[Phrase, ...]
@@ -67,6 +67,9 @@ class Language:
     past: tuple[Phrase, ...]
     also: tuple[Phrase, ...]
     fillers: frozenset[str]
+    play_words: tuple[Phrase, ...]
+    pointers: tuple[Phrase, ...]
+    being: tuple[Phrase, ...]
 
     @classmethod
     def load(cls, path: Path) -> Language:
@@ -74,7 +77,7 @@ class Language:
         return cls(
             kinds=_classes(raw["kinds"]),
             absent=_classes(raw["absent"]),
-            absent_rooms=_phrases(raw["absent_rooms"]),
+            room_words=_phrases(raw["room_words"]),
             every=_phrases(raw["every"]),
             excepting=_phrases(raw["except"]),
             here=_phrases(raw["here"]),
@@ -94,6 +97,9 @@ class Language:
             past=_phrases(raw["past"]),
             also=_phrases(raw["also"]),
             fillers=frozenset(str(w) for w in raw["fillers"]),
+            play_words=_phrases(raw["play_words"]),
+            pointers=_phrases(raw["pointers"]),
+            being=_phrases(raw["being"]),
         )
 
 

@@ -26,6 +26,7 @@ from voiced.mouth.understanding import pronouns
 from voiced.mouth.understanding.asking import Question, answer, ask, unsure, which_room
 from voiced.mouth.understanding.corrections import Correction, as_said, correct, correction, taken_back
 from voiced.mouth.understanding.framed import outcome as framed_outcome
+from voiced.mouth.understanding.framed import restore
 from voiced.mouth.understanding.handlers import handlers
 from voiced.mouth.understanding.hearing import Heard
 from voiced.mouth.understanding.home import WHICH_ONE, Home, Match, Outcome, pct_to_brightness
@@ -77,6 +78,9 @@ class LocalIntentAgent:
         self._doubted: AgentReply | None = None  # a search read back, waiting for a yes
         self._said: str | None = None  # the last request understood: what a correction redoes
         self._words = entity_frame.Words.of(registry)
+        self._was: dict[str, dict[str, Any]] = {}  # the last reply's devices as they were before it
+        self._refused: str | None = None  # this utterance named a kind of device the home lacks
+        self._framing = True  # off while reading a guess (a comma dropped, the ear's other readings)
 
     def learn(self) -> Learned:
         """The grammar and words of the home as the registry has it now (blocking: ~1 s; run it off
@@ -94,6 +98,7 @@ class LocalIntentAgent:
         self._question = None
         self._doubted = None
         self._said = None
+        self._was = {}
         self._handlers = handlers(*self._handler_args)
 
     @property
@@ -138,6 +143,24 @@ class LocalIntentAgent:
     def understand(
         self, text: str, doubtful: Collection[str] = (), alternatives: Sequence[str] = ()
     ) -> AgentReply:
+        was = self._was
+        reply = self._turn(text, doubtful, alternatives, was)
+        if reply.commands:
+            self._was = {c.device: dict(self._home.state(c.device)) for c in reply.commands}
+        return reply
+
+    def _undo(self, names: list[str], was: dict[str, dict[str, Any]]) -> list[DeviceCommand]:
+        """Put back the devices a corrected request changed wrongly, as they were before it."""
+        back = (restore(n, self._home.kind_of(n), was[n]) for n in names if n in was)
+        return [c for c in back if c is not None]
+
+    def _turn(
+        self,
+        text: str,
+        doubtful: Collection[str],
+        alternatives: Sequence[str],
+        was: dict[str, dict[str, Any]],
+    ) -> AgentReply:
         """`doubtful`: words the ear was unsure of; a title to search for with one is asked back.
         `alternatives`: the ear's other readings of the audio, tried in order when `text` means nothing
         here, each only if it cannot turn a mishearing into a wrong effect (`readings.safe_readings`)."""
@@ -154,7 +177,8 @@ class LocalIntentAgent:
         home_words = HomeVocabulary.of(self._registry)
         fix = correction(as_said(text), home_words) if said and self._question is None else None
         if said and fix is not None:  # "no, the bedroom one": the last request, corrected
-            reply, self._said = correct(said, fix, home_words, self._understand, self._home)
+            undo = lambda names: self._undo(names, was)  # noqa: E731
+            reply, self._said = correct(said, fix, home_words, self._understand, self._home, undo)
             return reply
         if said and self._question is None:
             follow = self._frame(text)
@@ -187,7 +211,7 @@ class LocalIntentAgent:
         if reply.commands or "," not in text or looped(text):
             return reply
         before = (self._home.last, self._question)
-        joined = self._understand(text.replace(",", " "))
+        joined = self._guessed(text.replace(",", " "))
         # a title read across the pause would be a guess sent ("play the song, glad to loom")
         if (
             joined.commands
@@ -205,7 +229,7 @@ class LocalIntentAgent:
         unknown = frozenset(self._vocabulary.unknown(clean(text)))
         after_miss = (self._home.last, self._question)
         for reading in safe_readings(text, alternatives, names, unknown):
-            reply = self._understand(reading)
+            reply = self._guessed(reading)
             # a title to search for, read from a guess, would be a guess sent: only whole requests
             music = any(isinstance(c, MusicSet) and (c.query or plays_anything(c)) for c in reply.commands)
             # two settings of one device from a guess: "Sandalwood diffuser, intensity to 70%" is
@@ -284,7 +308,18 @@ class LocalIntentAgent:
                 return self._remember(found[0])
         return outcome
 
+    def _guessed(self, text: str) -> AgentReply:
+        """A reading that is a guess at the words: the templates only, never the frame's any-verb
+        reading (a word misheard would be taken as the verb)."""
+        self._framing = False
+        try:
+            return self._understand(text)
+        finally:
+            self._framing = True
+
     def _frame(self, text: str) -> entity_frame.Frame | None:
+        if not self._framing:
+            return None
         return entity_frame.read(words(text), self._words, english(), room=self._room, last=self._home.last)
 
     def _one(self, text: str, guess: bool = True) -> Outcome | None:
@@ -292,8 +327,6 @@ class LocalIntentAgent:
         segment only) fuzzy. A kind of device the home lacks is refused before any of them."""
         last = self._home.last
         framed = self._frame(text)
-        if framed is not None and framed.refusal is not None:
-            return framed_outcome(framed, self._home, self._handler_args[0])
         resolved, stand_in = pronouns.resolve(text, last)
         if (room := which_room(resolved, lambda: HomeVocabulary.of(self._registry).light_rooms)) is not None:
             self._question = room  # "the room lamp": "bedroom" or "living room" misheard, as often as not
@@ -322,6 +355,9 @@ class LocalIntentAgent:
             return self._remember(first[0])
         if heard.ambiguous is not None:
             self._question = Question(resolved, heard.ambiguous[0], heard.ambiguous[1])
+            return None
+        if framed is not None and framed.refusal is not None:
+            self._refused = framed.refusal  # no guess may land it on another device
             return None
         if framed is not None and not framed.follow_up and guess:
             found = self._prepared(framed_outcome(framed, self._home, self._handler_args[0]))
@@ -377,4 +413,8 @@ class LocalIntentAgent:
     # -- the reply ------------------------------------------------------------------------------
 
     def _reply(self, text: str, outcomes: list[Outcome], missed: list[str]) -> AgentReply:
-        return compose(text, outcomes, missed, self._matcher, self._home, self._rooms)
+        refused, self._refused = self._refused, None
+        reply = compose(text, outcomes, missed, self._matcher, self._home, self._rooms)
+        if refused is not None and reply.text == NOT_UNDERSTOOD:
+            return AgentReply(text=refused, understood=True)
+        return reply

@@ -1,8 +1,8 @@
 """Corrections right after a turn: "no, the bedroom one", "actually the kitchen", "not blue, green".
 
 The last request that was understood is said again with the corrected target or value in place of
-the one it had, and understood afresh; what the first request did is not undone (the reply says
-so). A correction must name a thing of this home or a value (a room, a device, a colour or white,
+the one it had, and understood afresh; a light or diffuser the first request changed is put back as
+it was (the reply says so), other changes are not undone (the reply says so too). A correction must name a thing of this home or a value (a room, a device, a colour or white,
 a scent, a genre, a percentage), and the last request must hold exactly one word of that sort (or
 the one said after "not"); otherwise it is no correction, or it is asked back.
 """
@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from voiced.devices.colours import COLOR_TEMPS, COLORS
+from voiced.devices.model import DeviceCommand
 from voiced.devices.vocabulary import HomeVocabulary
 from voiced.mouth.agent import AgentReply
 from voiced.mouth.understanding.grammar import human
@@ -110,17 +111,29 @@ def unclear(fix: Correction) -> str:
     )
 
 
-def redone(fix: Correction, reply: AgentReply, before: tuple[str, ...], after: tuple[str, ...]) -> AgentReply:
-    """The reply to the corrected request: what it did, and that the first one was not undone."""
+def redone(
+    fix: Correction,
+    reply: AgentReply,
+    before: tuple[str, ...],
+    after: tuple[str, ...],
+    undo: Callable[[list[str]], list[DeviceCommand]] = lambda _names: [],
+) -> AgentReply:
+    """The reply to the corrected request: what it did, the wrong device put back as it was (`undo`:
+    the commands that do it, for the devices it can), and what could not be put back."""
     if not reply.understood or reply.missed:
         said = f"Sorry, I couldn't do that with {fix.new}, so I didn't change anything."
         return AgentReply(text=said, understood=False, missed=True)
     said = f"Okay, {'the ' if fix.sort == 'target' else ''}{fix.new} instead. "
     text = f"{said if reply.commands else ''}{reply.text}"  # a question asked again needs no "okay"
-    left = [human(n) for n in before if n not in after]
-    if reply.commands and left:
-        text += f" I didn't undo what I did to the {join(left)}."
-    return replace(reply, text=text)
+    left = [n for n in before if n not in after]
+    back = undo(left) if reply.commands and left else []
+    put_back = [human(c.device) for c in back]
+    kept = [human(n) for n in left if human(n) not in put_back]
+    if put_back:
+        text += f" I put the {join(put_back)} back as it was."
+    if reply.commands and kept:
+        text += f" I didn't undo what I did to the {join(kept)}."
+    return replace(reply, text=text, commands=(*back, *reply.commands))
 
 
 def correct(
@@ -129,6 +142,7 @@ def correct(
     vocabulary: HomeVocabulary,
     understand: Callable[[str], AgentReply],
     home: Home,
+    undo: Callable[[list[str]], list[DeviceCommand]] = lambda _names: [],
 ) -> tuple[AgentReply, str | None]:
     """The reply to a correction of `said`, and the request it made (what a next correction redoes)."""
     redo = corrected(said, fix, vocabulary)
@@ -137,7 +151,7 @@ def correct(
         return AgentReply(text=unclear(fix), understood=True), None
     log.info("corrected %r to %r", said, redo)
     before = home.last
-    reply = redone(fix, understand(redo), before, home.last)
+    reply = redone(fix, understand(redo), before, home.last, undo)
     return reply, redo if reply.understood else None
 
 

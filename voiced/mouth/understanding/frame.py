@@ -18,7 +18,10 @@ from voiced.devices.vocabulary import HomeVocabulary
 from voiced.language import Language, Phrase, find, has, opens, phrase
 
 TWO_VALUES = -1  # two different percentages in one part: which goes where is a guess
-NOT_PERCENT = ("o'clock", "am", "pm", "minute", "minutes", "hour", "hours", "seconds", "degrees", "times")
+NOT_PERCENT = (
+    *("o'clock", "am", "pm", "minute", "minutes", "hour", "hours", "seconds", "degrees", "times"),
+    *("k", "kelvin"),
+)
 
 
 @dataclass(frozen=True)
@@ -103,8 +106,9 @@ def _percent(tokens: list[str], taken: set[int], lang: Language) -> int | None:
         if after[:1] and after[0] in NOT_PERCENT:
             continue
         is_pct = any(after[: len(p)] == p for p in lang.percent)
-        is_after = i > 0 and tokens[i - 1] in ("at", "to", "on")
-        if is_pct or is_after or (n == len(tokens) - i and i > 0 and len(tokens) <= 3):
+        is_after = i > 0 and tokens[i - 1] in ("at", "to", "on") and value <= 100
+        last_digits = tokens[i].isdigit() and n == len(tokens) - i and i > 0 and len(tokens) <= 3
+        if is_pct or is_after or (last_digits and value <= 100):
             taken.update(range(i, i + n + (1 if is_pct else 0)))
             found_values.append(value)
     for start, p in find(tokens, lang.amounts, taken):
@@ -135,17 +139,17 @@ def read(
     tokens = list(text_tokens)
     while tokens and tokens[0] in lang.fillers:
         tokens.pop(0)
-    if not tokens or is_question(tokens, lang) or has(tokens, lang.past):
-        return None
+    if len(tokens) < 2 or is_question(tokens, lang) or has(tokens, lang.past):
+        return None  # one word alone ("blues") is a part of something else, or a mishearing
     taken: set[int] = set()
     named = find(tokens, words.devices, taken)
     for label, phrases in lang.absent.items():
         if find(tokens, phrases, set(taken)):
             return Frame(refusal=f"There's no {label} here, so I didn't change anything.")
     rooms_found = find(tokens, words.rooms, taken)
-    absent_room = find(tokens, lang.absent_rooms, set(taken))
-    if absent_room and not rooms_found and not named:
-        where = " ".join(absent_room[0][1])
+    other_room = find(tokens, lang.room_words, set(taken))
+    if other_room:
+        where = " ".join(other_room[0][1])
         return Frame(refusal=f"There's no {where} here, so I didn't change anything.")
     # "all the lights but the bedroom": what comes after "but" is taken out
     cut = next((s for s, _ in find(tokens, lang.excepting, set(taken)) if s > 0), None)
@@ -157,7 +161,7 @@ def read(
         rooms.append(room)
     every = bool(_take(tokens, lang.every, taken))
 
-    titles = _take(tokens, words.titles, taken)
+    titles = _take(tokens, words.titles, taken) if has(tokens, lang.play_words) else []
     scent = _take(tokens, words.scents, taken)
     genre = _take(tokens, words.genres, taken)
     colour = _take(tokens, words.colours, taken)
@@ -194,14 +198,19 @@ def read(
         kinds = set(kind_words)
     if not kinds and rooms and (percent is not None or direction or power):
         kinds = {"light"}  # "the bedroom on half", "kitchen off": a room alone is its lights
-    if not kinds and (percent is not None or direction or colour) and last:
-        kinds = {words.kinds[last[0]]}
+    pointed = last if has(tokens, lang.pointers) else ()
+    if not kinds and (percent is not None or direction or colour) and pointed:
+        kinds = {words.kinds[pointed[0]]}
     if not kinds and action == "play":
         kinds = {"music"}
     if len(kinds) != 1:
         return None
     kind = kinds.pop()
-    targets = _targets(kind, devices, rooms, every, words, last, tokens, lang)
+    if felt == [] and has(tokens, lang.being):
+        return None  # "the kitchen light is on": how things are, not a request
+    targets = _targets(kind, devices, rooms, every, words, pointed)
+    if len(targets) > 1 and not (devices or rooms or kind_words):
+        return None  # "turn every bump red": a value alone never reaches several devices
     targets = [t for t in targets if t not in excluded and words.in_room[t] not in excluded_rooms]
     if not targets:
         return None
@@ -261,8 +270,6 @@ def _targets(
     every: bool,
     words: Words,
     last: tuple[str, ...],
-    tokens: list[str],
-    lang: Language,
 ) -> list[str]:
     of_kind = words.of_kind(kind)
     chosen = [d for d in devices if d in of_kind]

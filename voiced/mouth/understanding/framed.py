@@ -101,9 +101,9 @@ def _music(frame: Frame, home: Home, name: str) -> tuple[DeviceCommand | None, s
     elif frame.action is not None:
         fields["action"] = frame.action
         said.append({"play": "playing", "pause": "paused", "stop": "stopped"}.get(frame.action, frame.action))
-    elif frame.power is not None and frame.percent is None and frame.direction is None:
-        fields["action"] = "play" if frame.power == "ON" else "stop"
-        said.append("playing" if frame.power == "ON" else "stopped")
+    elif frame.power == "OFF" and frame.percent is None and frame.direction is None:
+        fields["action"] = "stop"  # "kill the music"; "on" alone plays nothing the templates did not
+        said.append("stopped")
     if frame.percent is not None:
         fields["volume"] = max(0, min(100, frame.percent))
         said.append(f"volume {fields['volume']}")
@@ -136,3 +136,22 @@ def outcome(frame: Frame, home: Home, step: int) -> Outcome | None:
         return None
     reply = " ".join(f"Okay: {join(names)} {said}." for said, names in parts.items())
     return Outcome(reply, commands, tuple(frame.targets))
+
+
+def restore(name: str, kind: str, state: dict[str, object]) -> DeviceCommand | None:
+    """The command that puts a light or the diffuser back into `state` (None for other kinds, or an
+    unknown state)."""
+    power = state.get("state")
+    if power not in ("ON", "OFF"):
+        return None
+    if kind == "light":
+        if power == "OFF":
+            return light(name, state="OFF")
+        fields = {k: state[k] for k in ("brightness", "color_temp") if isinstance(state.get(k), int)}
+        return light(name, state="ON", **fields)
+    if kind == "diffuser":
+        if power == "OFF":
+            return diffuser(name, state="OFF")
+        kept = {k: state[k] for k in ("scent", "intensity") if state.get(k) is not None}
+        return diffuser(name, state="ON", **kept)
+    return None

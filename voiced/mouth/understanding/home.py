@@ -26,7 +26,6 @@ DOMAIN_KINDS = {
     "light": ("light",),
     "media_player": ("music",),
     "switch": ("diffuser", "switch"),
-    "fan": ("diffuser",),
 }
 
 
