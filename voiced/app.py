@@ -46,6 +46,7 @@ from voiced.llm_client import open_client
 from voiced.mouth.home_changes import follow_home
 from voiced.mouth.hybrid import build_agent
 from voiced.mouth.intents import LocalIntentAgent
+from voiced.vibe.presets import preset_moods
 from voiced.mouth.rehearsal import familiar_replies, home_replies, rehearse
 from voiced.mouth.speech import SpeechOutput
 from voiced.plans.setup import build_plans
@@ -230,6 +231,7 @@ async def run_daemon(
             config.agent.brightness_step_pct,
             room=config.audio.room,
             scent_limit=config.safety.scent_max_intensity,
+            moods=preset_moods(config.vibe.presets_file),
         )
         reconsider, second_follows = second_ear(config, registry, engines, lambda: intents.waiting)
         if config.devices.discovery:  # discovered devices come and go: the understanding follows

@@ -19,7 +19,7 @@ from voiced.devices.model import DeviceCommand, DiffuserSet, MusicSet
 from voiced.devices.registry import DeviceRegistry
 from voiced.devices.vocabulary import HomeVocabulary
 from voiced.errors import DeviceError
-from voiced.language import english, words
+from voiced.language import english, has, phrase, words
 from voiced.mouth.agent import AgentReply
 from voiced.mouth.understanding import frame as entity_frame
 from voiced.mouth.understanding import pronouns
@@ -48,6 +48,7 @@ from voiced.mouth.understanding.text import clean, looped, split_utterance
 from voiced.mouth.understanding.titles import ask as ask_title
 from voiced.mouth.understanding.titles import ask_said, doubted_title, yes_or_no
 from voiced.mouth.understanding.whole import MAX_SEGMENTS, is_whole
+from voiced.vibe.presets import preset_moods
 
 log = logging.getLogger(__name__)
 
@@ -67,7 +68,9 @@ class LocalIntentAgent:
         scent_limit: int = 100,
         now: Callable[[], datetime] = datetime.now,
         fuzzy: bool = True,
+        moods: dict[str, tuple[str, ...]] | None = None,
     ) -> None:
+        """`moods`: each scene preset's mood words (default: the built-in presets')."""
         self._registry = registry
         self._home = Home(registry, states, room)
         self._room, self._fuzzy = room, fuzzy
@@ -78,6 +81,7 @@ class LocalIntentAgent:
         self._doubted: AgentReply | None = None  # a search read back, waiting for a yes
         self._said: str | None = None  # the last request understood: what a correction redoes
         self._words = entity_frame.Words.of(registry)
+        self._moods = {n: tuple(map(phrase, w)) for n, w in (moods or preset_moods()).items()}
         self._was: dict[str, dict[str, Any]] = {}  # the last reply's devices as they were before it
         self._refused: str | None = None  # this utterance named a kind of device the home lacks
         self._framing = True  # off while reading a guess (a comma dropped, the ear's other readings)
@@ -417,4 +421,11 @@ class LocalIntentAgent:
         reply = compose(text, outcomes, missed, self._matcher, self._home, self._rooms)
         if refused is not None and reply.text == NOT_UNDERSTOOD:
             return AgentReply(text=refused, understood=True)
+        if reply.text == NOT_UNDERSTOOD and self._framing:
+            tokens = words(text)
+            if not entity_frame.is_question(tokens, english()) and not has(tokens, english().past):
+                scene = entity_frame.mood(tokens, self._moods, self._words)
+                if scene is not None:
+                    log.info("the mood of %r: scene %s", text, scene)
+                    return AgentReply(text="", understood=True, scene=scene)
         return reply

@@ -77,6 +77,18 @@ def _checked(tools: DeviceTools, raw: dict[str, Any], where: str, *, strict: boo
     return steps
 
 
+def preset_moods(path: Path | None = None) -> dict[str, tuple[str, ...]]:
+    """Each preset's keywords, the moods the local understanding listens for (the file is checked
+    in full when the vibe agent loads it: here only what is well formed is taken)."""
+    raw = load_yaml(path or BUILT_IN) or {}
+    moods: dict[str, tuple[str, ...]] = {}
+    for name, preset in raw.items() if isinstance(raw, dict) else ():
+        words = preset.get("keywords") if isinstance(preset, dict) else None
+        if isinstance(words, list):
+            moods[str(name)] = tuple(str(w).lower() for w in words if isinstance(w, str))
+    return moods
+
+
 class PresetPlanner:
     def __init__(self, path: Path | None, registry: DeviceRegistry, default: str) -> None:
         """Load and check every preset against the declared devices; ConfigError names the step."""

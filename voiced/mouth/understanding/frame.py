@@ -182,6 +182,13 @@ def read(
     action = _one_of(tokens, lang.music_actions, taken)
     power = _one_of(tokens, lang.power, taken)
     kind_words = {k for k, ps in lang.kinds.items() if find(tokens, ps, set(taken))}
+    said = tuple(" ".join(p) for _, p in sorted([*named, *rooms_found]))
+    valued = (titles, scent, genre, colour, white, minutes, percent, direction, action, power)
+    if not any(v is not None and v != [] for v in valued):
+        follow = has(tokens, lang.also) or (text_tokens[:1] == ["and"])
+        if follow and said and (devices or rooms):
+            return Frame(targets=tuple(devices), follow_up=True, named=said)
+        return None
     if len(scent) > 1 or len(genre) > 1 or len(colour) > 1 or len(titles) > 1 or percent == TWO_VALUES:
         return None  # two scents, two colours: which was meant is a guess
 
@@ -213,16 +220,6 @@ def read(
         return None  # "turn every bump red": a value alone never reaches several devices
     targets = [t for t in targets if t not in excluded and words.in_room[t] not in excluded_rooms]
     if not targets:
-        return None
-    has_value = any(
-        v is not None and v != []
-        for v in (titles, scent, genre, colour, white, minutes, percent, direction, action, power)
-    )
-    said = tuple(" ".join(p) for _, p in sorted([*named, *rooms_found]))
-    if not has_value:
-        follow = has(tokens, lang.also) or (text_tokens[:1] == ["and"])
-        if follow and said:
-            return Frame(targets=tuple(targets), kind=kind, follow_up=True, named=said)
         return None
     return Frame(
         targets=tuple(targets),
@@ -283,3 +280,13 @@ def _targets(
     if last and all(words.kinds.get(d) == kind for d in last):
         return list(last)
     return []
+
+
+def mood(tokens: list[str], moods: dict[str, tuple[Phrase, ...]], words: Words) -> str | None:
+    """The preset whose mood words the request says most (a word naming a device, room or value here
+    never counts); None for none, or a tie."""
+    home = set(words.devices) | set(words.rooms) | set(words.scents) | set(words.genres) | set(words.colours)
+    hits = {name: len(find(tokens, [p for p in said if p not in home])) for name, said in moods.items()}
+    best = max(hits.values(), default=0)
+    winners = [name for name, n in hits.items() if n == best]
+    return winners[0] if best and len(winners) == 1 else None
