@@ -76,7 +76,7 @@ def test_presets_pick_by_keywords_and_say_when_the_default_stood_in() -> None:
     assert presets.plan("a rainy afternoon in Paris").name == "cozy"
     assert presets.plan("good_night").name == "good_night"
     # "night" alone is no bedtime: a movie night turns nothing off ("good night" still is one)
-    assert presets.plan("movie night").name == "relax" and presets.plan("movie night").note == ""
+    assert presets.plan("movie night").name == "movie" and presets.plan("movie night").note == ""
     assert presets.plan("it's a good night for sleep").name == "good_night"
     fallback = presets.plan("something vaguely Martian")
     assert (

@@ -46,7 +46,6 @@ from voiced.llm_client import open_client
 from voiced.mouth.home_changes import follow_home
 from voiced.mouth.hybrid import build_agent
 from voiced.mouth.intents import LocalIntentAgent
-from voiced.vibe.presets import preset_moods
 from voiced.mouth.rehearsal import familiar_replies, home_replies, rehearse
 from voiced.mouth.speech import SpeechOutput
 from voiced.plans.setup import build_plans
@@ -54,6 +53,7 @@ from voiced.plans.voice import PlanAgent
 from voiced.systemd import NotifySettings, notify_systemd
 from voiced.tasks import cancel_and_wait
 from voiced.vibe.narrator import SpokenNarrator
+from voiced.vibe.presets import preset_moods
 from voiced.vibe.setup import build_vibe
 from voiced.web.api import Controls
 from voiced.web.server import WebServer
@@ -231,7 +231,8 @@ async def run_daemon(
             config.agent.brightness_step_pct,
             room=config.audio.room,
             scent_limit=config.safety.scent_max_intensity,
-            moods=preset_moods(config.vibe.presets_file),
+            # with an LLM, a mood is its to compose; the presets' words are the local agent's own
+            moods=preset_moods(config.vibe.presets_file) if config.agent_kind == "local" else {},
         )
         reconsider, second_follows = second_ear(config, registry, engines, lambda: intents.waiting)
         if config.devices.discovery:  # discovered devices come and go: the understanding follows

@@ -50,6 +50,7 @@ from voiced.devices.simulator import DeviceSimulator, initial_state
 from voiced.mouth.agent import AgentReply
 from voiced.mouth.intents import LocalIntentAgent
 from voiced.mouth.local_agent import carry_out
+from voiced.vibe.presets import preset_moods
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
@@ -290,7 +291,7 @@ def build_agent(
     kwargs: dict[str, Any] = {}
     if room is not None and takes_room():
         kwargs["room"] = room
-    return LocalIntentAgent(registry, states, BRIGHTNESS_STEP_PCT, **kwargs)
+    return LocalIntentAgent(registry, states, BRIGHTNESS_STEP_PCT, moods=preset_moods(), **kwargs)
 
 
 class FreshAgents:

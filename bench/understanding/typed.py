@@ -128,6 +128,7 @@ def split(conversations: Sequence[Conversation], seed: int = SPLIT_SEED) -> dict
     for name in files:
         for kind in KINDS:
             mine = [c for c in conversations if c.kind == kind and c.ident.split(":")[0] == name]
+            mine.sort(key=lambda c: int(c.ident.split(":")[1]))  # the file's order, whatever came in
             random.Random(f"{seed}:{name}:{kind}").shuffle(mine)
             cut = len(mine) // 2
             halves["tuning"] += mine[:cut]

@@ -70,6 +70,7 @@ class Language:
     play_words: tuple[Phrase, ...]
     pointers: tuple[Phrase, ...]
     being: tuple[Phrase, ...]
+    function_words: frozenset[str]
 
     @classmethod
     def load(cls, path: Path) -> Language:
@@ -100,6 +101,7 @@ class Language:
             play_words=_phrases(raw["play_words"]),
             pointers=_phrases(raw["pointers"]),
             being=_phrases(raw["being"]),
+            function_words=frozenset(str(w) for w in raw["function_words"]),
         )
 
 

@@ -48,7 +48,6 @@ from voiced.mouth.understanding.text import clean, looped, split_utterance
 from voiced.mouth.understanding.titles import ask as ask_title
 from voiced.mouth.understanding.titles import ask_said, doubted_title, yes_or_no
 from voiced.mouth.understanding.whole import MAX_SEGMENTS, is_whole
-from voiced.vibe.presets import preset_moods
 
 log = logging.getLogger(__name__)
 
@@ -70,7 +69,8 @@ class LocalIntentAgent:
         fuzzy: bool = True,
         moods: dict[str, tuple[str, ...]] | None = None,
     ) -> None:
-        """`moods`: each scene preset's mood words (default: the built-in presets')."""
+        """`moods`: each scene preset's mood words, heard in a request that names nothing here (none
+        by default: with an LLM beside it, a mood is the LLM's to compose)."""
         self._registry = registry
         self._home = Home(registry, states, room)
         self._room, self._fuzzy = room, fuzzy
@@ -81,7 +81,7 @@ class LocalIntentAgent:
         self._doubted: AgentReply | None = None  # a search read back, waiting for a yes
         self._said: str | None = None  # the last request understood: what a correction redoes
         self._words = entity_frame.Words.of(registry)
-        self._moods = {n: tuple(map(phrase, w)) for n, w in (moods or preset_moods()).items()}
+        self._moods = {n: tuple(map(phrase, w)) for n, w in (moods or {}).items()}
         self._was: dict[str, dict[str, Any]] = {}  # the last reply's devices as they were before it
         self._refused: str | None = None  # this utterance named a kind of device the home lacks
         self._framing = True  # off while reading a guess (a comma dropped, the ear's other readings)

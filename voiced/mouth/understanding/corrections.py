@@ -1,10 +1,10 @@
-"""Corrections right after a turn: "no, the bedroom one", "actually the kitchen", "not blue, green".
-
-The last request that was understood is said again with the corrected target or value in place of
-the one it had, and understood afresh; a light or diffuser the first request changed is put back as
-it was (the reply says so), other changes are not undone (the reply says so too). A correction must name a thing of this home or a value (a room, a device, a colour or white,
-a scent, a genre, a percentage), and the last request must hold exactly one word of that sort (or
-the one said after "not"); otherwise it is no correction, or it is asked back.
+"""Corrections right after a turn: "no, the bedroom one", "actually the kitchen", "not blue, green". The
+last request that was understood is said again with the corrected target or value in place of the one it
+had, and understood afresh; a light or diffuser the first request changed is put back as it was (the
+reply says so), other changes are not undone (the reply says so too). A correction must name a thing of
+this home or a value (a room, a device, a colour or white, a scent, a genre, a percentage), and the last
+request must hold exactly one word of that sort (or the one said after "not"); otherwise it is no
+correction, or it is asked back.
 """
 
 from __future__ import annotations

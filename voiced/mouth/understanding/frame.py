@@ -161,7 +161,7 @@ def read(
         rooms.append(room)
     every = bool(_take(tokens, lang.every, taken))
 
-    titles = _take(tokens, words.titles, taken) if has(tokens, lang.play_words) else []
+    titles = _take(tokens, tuple(words.titles), taken) if has(tokens, lang.play_words) else []
     scent = _take(tokens, words.scents, taken)
     genre = _take(tokens, words.genres, taken)
     colour = _take(tokens, words.colours, taken)
@@ -182,6 +182,16 @@ def read(
     action = _one_of(tokens, lang.music_actions, taken)
     power = _one_of(tokens, lang.power, taken)
     kind_words = {k for k, ps in lang.kinds.items() if find(tokens, ps, set(taken))}
+    for start, p in rooms_found:
+        after = start + len(p)
+        known = (*lang.kinds.values(), *lang.power.values())
+        if (
+            after < len(tokens)
+            and after not in taken
+            and tokens[after] not in lang.function_words
+            and not any(find([tokens[after]], ps) for ps in known)
+        ):
+            return None  # "the bedroom flibber": a device of that room we do not know
     said = tuple(" ".join(p) for _, p in sorted([*named, *rooms_found]))
     valued = (titles, scent, genre, colour, white, minutes, percent, direction, action, power)
     if not any(v is not None and v != [] for v in valued):

@@ -1,0 +1,123 @@
+"""The entity frame and the dialogue around it, in plain asserts on the real local agent (no broker):
+any verb and any order, values deciding the action, a kind the home lacks refused by name, the
+guards, follow-ups, corrections that put the wrong device back, "except", two values, moods."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from voiced.devices.model import DiffuserSet, LightSet, MusicSet
+from voiced.devices.registry import DeviceRegistry
+from voiced.language import english, words
+from voiced.mouth.intents import LocalIntentAgent
+from voiced.mouth.understanding import frame
+from voiced.vibe.presets import preset_moods
+
+REGISTRY = DeviceRegistry.load(Path(__file__).parent.parent / "devices")
+OFF: dict[str, dict[str, Any]] = {
+    "kitchen_light": {"state": "OFF", "brightness": 127, "color_temp": 300},
+    "bedroom_light": {"state": "OFF", "brightness": 127, "color_temp": 300},
+    "living_room_light": {"state": "OFF", "brightness": 127, "color_temp": 300},
+    "diffuser": {"state": "OFF", "scent": "lavender", "intensity": 50},
+    "music": {"state": "stopped", "volume": 50},
+}
+
+
+def agent(room: str | None = None) -> LocalIntentAgent:
+    return LocalIntentAgent(
+        REGISTRY, OFF.get, room=room, now=lambda: datetime(2026, 11, 27, 12, 0), moods=preset_moods()
+    )
+
+
+def read(text: str, last: tuple[str, ...] = ()) -> frame.Frame | None:
+    return frame.read(words(text), frame.Words.of(REGISTRY), english(), room=None, last=last)
+
+
+def test_a_verb_the_templates_lack_with_a_light_and_a_percentage_sets_its_brightness() -> None:
+    found = read("crank the bedroom light up to 90 percent")
+    assert found is not None and found.targets == ("bedroom_light",) and found.percent == 90
+    drop = agent().understand("drop the kitchen light to fifteen percent")
+    assert drop.commands == (LightSet(device="kitchen_light", state="ON", brightness=38),)
+
+
+def test_the_values_decide_the_device() -> None:
+    citrus = read("citrus at 30 percent")
+    assert citrus is not None and citrus.targets == ("diffuser",)
+    assert (citrus.scent, citrus.percent) == ("citrus", 30)
+    rock = read("stick on some rock")
+    assert rock is not None and rock.targets == ("music",) and rock.genre == "rock"
+    yellow = agent().understand("can I have the kitchen in yellow?")
+    assert yellow.commands == (LightSet(device="kitchen_light", state="ON", color_hex="#FFFF00"),)
+
+
+def test_a_kind_the_home_lacks_is_refused_by_name_and_lands_nowhere() -> None:
+    for text, thing in (
+        ("turn off the living room fan", "fan"),
+        ("living room fans off", "fan"),
+        ("deactivate living room fans", "fan"),
+        ("put the telly on", "telly"),
+    ):
+        reply = agent().understand(text)
+        assert reply.commands == () and thing in reply.text, text
+    bathroom = agent().understand("bathroom light on please")
+    assert bathroom.commands == () and "bathroom" in bathroom.text
+
+
+def test_questions_statements_and_the_past_do_not_act() -> None:
+    for text in (
+        "is the diffuser on",
+        "the kitchen light is on",
+        "I turned the lights off earlier",
+        "what colour is the bedroom light",
+    ):
+        assert agent().understand(text).commands == (), text
+
+
+def test_all_but_one_and_two_values_in_one_breath() -> None:
+    but = agent().understand("every light on except the bedroom")
+    assert {c.device for c in but.commands} == {"kitchen_light", "living_room_light"}
+    two = agent().understand("kitchen on full brightness and the bedroom on half")
+    assert set(two.commands) == {
+        LightSet(device="kitchen_light", state="ON", brightness=254),
+        LightSet(device="bedroom_light", state="ON", brightness=127),
+    }
+    assert read("kitchen at 40 percent and lounge at 70 percent") is None  # two values: not one frame
+
+
+def test_the_kitchen_as_well_redoes_the_last_request_there() -> None:
+    local = agent()
+    local.understand("set the bedroom light to 20 percent")
+    assert local.understand("the kitchen as well").commands == (
+        LightSet(device="kitchen_light", state="ON", brightness=51),
+    )
+    assert local.understand("and the lounge").commands == (
+        LightSet(device="living_room_light", state="ON", brightness=51),
+    )
+
+
+def test_a_correction_puts_the_wrong_device_back_and_acts_on_the_right_one() -> None:
+    local = agent()
+    local.understand("turn on the kitchen light")
+    reply = local.understand("not that one, the living room")
+    assert reply.commands == (
+        LightSet(device="kitchen_light", state="OFF"),
+        LightSet(device="living_room_light", state="ON"),
+    )
+
+
+def test_a_mood_names_a_scene_but_a_word_naming_a_device_is_no_mood() -> None:
+    assert agent().understand("movie night!").scene == "movie"
+    assert agent().understand("I need to concentrate on my homework").scene == "focus"
+    assert agent().understand("friends are coming over for a party").scene == "party"
+    assert agent().understand("lovely weather today").scene is None
+
+
+def test_scents_and_minutes_in_any_order() -> None:
+    reply = agent().understand("turn the aroma diffuser on for 45 minutes with peppermint")
+    assert reply.commands == (
+        DiffuserSet(device="diffuser", state="ON", scent="peppermint", duration_min=45),
+    )
+    louder = agent().understand("the music is too loud")
+    assert louder.commands == (MusicSet(device="music", volume=40),)
