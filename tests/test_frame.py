@@ -58,6 +58,7 @@ def test_a_kind_the_home_lacks_is_refused_by_name_and_lands_nowhere() -> None:
         ("living room fans off", "fan"),
         ("deactivate living room fans", "fan"),
         ("put the telly on", "telly"),
+        ("turn up the heat in the kitchen", "heating"),
     ):
         reply = agent().understand(text)
         assert reply.commands == () and thing in reply.text, text
