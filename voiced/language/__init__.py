@@ -43,7 +43,7 @@ def _values(raw: Mapping[str, Any]) -> dict[Phrase, int]:
     return {phrase(str(k)): int(v) for k, v in raw.items()}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Language:
     kinds: dict[str, tuple[Phrase, ...]]
     absent: dict[str, tuple[Phrase, ...]]
@@ -71,6 +71,19 @@ class Language:
     pointers: tuple[Phrase, ...]
     being: tuple[Phrase, ...]
     function_words: frozenset[str]
+
+    @functools.cached_property
+    def known(self) -> frozenset[str]:
+        """Every word some class of this file holds."""
+        out: set[str] = set(self.fillers) | set(self.function_words)
+        for value in vars(self).values():
+            groups = value.values() if isinstance(value, dict) else [value]
+            for group in groups:
+                if isinstance(group, tuple):
+                    out.update(w for p in group if isinstance(p, tuple) for w in p)
+            if isinstance(value, dict):
+                out.update(w for p in value if isinstance(p, tuple) for w in p)
+        return frozenset(out)
 
     @classmethod
     def load(cls, path: Path) -> Language:

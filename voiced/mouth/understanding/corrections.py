@@ -28,7 +28,8 @@ _OPENING = r"(?:no|nope|nah|sorry|oops|actually|wait|i mean|i meant|not that one
 _CORRECTION = re.compile(
     rf"^(?:{_OPENING}[ ,]+)*"
     r"(?:not (?:the )?(?P<old>[^,]+?)[ ,]+(?:but |i meant |i mean )?)?"
-    r"(?:i meant |i mean |make it |to )?(?:the )?(?P<new>[^,]+?)(?: one| ones| instead| please)*$"
+    r"(?:i meant |i mean |make it |to )?(?:the )?(?P<new>[^,]+?)"
+    r"(?: one| ones| instead| please| i mean| i meant)*$"
 )
 _PERCENT = re.compile(r"^\d+ percent$")
 _LIGHT_WORDS = r"(?: lights?| lamps?)?"

@@ -42,6 +42,7 @@ class Frame:
     minutes: int | None = None
     refusal: str | None = None
     follow_up: bool = False  # targets only, said as "the kitchen as well": the last request again
+    taken_out: bool = False  # targets only, said as "not the bedroom": the last request undone there
     named: tuple[str, ...] = field(default=())  # what was said of the targets, for the reply
 
 
@@ -152,7 +153,7 @@ def read(
         where = " ".join(other_room[0][1])
         return Frame(refusal=f"There's no {where} here, so I didn't change anything.")
     # "all the lights but the bedroom": what comes after "but" is taken out
-    cut = next((s for s, _ in find(tokens, lang.excepting, set(taken)) if s > 0), None)
+    cut = next((s for s, _ in find(tokens, lang.excepting, set(taken))), None)
     excluded = [words.devices[p] for s, p in named if cut is not None and s > cut]
     excluded_rooms = [words.rooms[p] for s, p in rooms_found if cut is not None and s > cut]
     devices = [words.devices[p] for s, p in named if cut is None or s < cut]
@@ -164,7 +165,11 @@ def read(
     titles = _take(tokens, tuple(words.titles), taken) if has(tokens, lang.play_words) else []
     scent = _take(tokens, words.scents, taken)
     genre = _take(tokens, words.genres, taken)
+    colour_at = find(tokens, words.colours, set(taken))
     colour = _take(tokens, words.colours, taken)
+    light_words = lang.kinds.get("light", ())
+    if any(find(tokens[s + len(p) : s + len(p) + 1], light_words) for s, p in colour_at):
+        return None  # "turn on the green light": a light called so, which this home has not
     white = _one_of(tokens, lang.whites, taken)
     if white is not None:
         _take(tokens, [p for ps in lang.whites.values() for p in ps], taken)
@@ -182,19 +187,22 @@ def read(
     action = _one_of(tokens, lang.music_actions, taken)
     power = _one_of(tokens, lang.power, taken)
     kind_words = {k for k, ps in lang.kinds.items() if find(tokens, ps, set(taken))}
-    for start, p in rooms_found:
-        after = start + len(p)
-        known = (*lang.kinds.values(), *lang.power.values())
-        if (
-            after < len(tokens)
-            and after not in taken
-            and tokens[after] not in lang.function_words
-            and not any(find([tokens[after]], ps) for ps in known)
-        ):
-            return None  # "the bedroom flibber": a device of that room we do not know
+    home_words = {
+        w for p in (*words.devices, *words.rooms, *words.scents, *words.genres, *words.colours) for w in p
+    }
+    kind_at = [(s, p) for ps in lang.kinds.values() for s, p in find(tokens, ps, set(taken))]
+    for start, p in [*rooms_found, *kind_at]:
+        beside = [i for i in (start - 1, start + len(p)) if 0 <= i < len(tokens) and i not in taken]
+        if any(tokens[i] not in lang.known | home_words for i in beside):
+            return None  # "the bedroom flibber", "the memory light": a device we do not know
     said = tuple(" ".join(p) for _, p in sorted([*named, *rooms_found]))
     valued = (titles, scent, genre, colour, white, minutes, percent, direction, action, power)
+    if cut == 0 and any(v is not None and v != [] for v in valued):
+        return None  # "not the kitchen to 50": what is wanted where is not clear
     if not any(v is not None and v != [] for v in valued):
+        if cut == 0 and excluded + [d for d in words.kinds if words.in_room[d] in excluded_rooms]:
+            gone = excluded + [d for d in words.kinds if words.in_room[d] in excluded_rooms]
+            return Frame(targets=tuple(dict.fromkeys(gone)), taken_out=True, named=said)
         follow = has(tokens, lang.also) or (text_tokens[:1] == ["and"])
         if follow and said and (devices or rooms):
             return Frame(targets=tuple(devices), follow_up=True, named=said)
@@ -215,7 +223,9 @@ def read(
         kinds = set(kind_words)
     if not kinds and rooms and (percent is not None or direction or power):
         kinds = {"light"}  # "the bedroom on half", "kitchen off": a room alone is its lights
-    pointed = last if has(tokens, lang.pointers) else ()
+    # "it", "them"; or a value said alone, briefly ("a bit stronger"): the last device acted on
+    alone = len(tokens) <= 4 and not (devices or rooms or kind_words or every)
+    pointed = last if has(tokens, lang.pointers) or alone else ()
     if not kinds and (percent is not None or direction or colour) and pointed:
         kinds = {words.kinds[pointed[0]]}
     if not kinds and action == "play":
@@ -225,7 +235,7 @@ def read(
     kind = kinds.pop()
     if felt == [] and has(tokens, lang.being):
         return None  # "the kitchen light is on": how things are, not a request
-    targets = _targets(kind, devices, rooms, every, words, pointed)
+    targets = _targets(kind, devices, rooms, every, words, pointed, room)
     if len(targets) > 1 and not (devices or rooms or kind_words):
         return None  # "turn every bump red": a value alone never reaches several devices
     targets = [t for t in targets if t not in excluded and words.in_room[t] not in excluded_rooms]
@@ -277,6 +287,7 @@ def _targets(
     every: bool,
     words: Words,
     last: tuple[str, ...],
+    room: str | None,
 ) -> list[str]:
     of_kind = words.of_kind(kind)
     chosen = [d for d in devices if d in of_kind]
@@ -289,7 +300,7 @@ def _targets(
         return of_kind
     if last and all(words.kinds.get(d) == kind for d in last):
         return list(last)
-    return []
+    return [d for d in of_kind if room and words.in_room[d] == room.lower()]  # our own room's
 
 
 def mood(tokens: list[str], moods: dict[str, tuple[Phrase, ...]], words: Words) -> str | None:
