@@ -56,6 +56,8 @@ class Language:
     down: tuple[Phrase, ...]
     too_much: dict[str, tuple[Phrase, ...]]
     too_little: dict[str, tuple[Phrase, ...]]
+    degree: tuple[Phrase, ...]
+    felt: dict[str, dict[str, tuple[Phrase, ...]]]
     whites: dict[str, tuple[Phrase, ...]]
     amounts: dict[Phrase, int]
     music_actions: dict[str, tuple[Phrase, ...]]
@@ -83,6 +85,9 @@ class Language:
                     out.update(w for p in group if isinstance(p, tuple) for w in p)
             if isinstance(value, dict):
                 out.update(w for p in value if isinstance(p, tuple) for w in p)
+                for inner in value.values():
+                    for group in inner.values() if isinstance(inner, dict) else ():
+                        out.update(w for p in group for w in p)
         return frozenset(out)
 
     @classmethod
@@ -100,6 +105,8 @@ class Language:
             down=_phrases(raw["down"]),
             too_much=_classes(raw["too_much"]),
             too_little=_classes(raw["too_little"]),
+            degree=_phrases(raw["degree"]),
+            felt={str(k): _classes(v) for k, v in raw["felt"].items()},
             whites=_classes(raw["whites"]),
             amounts=_values(raw["amounts"]),
             music_actions=_classes(raw["music_actions"]),

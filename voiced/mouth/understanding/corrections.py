@@ -25,6 +25,7 @@ from voiced.mouth.understanding.text import clean, normalise
 log = logging.getLogger(__name__)
 
 _OPENING = r"(?:no|nope|nah|sorry|oops|actually|wait|i mean|i meant|not that one|wrong one|i said)"
+_FILLER = re.compile(r"^(?:(?:oh|ah|um|er|hmm)[ ,]+)+")  # said before a correction's opening
 _CORRECTION = re.compile(
     rf"^(?:{_OPENING}[ ,]+)*"
     r"(?:not (?:the )?(?P<old>[^,]+?)[ ,]+(?:but |i meant |i mean )?)?"
@@ -63,7 +64,7 @@ def _sort_of(value: str, sorts: dict[str, set[str]]) -> str | None:
 def correction(text: str, vocabulary: HomeVocabulary) -> Correction | None:
     """The correction `text` makes (normalised, punctuation but commas gone), or None if it makes none.
     It must open as a correction does ("no", "actually", "not X,"), or it is a request of its own."""
-    found = _CORRECTION.match(text.strip())
+    found = _CORRECTION.match(_FILLER.sub("", text.strip()))
     if found is None or not re.match(rf"(?:{_OPENING}|not)\b", found.group(0)):
         return None  # "the bedroom one" alone answers a question, it corrects nothing
     sorts = _sorts(vocabulary)

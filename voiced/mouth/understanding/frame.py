@@ -120,6 +120,16 @@ def _percent(tokens: list[str], taken: set[int], lang: Language) -> int | None:
     return found_values[0] if found_values else None
 
 
+def _felt(tokens: list[str], taken: set[int], lang: Language) -> list[tuple[str, str]]:
+    """ "Blindingly bright", "rather strong": a word of degree, then how a kind's value feels."""
+    found: list[tuple[str, str]] = []
+    for start, p in find(tokens, lang.degree, set(taken)):
+        after = tokens[start + len(p) : start + len(p) + 1]
+        for kind, ways in lang.felt.items():
+            found += [(kind, way) for way, ps in ways.items() if find(after, ps)]
+    return list(dict.fromkeys(found))
+
+
 def _one_of(tokens: list[str], classes: dict[str, tuple[Phrase, ...]], taken: set[int]) -> str | None:
     hits = {name for name, phrases in classes.items() if find(tokens, phrases, set(taken))}
     return hits.pop() if len(hits) == 1 else None
@@ -177,6 +187,7 @@ def read(
     percent = _percent(tokens, taken, lang)
     felt = [(k, "down") for k, ps in lang.too_much.items() if find(tokens, ps, set(taken))]
     felt += [(k, "up") for k, ps in lang.too_little.items() if find(tokens, ps, set(taken))]
+    felt += _felt(tokens, taken, lang) if not felt else []
     direction = None
     if len(felt) == 1:
         direction = felt[0][1]
@@ -224,7 +235,11 @@ def read(
     if not kinds and rooms and (percent is not None or direction or power):
         kinds = {"light"}  # "the bedroom on half", "kitchen off": a room alone is its lights
     # "it", "them"; or a value said alone, briefly ("a bit stronger"): the last device acted on
-    alone = len(tokens) <= 4 and not (devices or rooms or kind_words or every)
+    alone = (
+        len(tokens) <= 4
+        and not (devices or rooms or kind_words or every)
+        and all(t in lang.known or t.isdigit() or i in taken for i, t in enumerate(tokens))
+    )
     pointed = last if has(tokens, lang.pointers) or alone else ()
     if not kinds and (percent is not None or direction or colour) and pointed:
         kinds = {words.kinds[pointed[0]]}
