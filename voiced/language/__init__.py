@@ -46,6 +46,8 @@ def _values(raw: Mapping[str, Any]) -> dict[Phrase, int]:
 @dataclass(frozen=True, eq=False)
 class Language:
     kinds: dict[str, tuple[Phrase, ...]]
+    device_nouns: tuple[Phrase, ...]
+    determiners: frozenset[str]
     absent: dict[str, tuple[Phrase, ...]]
     room_words: tuple[Phrase, ...]
     every: tuple[Phrase, ...]
@@ -64,6 +66,7 @@ class Language:
     minutes: dict[Phrase, int]
     numbers: dict[Phrase, int]
     percent: tuple[Phrase, ...]
+    approximately: frozenset[str]
     question_openers: tuple[Phrase, ...]
     asking_openers: tuple[Phrase, ...]
     past: tuple[Phrase, ...]
@@ -95,6 +98,8 @@ class Language:
         raw = load_yaml(path)
         return cls(
             kinds=_classes(raw["kinds"]),
+            device_nouns=_phrases(raw["device_nouns"]),
+            determiners=frozenset(str(w) for w in raw["determiners"]),
             absent=_classes(raw["absent"]),
             room_words=_phrases(raw["room_words"]),
             every=_phrases(raw["every"]),
@@ -113,6 +118,7 @@ class Language:
             minutes=_values(raw["minutes"]),
             numbers=_values(raw["numbers"]),
             percent=_phrases(raw["percent"]),
+            approximately=frozenset(str(w) for w in raw["approximately"]),
             question_openers=_phrases(raw["question_openers"]),
             asking_openers=_phrases(raw["asking_openers"]),
             past=_phrases(raw["past"]),

@@ -107,7 +107,10 @@ def _percent(tokens: list[str], taken: set[int], lang: Language) -> int | None:
         if after[:1] and after[0] in NOT_PERCENT:
             continue
         is_pct = any(after[: len(p)] == p for p in lang.percent)
-        is_after = i > 0 and tokens[i - 1] in ("at", "to", "on") and value <= 100
+        before = i - 1
+        while before > 0 and tokens[before] in lang.approximately:
+            before -= 1
+        is_after = before >= 0 and tokens[before] in ("at", "to", "on") and value <= 100
         last_digits = tokens[i].isdigit() and n == len(tokens) - i and i > 0 and len(tokens) <= 3
         if is_pct or is_after or (last_digits and value <= 100):
             taken.update(range(i, i + n + (1 if is_pct else 0)))
@@ -174,6 +177,12 @@ def read(
 
     titles = _take(tokens, tuple(words.titles), taken) if has(tokens, lang.play_words) else []
     scent = _take(tokens, words.scents, taken)
+    verbs = {
+        s
+        for s, _ in find(tokens, words.genres, set(taken))
+        if tokens[s + 1 : s + 2] and tokens[s + 1] in lang.determiners and s < 3
+    }
+    taken.update(verbs)  # "pop the lounge lamp on": a genre's word used as a verb
     genre = _take(tokens, words.genres, taken)
     colour_at = find(tokens, words.colours, set(taken))
     colour = _take(tokens, words.colours, taken)
@@ -201,7 +210,7 @@ def read(
     home_words = {
         w for p in (*words.devices, *words.rooms, *words.scents, *words.genres, *words.colours) for w in p
     }
-    kind_at = [(s, p) for ps in lang.kinds.values() for s, p in find(tokens, ps, set(taken))]
+    kind_at = find(tokens, lang.device_nouns, set(taken))
     for start, p in [*rooms_found, *kind_at]:
         beside = [i for i in (start - 1, start + len(p)) if 0 <= i < len(tokens) and i not in taken]
         if any(tokens[i] not in lang.known | home_words for i in beside):

@@ -94,7 +94,15 @@ def compose(
     unsure = [
         m for m in missed if names_vocabulary(m, registry, rooms) or _value_or_part(m) or _who_said(m, text)
     ]
-    if missed and any(plays_anything(c) or searches(c) for o in outcomes for c in o.commands):
+    titles = {t.lower() for t in HomeVocabulary.of(registry).titles}
+    played = [c for o in outcomes for c in o.commands if plays_anything(c) or searches(c)]
+    # a title of the library said whole is no guess: the rest is talk ("…, it's stopped raining")
+    known = (
+        played
+        and all(isinstance(c, MusicSet) and (c.query or "").lower() in titles for c in played)
+        and not any(m in titles for m in missed)  # "play Pink Floyd, The Dark Side of the Moon": which?
+    )
+    if missed and played and not known:
         unsure = (
             missed  # "play the song, glad to loom", "play the sun, clear the moon": the rest was what to play
         )
