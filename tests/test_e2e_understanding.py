@@ -1,4 +1,5 @@
-"""End to end: an ask-back dialogue, typed into the real `voiced run`, against a real broker.
+"""End to end: an ask-back dialogue and a spoken correction, into the real `voiced run`, against a real
+broker.
 
 Two rooms whose names a mishearing can confuse: the daemon asks which one was meant, takes
 the answer as the next turn, and only then does the device receive a command.
@@ -12,8 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import Broker
+from tests.conftest import REPO, Broker
 from tests.home import SimulatedHome, voiced
+from tests.speech_fixtures import spoken_wav
 
 pytestmark = pytest.mark.e2e
 ROOMS = ("bedroom", "bathroom")
@@ -65,3 +67,30 @@ def test_a_name_heard_two_ways_is_asked_back_and_the_answer_acts(tmp_path: Path,
         "Turning on the bathroom light.",
     ]
     assert published == [("zigbee2mqtt/bathroom_light/set", {"state": "ON"})]
+
+
+def test_a_spoken_correction_puts_the_wrong_light_back_and_lights_the_right_one(
+    tmp_path: Path, broker: Broker
+) -> None:
+    """ "Turn on the kitchen light." — "No, the bedroom one.": spoken into `voiced run --input`, the
+    simulator playing the home's devices; the kitchen light goes back off and the bedroom light on."""
+    config = tmp_path / "config.yaml"
+    config.write_text(
+        f"devices_dir: {REPO / 'devices'}\nweb:\n  port: 0\nmqtt:\n  port: {broker.port}\n  connect_timeout_s: 3\n"
+    )
+    wav = spoken_wav(["Turn on the kitchen light.", "No, the bedroom one."], tmp_path / "in.wav", gap_s=2.5)
+    with SimulatedHome(config, broker.port) as home:
+        done = subprocess.run(
+            voiced(config, "run", "--input", str(wav), "--output", str(tmp_path / "out.wav"), "--fast"),
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert done.returncode == 0, done.stderr[-3000:]
+        published = home.published()
+    assert published == [
+        ("zigbee2mqtt/kitchen_light/set", {"state": "ON"}),
+        ("zigbee2mqtt/kitchen_light/set", {"state": "OFF"}),
+        ("zigbee2mqtt/bedroom_light/set", {"state": "ON"}),
+    ], done.stdout
+    assert "put the kitchen light back" in done.stdout
