@@ -76,7 +76,8 @@ def test_a_spoken_correction_puts_the_wrong_light_back_and_lights_the_right_one(
     simulator playing the home's devices; the kitchen light goes back off and the bedroom light on."""
     config = tmp_path / "config.yaml"
     config.write_text(
-        f"devices_dir: {REPO / 'devices'}\nweb:\n  port: 0\nmqtt:\n  port: {broker.port}\n  connect_timeout_s: 3\n"
+        f"devices_dir: {REPO / 'devices'}\nweb:\n  port: 0\n"
+        f"mqtt:\n  port: {broker.port}\n  connect_timeout_s: 3\n"
     )
     wav = spoken_wav(["Turn on the kitchen light.", "No, the bedroom one."], tmp_path / "in.wav", gap_s=2.5)
     with SimulatedHome(config, broker.port) as home:
