@@ -122,3 +122,12 @@ def test_scents_and_minutes_in_any_order() -> None:
     )
     louder = agent().understand("the music is too loud")
     assert louder.commands == (MusicSet(device="music", volume=40),)
+
+
+def test_a_genre_the_ear_doubted_is_asked_about_not_played() -> None:
+    local = agent()
+    asked = local.understand("play some blues", doubtful=("blues",), alternatives=("play some news",))
+    assert asked.commands == () and "blues" in asked.text
+    assert local.understand("yes").commands == (MusicSet(device="music", action="play", genre="blues"),)
+    sure = agent().understand("play some blues", doubtful=())
+    assert sure.commands == (MusicSet(device="music", action="play", genre="blues"),)

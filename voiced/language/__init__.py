@@ -79,18 +79,22 @@ class Language:
 
     @functools.cached_property
     def known(self) -> frozenset[str]:
-        """Every word some class of this file holds."""
+        """Every word some class of this file holds as a word of its own (not only inside a phrase:
+        "room" of "living room" is not known alone)."""
         out: set[str] = set(self.fillers) | set(self.function_words)
+
+        def single(group: object) -> None:
+            if isinstance(group, tuple):
+                out.update(p[0] for p in group if isinstance(p, tuple) and len(p) == 1)
+
         for value in vars(self).values():
-            groups = value.values() if isinstance(value, dict) else [value]
-            for group in groups:
-                if isinstance(group, tuple):
-                    out.update(w for p in group if isinstance(p, tuple) for w in p)
-            if isinstance(value, dict):
-                out.update(w for p in value if isinstance(p, tuple) for w in p)
-                for inner in value.values():
-                    for group in inner.values() if isinstance(inner, dict) else ():
-                        out.update(w for p in group for w in p)
+            if not isinstance(value, dict):
+                single(value)
+                continue
+            out.update(p[0] for p in value if isinstance(p, tuple) and len(p) == 1)
+            for inner in value.values():
+                for group in inner.values() if isinstance(inner, dict) else [inner]:
+                    single(group)
         return frozenset(out)
 
     @classmethod

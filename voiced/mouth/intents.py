@@ -47,7 +47,7 @@ from voiced.mouth.understanding.reported import is_conditional, is_for_later, is
 from voiced.mouth.understanding.scoping import POINTED, names_one, scoped
 from voiced.mouth.understanding.text import clean, looped, split_utterance
 from voiced.mouth.understanding.titles import ask as ask_title
-from voiced.mouth.understanding.titles import ask_said, doubted_title, yes_or_no
+from voiced.mouth.understanding.titles import ask_said, doubted_title, doubted_value, yes_or_no
 from voiced.mouth.understanding.whole import MAX_SEGMENTS, is_whole
 
 log = logging.getLogger(__name__)
@@ -209,6 +209,11 @@ class LocalIntentAgent:
             reply = self._unless_unsure(text, alternatives, reply)
         if not reply.commands and (reply.missed or not reply.understood):
             self._home.last = ()  # "change it to green" after a miss: "it" is what we missed, not older
+        value = doubted_value(reply.commands, doubtful, alternatives)
+        if value is not None:
+            log.info("not sure the ear heard %r right: asking back", value)
+            self._doubted = reply
+            return AgentReply(text=f'Did you say "{value}"? Say yes, or say it again.', understood=True)
         title = doubted_title(reply.commands, doubtful, alternatives)
         if title is None:
             return reply

@@ -207,8 +207,10 @@ def read(
     action = _one_of(tokens, lang.music_actions, taken)
     power = _one_of(tokens, lang.power, taken)
     kind_words = {k for k, ps in lang.kinds.items() if find(tokens, ps, set(taken))}
-    home_words = {
-        w for p in (*words.devices, *words.rooms, *words.scents, *words.genres, *words.colours) for w in p
+    home_words = {  # whole one-word names only: "room" of "living room" names nothing alone
+        p[0]
+        for p in (*words.devices, *words.rooms, *words.scents, *words.genres, *words.colours)
+        if len(p) == 1
     }
     kind_at = find(tokens, lang.device_nouns, set(taken))
     for start, p in [*rooms_found, *kind_at]:

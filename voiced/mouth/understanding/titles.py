@@ -48,6 +48,23 @@ def doubted_title(
     return None
 
 
+def doubted_value(
+    commands: Sequence[DeviceCommand], doubtful: Collection[str], alternatives: Sequence[str] = ()
+) -> str | None:
+    """A genre or scent to act on that the ear doubted hearing (a genre misheard in noise is another
+    genre played), unless every one of at least AGREEING other readings has it too."""
+    for command in commands:
+        for value in (getattr(command, "genre", None), getattr(command, "scent", None)):
+            if not isinstance(value, str) or not set(_words(value)) & set(doubtful):
+                continue
+            agreed = len(alternatives) >= AGREEING and all(
+                f" {value} " in f" {' '.join(_words(a))} " for a in alternatives
+            )
+            if not agreed:
+                return value
+    return None
+
+
 def _overruled(words: list[str], alternatives: Sequence[str]) -> bool:
     """A doubted one-word title ("queen") every one of the ear's other readings has too (at least
     AGREEING of them): the beams agree on the word, so it was heard right. A title of several words
