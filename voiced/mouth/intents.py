@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable, Collection, Sequence
-from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
@@ -24,7 +23,14 @@ from voiced.mouth.agent import AgentReply
 from voiced.mouth.understanding import frame as entity_frame
 from voiced.mouth.understanding import pronouns
 from voiced.mouth.understanding.asking import Question, answer, ask, unsure, which_room
-from voiced.mouth.understanding.corrections import Correction, as_said, correct, correction, taken_back
+from voiced.mouth.understanding.corrections import (
+    Correction,
+    as_said,
+    correct,
+    corrected,
+    correction,
+    taken_back,
+)
 from voiced.mouth.understanding.framed import outcome as framed_outcome
 from voiced.mouth.understanding.framed import restore
 from voiced.mouth.understanding.grammar import human
@@ -194,15 +200,19 @@ class LocalIntentAgent:
                     names = join([f"the {human(c.device)}" for c in back])
                     return AgentReply(text=f"Okay, I put {names} back as it was.", commands=tuple(back))
             if follow is not None and follow.follow_up and follow.named:  # "the kitchen as well"
-                again = Correction(follow.named[0], None, "target")
-                reply, redo = correct(said, again, home_words, self._understand, self._home)
-                self._said = redo
+                redo = corrected(said, Correction(follow.named[0], None, "target"), home_words)
                 if redo is not None:
-                    return replace(reply, text=reply.text.split(" instead. ", 1)[-1])
+                    log.info("the last request again, for %s: %r", follow.named[0], redo)
+                    reply = self._understand(redo)
+                    self._said = redo if reply.understood and not reply.missed else None
+                    return reply
         text = taken_back(as_said(text), home_words) or text  # "…, no, the bedroom light"
+        before = self._home.last
         reply = self._joined(text, self._understand(text))
         if reply.understood and not reply.missed and (reply.commands or self._home.last):
-            self._said = " and ".join(split_utterance(text))
+            # what a correction or "the kitchen too" redoes: "make it yellow" as "make the kitchen
+            # light yellow"
+            self._said = pronouns.resolve(" and ".join(split_utterance(text)), before)[0]
         if reply.missed and alternatives:
             reply = self._another_reading(text, alternatives, reply)
         elif reply.commands and alternatives:
@@ -310,7 +320,8 @@ class LocalIntentAgent:
                 if self._question is not None:
                     return AgentReply(text=ask(self._question), understood=True)
             else:
-                missed.append(segments[start])
+                if not set(words(segments[start])) <= english().fillers:  # "right", "ok": no request
+                    missed.append(segments[start])
                 start += 1
         return self._reply(text, outcomes, missed)
 
@@ -430,6 +441,9 @@ class LocalIntentAgent:
 
     def _reply(self, text: str, outcomes: list[Outcome], missed: list[str]) -> AgentReply:
         refused, self._refused = self._refused, None
+        asked = {c.device for o in outcomes if not o.felt for c in o.commands}
+        # "turn it down a little, it's quite strong": the feeling is the reason, the request the change
+        outcomes = [o for o in outcomes if not (o.felt and {c.device for c in o.commands} <= asked)]
         reply = compose(text, outcomes, missed, self._matcher, self._home, self._rooms)
         if refused is not None and reply.text == NOT_UNDERSTOOD:
             return AgentReply(text=refused, understood=True)

@@ -24,12 +24,14 @@ from voiced.mouth.understanding.text import clean, normalise
 
 log = logging.getLogger(__name__)
 
-_OPENING = r"(?:no|nope|nah|sorry|oops|actually|wait|i mean|i meant|not that one|wrong one|i said)"
+_OPENING = (
+    r"(?:no|nope|nah|sorry|oops|actually|wait|i mean|i meant|not that one|wrong one|wrong light|i said)"
+)
 _FILLER = re.compile(r"^(?:(?:oh|ah|um|er|hmm)[ ,]+)+")  # said before a correction's opening
 _CORRECTION = re.compile(
     rf"^(?:{_OPENING}[ ,]+)*"
     r"(?:not (?:the )?(?P<old>[^,]+?)[ ,]+(?:but |i meant |i mean )?)?"
-    r"(?:i meant |i mean |make it |to )?(?:the )?(?P<new>[^,]+?)"
+    r"(?:i meant |i mean |i wanted |i said |make it |to )?(?:the )?(?P<new>[^,]+?)"
     r"(?: one| ones| instead| please| i mean| i meant)*$"
 )
 _PERCENT = re.compile(r"^\d+ percent$")

@@ -17,6 +17,7 @@ from voiced.devices.registry import DeviceRegistry
 from voiced.devices.vocabulary import HomeVocabulary
 from voiced.language import Language, Phrase, find, has, opens, phrase
 
+ALONE_WORDS = 6  # a value or action said alone ("a bit stronger", "ok you can carry on now")
 TWO_VALUES = -1  # two different percentages in one part: which goes where is a guess
 NOT_PERCENT = (
     *("o'clock", "am", "pm", "minute", "minutes", "hour", "hours", "seconds", "degrees", "times"),
@@ -43,6 +44,7 @@ class Frame:
     refusal: str | None = None
     follow_up: bool = False  # targets only, said as "the kitchen as well": the last request again
     taken_out: bool = False  # targets only, said as "not the bedroom": the last request undone there
+    felt: bool = False  # the change comes from how it feels ("it's quite strong"), not a request
     named: tuple[str, ...] = field(default=())  # what was said of the targets, for the reply
 
 
@@ -150,7 +152,9 @@ def is_question(tokens: list[str], lang: Language) -> bool:
 def read(
     text_tokens: list[str], words: Words, lang: Language, *, room: str | None, last: tuple[str, ...]
 ) -> Frame | None:
-    tokens = list(text_tokens)
+    names = {w for p in (*words.devices, *words.rooms) for w in p}
+    # "the diffuser's a bit much": a name's "'s" is the name
+    tokens = [t[:-2] if t.endswith("'s") and t[:-2] in names else t for t in text_tokens]
     while tokens and tokens[0] in lang.fillers:
         tokens.pop(0)
     if len(tokens) < 2 or is_question(tokens, lang) or has(tokens, lang.past):
@@ -239,7 +243,7 @@ def read(
         kinds.add("music")
     if colour or white:
         kinds.add("light")
-    if felt and len(felt) == 1:
+    if felt and len(felt) == 1 and felt[0][0] != "any":
         kinds.add(felt[0][0])
     if not kinds:
         kinds = set(kind_words)
@@ -247,15 +251,25 @@ def read(
         kinds = {"light"}  # "the bedroom on half", "kitchen off": a room alone is its lights
     # "it", "them"; or a value said alone, briefly ("a bit stronger"): the last device acted on
     alone = (
-        len(tokens) <= 4
+        len(tokens) <= ALONE_WORDS
         and not (devices or rooms or kind_words or every)
         and all(t in lang.known or t.isdigit() or i in taken for i, t in enumerate(tokens))
     )
     pointed = last if has(tokens, lang.pointers) or alone else ()
-    if not kinds and (percent is not None or direction or colour) and pointed:
+    music_meant = {"music"} & (kind_words | {words.kinds[d] for d in (*devices, *pointed)})
+    if action is not None and not (music_meant or alone):
+        return None  # "concentrate for the next hour": "next" is no song unless the music is meant
+    if not kinds and (percent is not None or direction or colour or power) and pointed:
         kinds = {words.kinds[pointed[0]]}
     if not kinds and action == "play":
         kinds = {"music"}
+    only_power = power is not None and not any(
+        v is not None and v != []
+        for v in (titles, scent, genre, colour, white, minutes, percent, direction, action)
+    )
+    if len(kinds) > 1 and power is not None and only_power and devices and not rooms and cut is None:
+        # "kill the bedroom light and the music": each device named, switched as its kind is
+        return Frame(targets=tuple(dict.fromkeys(devices)), kind="mixed", power=power.upper(), named=said)
     if len(kinds) != 1:
         return None
     kind = kinds.pop()
@@ -281,6 +295,7 @@ def read(
         action=action,
         minutes=minutes,
         named=said,
+        felt=bool(felt) and direction is not None,
     )
 
 
@@ -288,20 +303,23 @@ def _minutes(tokens: list[str], taken: set[int], lang: Language) -> int | None:
     for i, token in enumerate(tokens):
         if token != "for" or i + 1 >= len(tokens):
             continue
-        rest = tokens[i + 1 :]
+        after = i + 1
+        while after < len(tokens) and tokens[after] in lang.approximately:
+            after += 1
+        rest = tokens[after:]
         for p, value in lang.minutes.items():
             if tuple(rest[: len(p)]) == p:
-                taken.update(range(i, i + 1 + len(p)))
+                taken.update(range(i, after + len(p)))
                 return value
-        found = _number(tokens, i + 1, lang)
+        found = _number(tokens, after, lang) if after < len(tokens) else None
         if found is not None:
             value, n = found
-            unit = tokens[i + 1 + n] if i + 1 + n < len(tokens) else ""
+            unit = tokens[after + n] if after + n < len(tokens) else ""
             if unit.startswith(("minute", "min")):
-                taken.update(range(i, i + 2 + n))
+                taken.update(range(i, after + n + 1))
                 return value
             if unit.startswith("hour"):
-                taken.update(range(i, i + 2 + n))
+                taken.update(range(i, after + n + 1))
                 return value * 60
     return None
 

@@ -123,9 +123,10 @@ def outcome(frame: Frame, home: Home, step: int) -> Outcome | None:
     commands: list[DeviceCommand] = []
     parts: dict[str, list[str]] = {}
     for name in frame.targets:
-        if frame.kind == "light":
+        kind = home.kind_of(name) if frame.kind == "mixed" else frame.kind
+        if kind == "light":
             command, said = _light(frame, home, name, step)
-        elif frame.kind == "diffuser":
+        elif kind == "diffuser":
             command, said = _diffuser(frame, home, name)
         else:
             command, said = _music(frame, home, name)
@@ -135,7 +136,7 @@ def outcome(frame: Frame, home: Home, step: int) -> Outcome | None:
     if not commands:
         return None
     reply = " ".join(f"Okay: {join(names)} {said}." for said, names in parts.items())
-    return Outcome(reply, commands, tuple(frame.targets))
+    return Outcome(reply, commands, tuple(frame.targets), felt=frame.felt)
 
 
 def restore(name: str, kind: str, state: dict[str, object]) -> DeviceCommand | None:

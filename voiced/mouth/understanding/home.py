@@ -80,6 +80,7 @@ class Outcome:
     targets: tuple[str, ...] = ()  # the devices this acted on or spoke of: what "it" means next
     scene: str | None = None
     acted: bool = True  # False for answers and refusals: nothing to do, but understood
+    felt: bool = False  # from how it feels ("it's quite strong"): a request beside it says how much
 
 
 @dataclass(frozen=True)
