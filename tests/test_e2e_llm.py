@@ -63,7 +63,7 @@ def test_tool_calls_and_every_failure_end_in_speech(
                 "What is the tallest mountain in the world?",
                 "How many legs does a spider have?",
                 "Who painted the Mona Lisa?",
-                "Something to listen to in the garage, please.",
+                "Something to listen to in the shed, please.",
             ],
         )
         published = recorder.drain()
