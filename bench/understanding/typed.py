@@ -361,12 +361,16 @@ class TurnResult:
 
 
 async def run(
-    conversations: Sequence[Conversation], port: int, registry: DeviceRegistry | None = None
+    conversations: Sequence[Conversation],
+    port: int,
+    registry: DeviceRegistry | None = None,
+    make_agent: score.AgentFactory | None = None,
 ) -> list[TurnResult]:
+    """`make_agent(registry, states, room)`: the agent for a conversation (default: a fresh local one)."""
     registry = registry or DeviceRegistry.load(score.DEVICES)
     kinds = {d.name: d.kind for d in registry}
     planner = PresetPlanner(None, registry, "relax")
-    agents = score.FreshAgents()
+    agents = make_agent or score.FreshAgents()
     results: list[TurnResult] = []
     async with score.Home(port, registry) as home:
         for number, conversation in enumerate(conversations, start=1):

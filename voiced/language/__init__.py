@@ -76,6 +76,7 @@ class Language:
     pointers: tuple[Phrase, ...]
     being: tuple[Phrase, ...]
     function_words: frozenset[str]
+    alone_words: int  # at most this many words: a value or action said alone is for the last device
 
     @functools.cached_property
     def known(self) -> frozenset[str]:
@@ -132,6 +133,7 @@ class Language:
             pointers=_phrases(raw["pointers"]),
             being=_phrases(raw["being"]),
             function_words=frozenset(str(w) for w in raw["function_words"]),
+            alone_words=int(raw["alone_words"]),
         )
 
 

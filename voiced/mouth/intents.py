@@ -18,7 +18,7 @@ from voiced.devices.model import DeviceCommand, DiffuserSet, MusicSet
 from voiced.devices.registry import DeviceRegistry
 from voiced.devices.vocabulary import HomeVocabulary
 from voiced.errors import DeviceError
-from voiced.language import english, has, phrase, words
+from voiced.language import Language, english, has, phrase, words
 from voiced.mouth.agent import AgentReply
 from voiced.mouth.understanding import frame as entity_frame
 from voiced.mouth.understanding import pronouns
@@ -75,6 +75,7 @@ class LocalIntentAgent:
         now: Callable[[], datetime] = datetime.now,
         fuzzy: bool = True,
         moods: dict[str, tuple[str, ...]] | None = None,
+        language: Language | None = None,
     ) -> None:
         """`moods`: each scene preset's mood words, heard in a request that names nothing here (none
         by default: with an LLM beside it, a mood is the LLM's to compose)."""
@@ -88,6 +89,7 @@ class LocalIntentAgent:
         self._doubted: AgentReply | None = None  # a search read back, waiting for a yes
         self._said: str | None = None  # the last request understood: what a correction redoes
         self._words = entity_frame.Words.of(registry)
+        self._language = language or english()
         self._moods = {n: tuple(map(phrase, w)) for n, w in (moods or {}).items()}
         self._was: dict[str, dict[str, Any]] = {}  # the last reply's devices as they were before it
         self._refused: str | None = None  # this utterance named a kind of device the home lacks
@@ -320,7 +322,7 @@ class LocalIntentAgent:
                 if self._question is not None:
                     return AgentReply(text=ask(self._question), understood=True)
             else:
-                if not set(words(segments[start])) <= english().fillers:  # "right", "ok": no request
+                if not set(words(segments[start])) <= self._language.fillers:  # "right", "ok": no request
                     missed.append(segments[start])
                 start += 1
         return self._reply(text, outcomes, missed)
@@ -347,7 +349,9 @@ class LocalIntentAgent:
     def _frame(self, text: str) -> entity_frame.Frame | None:
         if not self._framing:
             return None
-        return entity_frame.read(words(text), self._words, english(), room=self._room, last=self._home.last)
+        return entity_frame.read(
+            words(text), self._words, self._language, room=self._room, last=self._home.last
+        )
 
     def _one(self, text: str, guess: bool = True) -> Outcome | None:
         """Strict, then with misheard names corrected, then the entity frame, then (`guess`: one
@@ -449,7 +453,7 @@ class LocalIntentAgent:
             return AgentReply(text=refused, understood=True)
         if reply.text == NOT_UNDERSTOOD and self._framing:
             tokens = words(text)
-            if not entity_frame.is_question(tokens, english()) and not has(tokens, english().past):
+            if not entity_frame.is_question(tokens, self._language) and not has(tokens, self._language.past):
                 scene = entity_frame.mood(tokens, self._moods, self._words)
                 if scene is not None:
                     log.info("the mood of %r: scene %s", text, scene)

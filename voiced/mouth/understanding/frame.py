@@ -17,7 +17,6 @@ from voiced.devices.registry import DeviceRegistry
 from voiced.devices.vocabulary import HomeVocabulary
 from voiced.language import Language, Phrase, find, has, opens, phrase
 
-ALONE_WORDS = 6  # a value or action said alone ("a bit stronger", "ok you can carry on now")
 TWO_VALUES = -1  # two different percentages in one part: which goes where is a guess
 NOT_PERCENT = (
     *("o'clock", "am", "pm", "minute", "minutes", "hour", "hours", "seconds", "degrees", "times"),
@@ -251,7 +250,7 @@ def read(
         kinds = {"light"}  # "the bedroom on half", "kitchen off": a room alone is its lights
     # "it", "them"; or a value said alone, briefly ("a bit stronger"): the last device acted on
     alone = (
-        len(tokens) <= ALONE_WORDS
+        len(tokens) <= lang.alone_words
         and not (devices or rooms or kind_words or every)
         and all(t in lang.known or t.isdigit() or i in taken for i, t in enumerate(tokens))
     )
