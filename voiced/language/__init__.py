@@ -77,6 +77,7 @@ class Language:
     being: tuple[Phrase, ...]
     function_words: frozenset[str]
     alone_words: int  # at most this many words: a value or action said alone is for the last device
+    confusions: tuple[tuple[Phrase, Phrase], ...]  # (heard, said): a request's opening words misheard
 
     @functools.cached_property
     def known(self) -> frozenset[str]:
@@ -134,6 +135,7 @@ class Language:
             being=_phrases(raw["being"]),
             function_words=frozenset(str(w) for w in raw["function_words"]),
             alone_words=int(raw["alone_words"]),
+            confusions=tuple((phrase(str(c["heard"])), phrase(str(c["said"]))) for c in raw["confusions"]),
         )
 
 

@@ -151,6 +151,19 @@ def is_question(tokens: list[str], lang: Language) -> bool:
 def read(
     text_tokens: list[str], words: Words, lang: Language, *, room: str | None, last: tuple[str, ...]
 ) -> Frame | None:
+    """The frame of a reading; a reading opening with a known mishearing of a request's first words
+    ("Sandalwood diffuser to 40%": Whisper's "Set the") is taken as said, if it then asks for something."""
+    for heard, said in lang.confusions:
+        if tuple(text_tokens[: len(heard)]) == heard:
+            again = _read([*said, *text_tokens[len(heard) :]], words, lang, room=room, last=last)
+            if again is not None and (again.targets or again.refusal):
+                return again
+    return _read(text_tokens, words, lang, room=room, last=last)
+
+
+def _read(
+    text_tokens: list[str], words: Words, lang: Language, *, room: str | None, last: tuple[str, ...]
+) -> Frame | None:
     names = {w for p in (*words.devices, *words.rooms) for w in p}
     # "the diffuser's a bit much": a name's "'s" is the name
     tokens = [t[:-2] if t.endswith("'s") and t[:-2] in names else t for t in text_tokens]
