@@ -390,7 +390,7 @@ class LocalIntentAgent:
         if framed is not None and framed.refusal is not None:
             self._refused = framed.refusal  # no guess may land it on another device
             return None
-        if framed is not None and not framed.follow_up and guess:
+        if framed is not None and not framed.follow_up and (guess or framed.kind == "mixed"):
             found = self._prepared(framed_outcome(framed, self._home, self._handler_args[0]))
             if found is not None:
                 log.info("entity frame: %r -> %s", text, found.commands)
@@ -451,7 +451,7 @@ class LocalIntentAgent:
         reply = compose(text, outcomes, missed, self._matcher, self._home, self._rooms)
         if refused is not None and reply.text == NOT_UNDERSTOOD:
             return AgentReply(text=refused, understood=True)
-        if reply.text == NOT_UNDERSTOOD and self._framing:
+        if reply.text == NOT_UNDERSTOOD and self._framing and "?" not in text:  # no question sets a mood
             tokens = words(text)
             if not entity_frame.is_question(tokens, self._language) and not has(tokens, self._language.past):
                 scene = entity_frame.mood(tokens, self._moods, self._words)

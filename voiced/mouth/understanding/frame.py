@@ -248,7 +248,17 @@ def _read(
     if len(scent) > 1 or len(genre) > 1 or len(colour) > 1 or len(titles) > 1 or percent == TWO_VALUES:
         return None  # two scents, two colours: which was meant is a guess
 
+    valued_kinds = {
+        k for k, said in (("diffuser", scent), ("music", genre or titles), ("light", colour or white)) if said
+    }
+    if len(valued_kinds) == 1 and devices and all(words.kinds[d] not in valued_kinds for d in devices):
+        # "sandalwood in the lounge": a device named for its place ("lounge" is the living room light)
+        rooms += [words.in_room[d] for d in devices if words.in_room[d]]
+        devices = []
     kinds = {words.kinds[d] for d in devices}
+    diffuser_named = "diffuser" in kind_words or "diffuser" in kinds
+    if minutes is not None and not (scent or diffuser_named):
+        return None  # "for a couple of hours" is how long something lasts, not what to set
     if scent or minutes:
         kinds.add("diffuser")
     if genre or titles or (action and action != "play"):

@@ -7,9 +7,12 @@ import re
 # "<someone> said/says/told me/asked ...": anyone but the user speaking to us ("I said", "you said").
 _REPORTING = re.compile(
     r"\b(?!(?:i|you|we)\b)([a-z']+)\s+(?:said|says|told\s+(?:me|us|him|her|them)|asked(?:\s+me)?|was\s+saying|"
-    r"(?:kept|keeps|keep|is|are)\s+saying)\b(?:\s*(?:that\s+|to\s+)?\S|\s*$)"
+    r"(?:kept|keeps|keep|is|are)\s+(?:saying|asking(?:\s+me)?)|shouted|yelled|screamed|goes)"
+    r"\b(?:\s*(?:that\s+|to\s+)?\S|\s*$)"
 )
-_SHOW = re.compile(r"\b(?:on\s+(?:tv|the\s+radio|the\s+news)|in\s+the\s+(?:movie|film|show|book))\b")
+_SHOW = re.compile(
+    r"\b(?:on\s+(?:the\s+)?(?:tv|telly|radio|news|podcast)|in\s+the\s+(?:movie|film|show|book))\b"
+)
 
 
 def is_reported(text: str) -> bool:
