@@ -390,7 +390,7 @@ class LocalIntentAgent:
         if framed is not None and framed.refusal is not None:
             self._refused = framed.refusal  # no guess may land it on another device
             return None
-        if framed is not None and not framed.follow_up and (guess or framed.kind == "mixed"):
+        if framed is not None and not framed.follow_up and guess:
             found = self._prepared(framed_outcome(framed, self._home, self._handler_args[0]))
             if found is not None:
                 log.info("entity frame: %r -> %s", text, found.commands)
@@ -451,9 +451,11 @@ class LocalIntentAgent:
         reply = compose(text, outcomes, missed, self._matcher, self._home, self._rooms)
         if refused is not None and reply.text == NOT_UNDERSTOOD:
             return AgentReply(text=refused, understood=True)
-        if reply.text == NOT_UNDERSTOOD and self._framing and "?" not in text:  # no question sets a mood
+        if reply.text == NOT_UNDERSTOOD and self._framing:
             tokens = words(text)
-            if not entity_frame.is_question(tokens, self._language) and not has(tokens, self._language.past):
+            parts = [words(part) for part in split_utterance(text)]
+            asks = any(entity_frame.is_question(part, self._language) for part in parts)
+            if not asks and not has(tokens, self._language.past):  # no question sets a mood
                 scene = entity_frame.mood(tokens, self._moods, self._words)
                 if scene is not None:
                     log.info("the mood of %r: scene %s", text, scene)

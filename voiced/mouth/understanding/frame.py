@@ -256,9 +256,6 @@ def _read(
         rooms += [words.in_room[d] for d in devices if words.in_room[d]]
         devices = []
     kinds = {words.kinds[d] for d in devices}
-    diffuser_named = "diffuser" in kind_words or "diffuser" in kinds
-    if minutes is not None and not (scent or diffuser_named):
-        return None  # "for a couple of hours" is how long something lasts, not what to set
     if scent or minutes:
         kinds.add("diffuser")
     if genre or titles or (action and action != "play"):
