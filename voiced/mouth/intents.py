@@ -33,10 +33,9 @@ from voiced.mouth.understanding.corrections import (
 )
 from voiced.mouth.understanding.framed import outcome as framed_outcome
 from voiced.mouth.understanding.framed import restore
-from voiced.mouth.understanding.grammar import human
 from voiced.mouth.understanding.handlers import handlers
 from voiced.mouth.understanding.hearing import Heard
-from voiced.mouth.understanding.home import WHICH_ONE, Home, Match, Outcome, join, pct_to_brightness
+from voiced.mouth.understanding.home import WHICH_ONE, Home, Match, Outcome, pct_to_brightness
 from voiced.mouth.understanding.learning import Learned, learn
 from voiced.mouth.understanding.readings import doubted_noun, name_words, safe_readings
 from voiced.mouth.understanding.replies import (
@@ -195,12 +194,6 @@ class LocalIntentAgent:
             return reply
         if said and self._question is None:
             follow = self._frame(text)
-            if follow is not None and follow.taken_out:  # "not the bedroom": put back there only
-                back = self._undo([n for n in follow.targets if n in was], was)
-                if back:
-                    self._said = said
-                    names = join([f"the {human(c.device)}" for c in back])
-                    return AgentReply(text=f"Okay, I put {names} back as it was.", commands=tuple(back))
             if follow is not None and follow.follow_up and follow.named:  # "the kitchen as well"
                 redo = corrected(said, Correction(follow.named[0], None, "target"), home_words)
                 if redo is not None:

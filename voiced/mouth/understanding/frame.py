@@ -42,7 +42,6 @@ class Frame:
     minutes: int | None = None
     refusal: str | None = None
     follow_up: bool = False  # targets only, said as "the kitchen as well": the last request again
-    taken_out: bool = False  # targets only, said as "not the bedroom": the last request undone there
     felt: bool = False  # the change comes from how it feels ("it's quite strong"), not a request
     named: tuple[str, ...] = field(default=())  # what was said of the targets, for the reply
 
@@ -238,9 +237,6 @@ def _read(
     if cut == 0 and any(v is not None and v != [] for v in valued):
         return None  # "not the kitchen to 50": what is wanted where is not clear
     if not any(v is not None and v != [] for v in valued):
-        if cut == 0 and excluded + [d for d in words.kinds if words.in_room[d] in excluded_rooms]:
-            gone = excluded + [d for d in words.kinds if words.in_room[d] in excluded_rooms]
-            return Frame(targets=tuple(dict.fromkeys(gone)), taken_out=True, named=said)
         follow = has(tokens, lang.also) or (text_tokens[:1] == ["and"])
         if follow and said and (devices or rooms):
             return Frame(targets=tuple(devices), follow_up=True, named=said)
