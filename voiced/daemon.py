@@ -172,10 +172,12 @@ class Daemon:
                 return
             thinking = self._thinking
             context = await thinking.prepare(utterance.turn) if thinking is not None else NO_CONTEXT
-            if heard.doubtful or heard.alternatives:
-                context = dataclasses.replace(
-                    context, doubtful=frozenset(heard.doubtful), alternatives=heard.alternatives
-                )
+            context = dataclasses.replace(
+                context,
+                doubtful=frozenset(heard.doubtful),
+                alternatives=heard.alternatives,
+                heard=not heard.typed,
+            )
             pieces = self._agent.reply(utterance.turn, text, context)
             understood = functools.partial(self._agent.understood, utterance.turn)
             if thinking is not None:

@@ -199,7 +199,7 @@ class TypedEar:
 
     def _utterance(self, text: str) -> Utterance:
         async def known() -> Heard:
-            return Heard(text, asr_s=0.0, early=False)
+            return Heard(text, asr_s=0.0, early=False, typed=True)
 
         transcript = asyncio.create_task(known(), name=f"typed-turn-{self._turn}")
         return Utterance(self._turn, np.zeros(0, dtype=np.int16), time.monotonic(), transcript)

@@ -25,6 +25,7 @@ class Heard:
     confidence: float = 1.0  # how sure Whisper was, 0..1
     doubtful: tuple[str, ...] = ()  # words Whisper was unsure of, where they were weighed
     alternatives: tuple[str, ...] = ()  # other readings of the audio, most likely first
+    typed: bool = False  # the user's own words, not a reading of audio: nothing in them was misheard
 
 
 OverReply = Literal["no", "check"]

@@ -74,6 +74,7 @@ class Language:
     fillers: frozenset[str]
     play_words: tuple[Phrase, ...]
     pointers: tuple[Phrase, ...]
+    negations: tuple[Phrase, ...]
     being: tuple[Phrase, ...]
     function_words: frozenset[str]
     alone_words: int  # at most this many words: a value or action said alone is for the last device
@@ -132,6 +133,7 @@ class Language:
             fillers=frozenset(str(w) for w in raw["fillers"]),
             play_words=_phrases(raw["play_words"]),
             pointers=_phrases(raw["pointers"]),
+            negations=_phrases(raw["negations"]),
             being=_phrases(raw["being"]),
             function_words=frozenset(str(w) for w in raw["function_words"]),
             alone_words=int(raw["alone_words"]),

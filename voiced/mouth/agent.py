@@ -35,6 +35,7 @@ class TurnContext:
     confirm: bool = False  # wait for the devices to report the change, and say what they show
     doubtful: frozenset[str] = frozenset()  # words the ear was unsure of: not acted on without asking
     alternatives: tuple[str, ...] = ()  # the ear's other readings, tried when its best means nothing
+    heard: bool = False  # the words are the ear's reading of audio (a word may be misheard), not typed
 
 
 NO_CONTEXT = TurnContext()

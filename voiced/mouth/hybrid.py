@@ -83,7 +83,7 @@ class HybridAgent:
         messages = self._vibe.poll_messages() if self._vibe is not None else []
         news = [message.for_model() for message in messages]
         understood = await self._local.understand_fresh(
-            text, self._actions.refresh, context.doubtful, context.alternatives
+            text, self._actions.refresh, context.doubtful, context.alternatives, heard=context.heard
         )
         if understood.understood:
             done = await carry_out(turn, understood, self._actions, self._vibe)

@@ -93,6 +93,7 @@ class LocalIntentAgent:
         self._was: dict[str, dict[str, Any]] = {}  # the last reply's devices as they were before it
         self._refused: str | None = None  # this utterance named a kind of device the home lacks
         self._framing = True  # off while reading a guess (a comma dropped, the ear's other readings)
+        self._heard = False  # this turn's words were read from audio
 
     def learn(self) -> Learned:
         """The grammar and words of the home as the registry has it now (blocking: ~1 s; run it off
@@ -138,25 +139,38 @@ class LocalIntentAgent:
         refresh: Callable[[list[str]], Awaitable[object]] | None,
         doubtful: Collection[str] = (),
         alternatives: Sequence[str] = (),
+        *,
+        heard: bool = False,
     ) -> AgentReply:
         """`understand`, but a request that needed a state nobody reported ("dimmer" with the
         light's brightness unknown) first asks the devices (`refresh`) and is understood again,
         instead of starting from a guess."""
         before = (self._home.last, self._question, self._doubted, self._said)
-        reply = self.understand(text, doubtful, alternatives)
+        reply = self.understand(text, doubtful, alternatives, heard=heard)
         unknown = sorted(self._home.unknown)
         if not unknown or refresh is None or not reply.commands:
             return reply
         log.info("asking %s for their state before %r", ", ".join(unknown), text)
         await refresh(unknown)
         self._home.last, self._question, self._doubted, self._said = before
-        return self.understand(text, doubtful, alternatives)
+        return self.understand(text, doubtful, alternatives, heard=heard)
 
     def understand(
-        self, text: str, doubtful: Collection[str] = (), alternatives: Sequence[str] = ()
+        self,
+        text: str,
+        doubtful: Collection[str] = (),
+        alternatives: Sequence[str] = (),
+        *,
+        heard: bool = False,
     ) -> AgentReply:
+        """`heard`: the words are the ear's reading of audio, so a word nobody here knows may be a
+        mishearing: the frame then acts only on what it understands word for word."""
         was = self._was
-        reply = self._turn(text, doubtful, alternatives, was)
+        self._heard = heard
+        try:
+            reply = self._turn(text, doubtful, alternatives, was)
+        finally:
+            self._heard = False
         if reply.commands:
             self._was = {c.device: dict(self._home.state(c.device)) for c in reply.commands}
         return reply
@@ -343,7 +357,7 @@ class LocalIntentAgent:
         if not self._framing:
             return None
         return entity_frame.read(
-            words(text), self._words, self._language, room=self._room, last=self._home.last
+            words(text), self._words, self._language, room=self._room, last=self._home.last, heard=self._heard
         )
 
     def _one(self, text: str, guess: bool = True) -> Outcome | None:

@@ -95,7 +95,7 @@ class LocalAgent:
     ) -> AsyncGenerator[str, None]:
         news = mentions(self._vibe.poll_messages()) if self._vibe is not None else ""
         understood = await self._intents.understand_fresh(
-            text, self._actions.refresh, context.doubtful, context.alternatives
+            text, self._actions.refresh, context.doubtful, context.alternatives, heard=context.heard
         )
         self._understood = (turn, understood.understood)
         done = await carry_out(turn, understood, self._actions, self._vibe)

@@ -133,6 +133,12 @@ def _felt(tokens: list[str], taken: set[int], lang: Language) -> list[tuple[str,
     return list(dict.fromkeys(found))
 
 
+def _felt_only_negation(tokens: list[str], lang: Language) -> bool:
+    """ "I can't see a thing": the negation is part of how it feels, not of the request."""
+    felt = [p for ps in lang.too_little.values() for p in ps]
+    return bool(find(tokens, felt)) and not find(tokens, [n for n in lang.negations if n != ("not",)])
+
+
 def _one_of(tokens: list[str], classes: dict[str, tuple[Phrase, ...]], taken: set[int]) -> str | None:
     hits = {name for name, phrases in classes.items() if find(tokens, phrases, set(taken))}
     return hits.pop() if len(hits) == 1 else None
@@ -148,20 +154,35 @@ def is_question(tokens: list[str], lang: Language) -> bool:
 
 
 def read(
-    text_tokens: list[str], words: Words, lang: Language, *, room: str | None, last: tuple[str, ...]
+    text_tokens: list[str],
+    words: Words,
+    lang: Language,
+    *,
+    room: str | None,
+    last: tuple[str, ...],
+    heard: bool = False,
 ) -> Frame | None:
     """The frame of a reading; a reading opening with a known mishearing of a request's first words
     ("Sandalwood diffuser to 40%": Whisper's "Set the") is taken as said, if it then asks for something."""
-    for heard, said in lang.confusions:
-        if tuple(text_tokens[: len(heard)]) == heard:
-            again = _read([*said, *text_tokens[len(heard) :]], words, lang, room=room, last=last)
+    for misheard, said in lang.confusions:
+        if tuple(text_tokens[: len(misheard)]) == misheard:
+            swapped = [*said, *text_tokens[len(misheard) :]]
+            if is_question(swapped, lang):
+                return None  # "Our all lights off.": Whisper's "are", a question
+            again = _read(swapped, words, lang, room=room, last=last, heard=heard)
             if again is not None and (again.targets or again.refusal):
                 return again
-    return _read(text_tokens, words, lang, room=room, last=last)
+    return _read(text_tokens, words, lang, room=room, last=last, heard=heard)
 
 
 def _read(
-    text_tokens: list[str], words: Words, lang: Language, *, room: str | None, last: tuple[str, ...]
+    text_tokens: list[str],
+    words: Words,
+    lang: Language,
+    *,
+    room: str | None,
+    last: tuple[str, ...],
+    heard: bool,
 ) -> Frame | None:
     names = {w for p in (*words.devices, *words.rooms) for w in p}
     # "the diffuser's a bit much": a name's "'s" is the name
@@ -170,6 +191,8 @@ def _read(
         tokens.pop(0)
     if len(tokens) < 2 or is_question(tokens, lang) or has(tokens, lang.past):
         return None  # one word alone ("blues") is a part of something else, or a mishearing
+    if has(tokens, lang.negations) and not _felt_only_negation(tokens, lang):
+        return None  # "I don't like this off": not a plain request
     taken: set[int] = set()
     named = find(tokens, words.devices, taken)
     for label, phrases in lang.absent.items():
@@ -199,6 +222,8 @@ def _read(
     }
     taken.update(verbs)  # "pop the lounge lamp on": a genre's word used as a verb
     genre = _take(tokens, words.genres, taken)
+    if genre and not (has(tokens, lang.play_words) or find(tokens, lang.kinds.get("music", ()))):
+        genre = []  # "turn the living room like blues": a genre is asked for with a word for playing
     colour_at = find(tokens, words.colours, set(taken))
     colour = _take(tokens, words.colours, taken)
     light_words = lang.kinds.get("light", ())
@@ -290,6 +315,10 @@ def _read(
     kind = kinds.pop()
     if felt == [] and has(tokens, lang.being):
         return None  # "the kitchen light is on": how things are, not a request
+    if heard and not (devices or rooms or kind_words or pointed):  # the values alone say which device
+        unknown = [i for i, t in enumerate(tokens) if i not in taken and t not in lang.known | home_words]
+        if unknown and (unknown != [0] or len(taken) + 1 >= len(tokens)):
+            return None  # heard "Switch none of eucalyptus", "Madam red": too little of it understood
     targets = _targets(kind, devices, rooms, every, words, pointed, room)
     if len(targets) > 1 and not (devices or rooms or kind_words):
         return None  # "turn every bump red": a value alone never reaches several devices
