@@ -217,7 +217,8 @@ class LocalIntentAgent:
                     return reply
         text = taken_back(as_said(text), home_words) or text  # "…, no, the bedroom light"
         before = self._home.last
-        reply = self._joined(text, self._understand(text))
+        swapped = self._confused(text) if self._heard else None
+        reply = swapped or self._joined(text, self._understand(text))
         if reply.understood and not reply.missed and (reply.commands or self._home.last):
             # what a correction or "the kitchen too" redoes: "make it yellow" as "make the kitchen
             # light yellow"
@@ -343,6 +344,25 @@ class LocalIntentAgent:
             if found is not None and not found[1]:
                 return self._remember(found[0])
         return outcome
+
+    def _confused(self, text: str) -> AgentReply | None:
+        """A reading that opens with a known mishearing of a request's first words, read as said:
+        the reply when that reading is a question or asks for something, else None."""
+        tokens = words(text)
+        for misheard, said in self._language.confusions:
+            if tuple(tokens[: len(misheard)]) != misheard:
+                continue
+            swapped = " ".join([*said, *tokens[len(misheard) :]])
+            if entity_frame.is_question(words(swapped), self._language):
+                log.info("heard %r, read as the question %r", text, swapped)
+                return self._understand(swapped)
+            before = (self._home.last, self._question)
+            reply = self._guessed(swapped)
+            if reply.commands and reply.understood and not reply.missed:
+                log.info("heard %r, read as %r", text, swapped)
+                return reply
+            self._home.last, self._question = before
+        return None
 
     def _guessed(self, text: str) -> AgentReply:
         """A reading that is a guess at the words: the templates only, never the frame's any-verb

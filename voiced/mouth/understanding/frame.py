@@ -315,10 +315,11 @@ def _read(
     kind = kinds.pop()
     if felt == [] and has(tokens, lang.being):
         return None  # "the kitchen light is on": how things are, not a request
-    if heard and not (devices or rooms or kind_words or pointed):  # the values alone say which device
+    if heard:  # read from audio: a word nobody here knows may be the request, misheard
         unknown = [i for i, t in enumerate(tokens) if i not in taken and t not in lang.known | home_words]
-        if unknown and (unknown != [0] or len(taken) + 1 >= len(tokens)):
-            return None  # heard "Switch none of eucalyptus", "Madam red": too little of it understood
+        inferred = not (devices or rooms or kind_words or pointed)  # the values alone say which device
+        if unknown and (unknown != [0] or (inferred and len(taken) + 1 >= len(tokens))):
+            return None  # heard "Switch none of eucalyptus", "Mad room to maximum brightness"
     targets = _targets(kind, devices, rooms, every, words, pointed, room)
     if len(targets) > 1 and not (devices or rooms or kind_words):
         return None  # "turn every bump red": a value alone never reaches several devices
