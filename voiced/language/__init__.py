@@ -141,23 +141,51 @@ class Language:
         )
 
 
+_Index = dict[str, list[tuple[int, Phrase]]]
+_INDEXES: dict[int, tuple[tuple[Phrase, ...], _Index]] = {}  # by id, the tuple kept alive beside it
+
+
+def _index(phrases: Iterable[Phrase]) -> _Index:
+    """The phrases by their first word (a one-word phrase also by its plural), each with its rank:
+    longer phrases first, then in the order given."""
+    if isinstance(phrases, tuple) and id(phrases) in _INDEXES:
+        return _INDEXES[id(phrases)][1]
+    ranked = sorted(enumerate(phrases), key=lambda item: (-len(item[1]), item[0]))
+    index: _Index = {}
+    for rank, (_, p) in enumerate(ranked):
+        if not p:
+            continue
+        index.setdefault(p[0], []).append((rank, p))
+        if len(p) == 1:
+            index.setdefault(p[0] + "s", []).append((rank, p))
+    if isinstance(phrases, tuple):
+        if len(_INDEXES) > 4096:  # the language's and the home's classes are a few hundred
+            _INDEXES.clear()
+        _INDEXES[id(phrases)] = (phrases, index)
+    return index
+
+
 def find(
     tokens: list[str], phrases: Iterable[Phrase], taken: set[int] | None = None
 ) -> list[tuple[int, Phrase]]:
     """Where each phrase occurs in `tokens` (longest phrases first, a word counted once): (start, phrase).
     A plural "-s" on the last word of the text matches the phrase's singular ("lights", "lamps")."""
     used = set() if taken is None else taken
+    index = _index(phrases)
+    found: list[tuple[int, int, Phrase]] = []
+    for i, token in enumerate(tokens):
+        for rank, p in index.get(token, ()):
+            got = tokens[i : i + len(p)]
+            if len(got) == len(p) and (
+                tuple(got) == p or (tuple(got[:-1]) == p[:-1] and got[-1] == p[-1] + "s")
+            ):
+                found.append((rank, i, p))
     out: list[tuple[int, Phrase]] = []
-    for p in sorted(phrases, key=lambda p: -len(p)):
-        n = len(p)
-        for i in range(len(tokens) - n + 1):
-            span = range(i, i + n)
-            if any(j in used for j in span):
-                continue
-            got = tokens[i : i + n]
-            if got == list(p) or (got[:-1] == list(p[:-1]) and got[-1] == p[-1] + "s"):
-                out.append((i, p))
-                used.update(span)
+    for _rank, i, p in sorted(found):
+        span = range(i, i + len(p))
+        if not any(j in used for j in span):
+            out.append((i, p))
+            used.update(span)
     return sorted(out)
 
 

@@ -58,6 +58,7 @@ class Words:
     genres: tuple[Phrase, ...]
     colours: tuple[Phrase, ...]
     titles: dict[Phrase, str]
+    title_phrases: tuple[Phrase, ...]
 
     @classmethod
     def of(cls, registry: DeviceRegistry) -> Words:
@@ -71,6 +72,7 @@ class Words:
             genres=tuple(phrase(g) for g in vocabulary.genres),
             colours=tuple(phrase(c) for c in COLORS),
             titles={phrase(t): t for t in vocabulary.titles},
+            title_phrases=tuple(phrase(t) for t in vocabulary.titles),
         )
 
     def of_kind(self, kind: str) -> list[str]:
@@ -213,7 +215,7 @@ def _read(
         rooms.append(room)
     every = bool(_take(tokens, lang.every, taken))
 
-    titles = _take(tokens, tuple(words.titles), taken) if has(tokens, lang.play_words) else []
+    titles = _take(tokens, words.title_phrases, taken) if has(tokens, lang.play_words) else []
     scent = _take(tokens, words.scents, taken)
     verbs = {
         s
