@@ -131,3 +131,19 @@ def test_a_genre_the_ear_doubted_is_asked_about_not_played() -> None:
     assert local.understand("yes").commands == (MusicSet(device="music", action="play", genre="blues"),)
     sure = agent().understand("play some blues", doubtful=())
     assert sure.commands == (MusicSet(device="music", action="play", genre="blues"),)
+
+
+def test_a_heard_reading_acts_only_on_what_it_understands_word_for_word() -> None:
+    # typed, an unknown word is a verb; read from audio it may be the request, misheard
+    assert agent(room="living room").understand("madam red").commands != ()
+    assert agent(room="living room").understand("Madam red.", heard=True).commands == ()
+    assert agent().understand("Mad room to maximum brightness.", heard=True).commands == ()
+    assert agent().understand("switch none of eucalyptus", heard=True).commands == ()
+
+
+def test_known_confusions_at_the_opening_are_read_as_said() -> None:
+    assert agent().understand("Our all lights off.", heard=True).commands == ()  # "are all lights off?"
+    set_the = agent().understand("Sandalwood diffuser to 40%.", heard=True)
+    assert set_the.commands == (DiffuserSet(device="diffuser", state="ON", intensity=40),)
+    scent = agent().understand("Sandalwood at eighty percent, please")
+    assert scent.commands == (DiffuserSet(device="diffuser", state="ON", scent="sandalwood", intensity=80),)
