@@ -32,7 +32,7 @@ from voiced.devices.registry import DeviceRegistry  # noqa: E402
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--corpus", choices=("ha", "ours", "all"), default="all")
+    parser.add_argument("--corpus", choices=("ha", "ours", "ha_ood", "all"), default="all")
     parser.add_argument(
         "--verbose",
         "-v",

@@ -55,7 +55,11 @@ from voiced.vibe.presets import preset_moods
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
 DEVICES = REPO / "devices"
-CORPORA = {"ha": HERE / "corpus_ha.yaml", "ours": HERE / "corpus_ours.yaml"}
+CORPORA = {
+    "ha": HERE / "corpus_ha.yaml",
+    "ours": HERE / "corpus_ours.yaml",
+    "ha_ood": HERE / "corpus_ha_ood.yaml",  # kinds the home lacks: nothing may act
+}
 BRIGHTNESS_STEP_PCT = 25
 FENCE_TOPIC = "voiced-bench/understanding/fence"
 WAIT_S = 5.0  # for anything the broker or the simulator should do in milliseconds
@@ -483,6 +487,7 @@ def summary(results: Sequence[Result]) -> dict[str, Any]:
 TITLES = {
     "ha": "Home Assistant's sentences (tests/en, mapped onto our devices)",
     "ours": "voiced's own cases",
+    "ha_ood": "Home Assistant's sentences for kinds this home lacks (fans, covers, climate, locks, ...)",
 }
 
 
