@@ -9,20 +9,22 @@ readings of a misheard name are asked back. Every command passes DeviceRegistry.
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Awaitable, Callable, Collection, Sequence
 from datetime import datetime
 from typing import Any
 
-from voiced.devices.model import DeviceCommand, DiffuserSet, MusicSet
+from voiced.devices.model import DeviceCommand
 from voiced.devices.registry import DeviceRegistry
 from voiced.devices.vocabulary import HomeVocabulary
 from voiced.errors import DeviceError
-from voiced.language import Language, english, has, phrase, words
+from voiced.language import Language, english, phrase, words
 from voiced.mouth.agent import AgentReply
+from voiced.mouth.heard_readings import HeardReadings
 from voiced.mouth.understanding import frame as entity_frame
 from voiced.mouth.understanding import pronouns
-from voiced.mouth.understanding.asking import Question, answer, ask, unsure, which_room
+from voiced.mouth.understanding.asking import Question, answer, ask, which_room
 from voiced.mouth.understanding.corrections import (
     Correction,
     as_said,
@@ -32,12 +34,11 @@ from voiced.mouth.understanding.corrections import (
     taken_back,
 )
 from voiced.mouth.understanding.framed import outcome as framed_outcome
-from voiced.mouth.understanding.framed import restore
+from voiced.mouth.understanding.framed import restore_all
 from voiced.mouth.understanding.handlers import handlers
 from voiced.mouth.understanding.hearing import Heard
 from voiced.mouth.understanding.home import WHICH_ONE, Home, Match, Outcome, pct_to_brightness
 from voiced.mouth.understanding.learning import Learned, learn
-from voiced.mouth.understanding.readings import doubted_noun, name_words, safe_readings
 from voiced.mouth.understanding.replies import (
     CONDITIONAL,
     LATER,
@@ -45,14 +46,13 @@ from voiced.mouth.understanding.replies import (
     NOT_UNDERSTOOD,
     REPORTED,
     compose,
-    plays_anything,
     searches,
 )
 from voiced.mouth.understanding.reported import is_conditional, is_for_later, is_negated, is_reported
 from voiced.mouth.understanding.scoping import POINTED, names_one, scoped
-from voiced.mouth.understanding.text import clean, looped, split_utterance
+from voiced.mouth.understanding.text import looped, split_utterance
 from voiced.mouth.understanding.titles import ask as ask_title
-from voiced.mouth.understanding.titles import ask_said, doubted_title, doubted_value, yes_or_no
+from voiced.mouth.understanding.titles import doubted_title, doubted_value, yes_or_no
 from voiced.mouth.understanding.whole import MAX_SEGMENTS, is_whole
 
 log = logging.getLogger(__name__)
@@ -60,7 +60,7 @@ log = logging.getLogger(__name__)
 __all__ = ["CONDITIONAL", "LATER", "NEGATED", "REPORTED", "LocalIntentAgent"]
 
 
-class LocalIntentAgent:
+class LocalIntentAgent(HeardReadings):
     """Agent that needs no network: templates in, prepared device commands out."""
 
     def __init__(
@@ -175,11 +175,6 @@ class LocalIntentAgent:
             self._was = {c.device: dict(self._home.state(c.device)) for c in reply.commands}
         return reply
 
-    def _undo(self, names: list[str], was: dict[str, dict[str, Any]]) -> list[DeviceCommand]:
-        """Put back the devices a corrected request changed wrongly, as they were before it."""
-        back = (restore(n, self._home.kind_of(n), was[n]) for n in names if n in was)
-        return [c for c in back if c is not None]
-
     def _turn(
         self,
         text: str,
@@ -203,7 +198,7 @@ class LocalIntentAgent:
         home_words = HomeVocabulary.of(self._registry)
         fix = correction(as_said(text), home_words) if said and self._question is None else None
         if said and fix is not None:  # "no, the bedroom one": the last request, corrected
-            undo = lambda names: self._undo(names, was)  # noqa: E731
+            undo = functools.partial(restore_all, was=was, kind_of=self._home.kind_of)
             reply, self._said = correct(said, fix, home_words, self._understand, self._home, undo)
             return reply
         if said and self._question is None:
@@ -240,63 +235,6 @@ class LocalIntentAgent:
         log.info("not sure the ear heard the title %r right: asking back", title)
         self._doubted = reply
         return AgentReply(text=ask_title(title), understood=True)
-
-    def _joined(self, text: str, reply: AgentReply) -> AgentReply:
-        """ "Diffuser intensity, 30%": Whisper writes a pause as a comma, which cut one request in
-        two halves that mean nothing alone; read without the commas, it may be one request."""
-        if reply.commands or "," not in text or looped(text):
-            return reply
-        before = (self._home.last, self._question)
-        joined = self._guessed(text.replace(",", " "))
-        # a title read across the pause would be a guess sent ("play the song, glad to loom")
-        if (
-            joined.commands
-            and joined.understood
-            and not joined.missed
-            and not any(map(searches, joined.commands))
-        ):
-            return joined
-        self._home.last, self._question = before
-        return reply
-
-    def _another_reading(self, text: str, alternatives: Sequence[str], missed: AgentReply) -> AgentReply:
-        # a word nobody here knows ("turn on the light wind") may not be dropped: it was the request
-        names = name_words(HomeVocabulary.of(self._registry))
-        unknown = frozenset(self._vocabulary.unknown(clean(text)))
-        after_miss = (self._home.last, self._question)
-        for reading in safe_readings(text, alternatives, names, unknown):
-            reply = self._guessed(reading)
-            # a title to search for, read from a guess, would be a guess sent: only whole requests
-            music = any(isinstance(c, MusicSet) and (c.query or plays_anything(c)) for c in reply.commands)
-            # two settings of one device from a guess: "Sandalwood diffuser, intensity to 70%" is
-            # Whisper's "Set the diffuser intensity" as often as a scent asked for
-            devices = [c.device for c in reply.commands]
-            twice = len(set(devices)) < len(devices)
-            # a scent that opens it, set beside another device: "Sandalwood, bedroom color to red."
-            # is Whisper's "Set the bedroom color to red" (its fourth reading said so)
-            opening = reading.split()[0].strip(",.").lower() if reading.split() else ""
-            scent_opens = len(set(devices)) > 1 and any(
-                isinstance(c, DiffuserSet) and c.scent == opening for c in reply.commands
-            )
-            if reply.understood and not reply.missed and not music and not twice and not scent_opens:
-                log.info("heard %r, understood the ear's other reading %r", text, reading)
-                return reply
-            self._home.last, self._question = after_miss
-        return missed
-
-    def _unless_unsure(self, text: str, alternatives: Sequence[str], reply: AgentReply) -> AgentReply:
-        """Ask which was meant when one of the ear's three next readings is more specific ("every lamp"
-        or "bedroom lamp", "light" or "light blue"): acting on the best one could be a wrong effect."""
-        question = unsure(text, alternatives, name_words(HomeVocabulary.of(self._registry)))
-        if question is None:
-            noun = doubted_noun(text, alternatives, lambda word: bool(self._vocabulary.unknown(word)))
-            if noun is None:
-                return reply
-            log.info("heard %r, but the ear's next readings go on after %r: asking back", text, noun)
-            self._doubted = reply
-            return AgentReply(text=ask_said(text), understood=True)
-        self._question = question
-        return AgentReply(text=ask(question), understood=True)
 
     def _understand(self, text: str) -> AgentReply:
         question, self._question = self._question, None
@@ -344,34 +282,6 @@ class LocalIntentAgent:
             if found is not None and not found[1]:
                 return self._remember(found[0])
         return outcome
-
-    def _confused(self, text: str) -> AgentReply | None:
-        """A reading that opens with a known mishearing of a request's first words, read as said:
-        the reply when that reading is a question or asks for something, else None."""
-        tokens = words(text)
-        for misheard, said in self._language.confusions:
-            if tuple(tokens[: len(misheard)]) != misheard:
-                continue
-            swapped = " ".join([*said, *tokens[len(misheard) :]])
-            if entity_frame.is_question(words(swapped), self._language):
-                log.info("heard %r, read as the question %r", text, swapped)
-                return self._understand(swapped)
-            before = (self._home.last, self._question)
-            reply = self._guessed(swapped)
-            if reply.commands and reply.understood and not reply.missed:
-                log.info("heard %r, read as %r", text, swapped)
-                return reply
-            self._home.last, self._question = before
-        return None
-
-    def _guessed(self, text: str) -> AgentReply:
-        """A reading that is a guess at the words: the templates only, never the frame's any-verb
-        reading (a word misheard would be taken as the verb)."""
-        self._framing = False
-        try:
-            return self._understand(text)
-        finally:
-            self._framing = True
 
     def _frame(self, text: str) -> entity_frame.Frame | None:
         if not self._framing:
@@ -478,13 +388,9 @@ class LocalIntentAgent:
         reply = compose(text, outcomes, missed, self._matcher, self._home, self._rooms)
         if refused is not None and reply.text == NOT_UNDERSTOOD:
             return AgentReply(text=refused, understood=True)
-        if reply.text == NOT_UNDERSTOOD and self._framing:
-            tokens = words(text)
-            parts = [words(part) for part in split_utterance(text)]
-            asks = any(entity_frame.is_question(part, self._language) for part in parts)
-            if not asks and not has(tokens, self._language.past):  # no question sets a mood
-                scene = entity_frame.mood(tokens, self._moods, self._words)
-                if scene is not None:
-                    log.info("the mood of %r: scene %s", text, scene)
-                    return AgentReply(text="", understood=True, scene=scene)
+        parts = [words(part) for part in split_utterance(text)]
+        scene = entity_frame.mood(parts, self._moods, self._words, self._language) if self._framing else None
+        if reply.text == NOT_UNDERSTOOD and scene is not None:
+            log.info("the mood of %r: scene %s", text, scene)
+            return AgentReply(text="", understood=True, scene=scene)
         return reply

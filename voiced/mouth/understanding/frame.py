@@ -9,19 +9,13 @@ is refused by name and never lands on another device. The words are in `voiced/l
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from voiced.devices.colours import COLORS
 from voiced.devices.registry import DeviceRegistry
 from voiced.devices.vocabulary import HomeVocabulary
 from voiced.language import Language, Phrase, find, has, opens, phrase
-
-TWO_VALUES = -1  # two different percentages in one part: which goes where is a guess
-NOT_PERCENT = (
-    *("o'clock", "am", "pm", "minute", "minutes", "hour", "hours", "seconds", "degrees", "times"),
-    *("k", "kelvin"),
-)
+from voiced.mouth.understanding import values
 
 
 @dataclass(frozen=True)
@@ -79,78 +73,6 @@ class Words:
         return [n for n, k in self.kinds.items() if k == kind]
 
 
-def _number(tokens: list[str], i: int, lang: Language) -> tuple[int, int] | None:
-    """The number starting at token i, and how many tokens it takes ("thirty five", "35")."""
-    if tokens[i].isdigit():
-        return int(tokens[i]), 1
-    for p, value in sorted(lang.numbers.items(), key=lambda kv: -len(kv[0])):
-        if tuple(tokens[i : i + len(p)]) == p:
-            n = len(p)
-            if value >= 20 and value % 10 == 0 and value < 100 and i + n < len(tokens):
-                unit = lang.numbers.get((tokens[i + n],))
-                if unit is not None and 0 < unit < 10:
-                    return value + unit, n + 1
-            return value, n
-    return None
-
-
-def _percent(tokens: list[str], taken: set[int], lang: Language) -> int | None:
-    """A percentage: a number before "percent", an amount ("half", "full"), or a number after "at"/"to".
-    `TWO_VALUES` when two different ones are said."""
-    found_values: list[int] = []
-    for i in range(len(tokens)):
-        if i in taken:
-            continue
-        found = _number(tokens, i, lang)
-        if found is None:
-            continue
-        value, n = found
-        after = tuple(tokens[i + n : i + n + 2])
-        if after[:1] and after[0] in NOT_PERCENT:
-            continue
-        is_pct = any(after[: len(p)] == p for p in lang.percent)
-        before = i - 1
-        while before > 0 and tokens[before] in lang.approximately:
-            before -= 1
-        is_after = before >= 0 and tokens[before] in ("at", "to", "on") and value <= 100
-        last_digits = tokens[i].isdigit() and n == len(tokens) - i and i > 0 and len(tokens) <= 3
-        if is_pct or is_after or (last_digits and value <= 100):
-            taken.update(range(i, i + n + (1 if is_pct else 0)))
-            found_values.append(value)
-    for start, p in find(tokens, lang.amounts, taken):
-        taken.update(range(start, start + len(p)))
-        found_values.append(lang.amounts[p])
-    if len(set(found_values)) > 1:
-        return TWO_VALUES
-    return found_values[0] if found_values else None
-
-
-def _felt(tokens: list[str], taken: set[int], lang: Language) -> list[tuple[str, str]]:
-    """ "Blindingly bright", "rather strong": a word of degree, then how a kind's value feels."""
-    found: list[tuple[str, str]] = []
-    for start, p in find(tokens, lang.degree, set(taken)):
-        after = tokens[start + len(p) : start + len(p) + 1]
-        for kind, ways in lang.felt.items():
-            found += [(kind, way) for way, ps in ways.items() if find(after, ps)]
-    return list(dict.fromkeys(found))
-
-
-def _felt_only_negation(tokens: list[str], lang: Language) -> bool:
-    """ "I can't see a thing": the negation is part of how it feels, not of the request."""
-    felt = [p for ps in lang.too_little.values() for p in ps]
-    return bool(find(tokens, felt)) and not find(tokens, [n for n in lang.negations if n != ("not",)])
-
-
-def _one_of(tokens: list[str], classes: dict[str, tuple[Phrase, ...]], taken: set[int]) -> str | None:
-    hits = {name for name, phrases in classes.items() if find(tokens, phrases, set(taken))}
-    return hits.pop() if len(hits) == 1 else None
-
-
-def _take(tokens: list[str], phrases: Sequence[Phrase], taken: set[int]) -> list[Phrase]:
-    found = find(tokens, phrases, taken)
-    return [p for _, p in found]
-
-
 def is_question(tokens: list[str], lang: Language) -> bool:
     return opens(tokens, lang.question_openers) and not opens(tokens, lang.asking_openers)
 
@@ -193,7 +115,7 @@ def _read(
         tokens.pop(0)
     if len(tokens) < 2 or is_question(tokens, lang) or has(tokens, lang.past):
         return None  # one word alone ("blues") is a part of something else, or a mishearing
-    if has(tokens, lang.negations) and not _felt_only_negation(tokens, lang):
+    if has(tokens, lang.negations) and not values.felt_only_negation(tokens, lang):
         return None  # "I don't like this off": not a plain request
     taken: set[int] = set()
     named = find(tokens, words.devices, taken)
@@ -211,34 +133,34 @@ def _read(
     excluded_rooms = [words.rooms[p] for s, p in rooms_found if cut is not None and s > cut]
     devices = [words.devices[p] for s, p in named if cut is None or s < cut]
     rooms = [words.rooms[p] for s, p in rooms_found if cut is None or s < cut]
-    if room and _take(tokens, lang.here, taken):
+    if room and values.take(tokens, lang.here, taken):
         rooms.append(room)
-    every = bool(_take(tokens, lang.every, taken))
+    every = bool(values.take(tokens, lang.every, taken))
 
-    titles = _take(tokens, words.title_phrases, taken) if has(tokens, lang.play_words) else []
-    scent = _take(tokens, words.scents, taken)
+    titles = values.take(tokens, words.title_phrases, taken) if has(tokens, lang.play_words) else []
+    scent = values.take(tokens, words.scents, taken)
     verbs = {
         s
         for s, _ in find(tokens, words.genres, set(taken))
         if tokens[s + 1 : s + 2] and tokens[s + 1] in lang.determiners and s < 3
     }
     taken.update(verbs)  # "pop the lounge lamp on": a genre's word used as a verb
-    genre = _take(tokens, words.genres, taken)
+    genre = values.take(tokens, words.genres, taken)
     if genre and not (has(tokens, lang.play_words) or find(tokens, lang.kinds.get("music", ()))):
         genre = []  # "turn the living room like blues": a genre is asked for with a word for playing
     colour_at = find(tokens, words.colours, set(taken))
-    colour = _take(tokens, words.colours, taken)
+    colour = values.take(tokens, words.colours, taken)
     light_words = lang.kinds.get("light", ())
     if any(find(tokens[s + len(p) : s + len(p) + 1], light_words) for s, p in colour_at):
         return None  # "turn on the green light": a light called so, which this home has not
-    white = _one_of(tokens, lang.whites, taken)
+    white = values.one_of(tokens, lang.whites, taken)
     if white is not None:
-        _take(tokens, [p for ps in lang.whites.values() for p in ps], taken)
-    minutes = _minutes(tokens, taken, lang)
-    percent = _percent(tokens, taken, lang)
+        values.take(tokens, [p for ps in lang.whites.values() for p in ps], taken)
+    minutes = values.minutes(tokens, taken, lang)
+    percent = values.percent(tokens, taken, lang)
     felt = [(k, "down") for k, ps in lang.too_much.items() if find(tokens, ps, set(taken))]
     felt += [(k, "up") for k, ps in lang.too_little.items() if find(tokens, ps, set(taken))]
-    felt += _felt(tokens, taken, lang) if not felt else []
+    felt += values.felt(tokens, taken, lang) if not felt else []
     direction = None
     if len(felt) == 1:
         direction = felt[0][1]
@@ -246,8 +168,8 @@ def _read(
         ups, downs = bool(find(tokens, lang.up, set(taken))), bool(find(tokens, lang.down, set(taken)))
         if ups != downs:
             direction = "up" if ups else "down"
-    action = _one_of(tokens, lang.music_actions, taken)
-    power = _one_of(tokens, lang.power, taken)
+    action = values.one_of(tokens, lang.music_actions, taken)
+    power = values.one_of(tokens, lang.power, taken)
     kind_words = {k for k, ps in lang.kinds.items() if find(tokens, ps, set(taken))}
     home_words = {  # whole one-word names only: "room" of "living room" names nothing alone
         p[0]
@@ -268,7 +190,7 @@ def _read(
         if follow and said and (devices or rooms):
             return Frame(targets=tuple(devices), follow_up=True, named=said)
         return None
-    if len(scent) > 1 or len(genre) > 1 or len(colour) > 1 or len(titles) > 1 or percent == TWO_VALUES:
+    if len(scent) > 1 or len(genre) > 1 or len(colour) > 1 or len(titles) > 1 or percent == values.TWO_VALUES:
         return None  # two scents, two colours: which was meant is a guess
 
     valued_kinds = {
@@ -346,31 +268,6 @@ def _read(
     )
 
 
-def _minutes(tokens: list[str], taken: set[int], lang: Language) -> int | None:
-    for i, token in enumerate(tokens):
-        if token != "for" or i + 1 >= len(tokens):
-            continue
-        after = i + 1
-        while after < len(tokens) and tokens[after] in lang.approximately:
-            after += 1
-        rest = tokens[after:]
-        for p, value in lang.minutes.items():
-            if tuple(rest[: len(p)]) == p:
-                taken.update(range(i, after + len(p)))
-                return value
-        found = _number(tokens, after, lang) if after < len(tokens) else None
-        if found is not None:
-            value, n = found
-            unit = tokens[after + n] if after + n < len(tokens) else ""
-            if unit.startswith(("minute", "min")):
-                taken.update(range(i, after + n + 1))
-                return value
-            if unit.startswith("hour"):
-                taken.update(range(i, after + n + 1))
-                return value * 60
-    return None
-
-
 def _targets(
     kind: str,
     devices: list[str],
@@ -394,9 +291,14 @@ def _targets(
     return [d for d in of_kind if room and words.in_room[d] == room.lower()]  # our own room's
 
 
-def mood(tokens: list[str], moods: dict[str, tuple[Phrase, ...]], words: Words) -> str | None:
-    """The preset whose mood words the request says most (a word naming a device, room or value here
-    never counts); None for none, or a tie."""
+def mood(
+    parts: list[list[str]], moods: dict[str, tuple[Phrase, ...]], words: Words, lang: Language
+) -> str | None:
+    """The preset whose mood words the request's parts say most (a word naming a device, room or value
+    here never counts); None for none, a tie, a question in any part, or the past."""
+    tokens = [t for part in parts for t in part]
+    if any(is_question(part, lang) for part in parts) or has(tokens, lang.past):
+        return None
     home = set(words.devices) | set(words.rooms) | set(words.scents) | set(words.genres) | set(words.colours)
     hits = {name: len(find(tokens, [p for p in said if p not in home])) for name, said in moods.items()}
     best = max(hits.values(), default=0)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from voiced.devices.colours import COLOR_TEMPS, COLORS
 from voiced.devices.model import DeviceCommand
 from voiced.mouth.understanding.frame import Frame
@@ -156,3 +158,11 @@ def restore(name: str, kind: str, state: dict[str, object]) -> DeviceCommand | N
         kept = {k: state[k] for k in ("scent", "intensity") if state.get(k) is not None}
         return diffuser(name, state="ON", **kept)
     return None
+
+
+def restore_all(
+    names: list[str], *, was: dict[str, dict[str, object]], kind_of: Callable[[str], str]
+) -> list[DeviceCommand]:
+    """Put back the devices a corrected request changed wrongly, as they were before it (`was`)."""
+    back = (restore(n, kind_of(n), was[n]) for n in names if n in was)
+    return [c for c in back if c is not None]

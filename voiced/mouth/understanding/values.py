@@ -1,0 +1,112 @@
+"""The values of a request, read from its words: numbers and percentages ("thirty five", "half",
+"to like twenty"), minutes, how it feels ("blindingly bright"), and one word of a class. Each reader
+marks the words it took in `taken`, so that no word counts twice."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from voiced.language import Language, Phrase, find
+
+TWO_VALUES = -1  # two different percentages in one part: which goes where is a guess
+NOT_PERCENT = (
+    *("o'clock", "am", "pm", "minute", "minutes", "hour", "hours", "seconds", "degrees", "times"),
+    *("k", "kelvin"),
+)
+
+
+def number(tokens: list[str], i: int, lang: Language) -> tuple[int, int] | None:
+    """The number starting at token i, and how many tokens it takes ("thirty five", "35")."""
+    if tokens[i].isdigit():
+        return int(tokens[i]), 1
+    for p, value in sorted(lang.numbers.items(), key=lambda kv: -len(kv[0])):
+        if tuple(tokens[i : i + len(p)]) == p:
+            n = len(p)
+            if value >= 20 and value % 10 == 0 and value < 100 and i + n < len(tokens):
+                unit = lang.numbers.get((tokens[i + n],))
+                if unit is not None and 0 < unit < 10:
+                    return value + unit, n + 1
+            return value, n
+    return None
+
+
+def percent(tokens: list[str], taken: set[int], lang: Language) -> int | None:
+    """A percentage: a number before "percent", an amount ("half", "full"), or a number after "at"/"to".
+    `TWO_VALUES` when two different ones are said."""
+    found_values: list[int] = []
+    for i in range(len(tokens)):
+        if i in taken:
+            continue
+        found = number(tokens, i, lang)
+        if found is None:
+            continue
+        value, n = found
+        after = tuple(tokens[i + n : i + n + 2])
+        if after[:1] and after[0] in NOT_PERCENT:
+            continue
+        is_pct = any(after[: len(p)] == p for p in lang.percent)
+        before = i - 1
+        while before > 0 and tokens[before] in lang.approximately:
+            before -= 1
+        is_after = before >= 0 and tokens[before] in ("at", "to", "on") and value <= 100
+        last_digits = tokens[i].isdigit() and n == len(tokens) - i and i > 0 and len(tokens) <= 3
+        if is_pct or is_after or (last_digits and value <= 100):
+            taken.update(range(i, i + n + (1 if is_pct else 0)))
+            found_values.append(value)
+    for start, p in find(tokens, lang.amounts, taken):
+        taken.update(range(start, start + len(p)))
+        found_values.append(lang.amounts[p])
+    if len(set(found_values)) > 1:
+        return TWO_VALUES
+    return found_values[0] if found_values else None
+
+
+def felt(tokens: list[str], taken: set[int], lang: Language) -> list[tuple[str, str]]:
+    """ "Blindingly bright", "rather strong": a word of degree, then how a kind's value feels."""
+    found: list[tuple[str, str]] = []
+    for start, p in find(tokens, lang.degree, set(taken)):
+        after = tokens[start + len(p) : start + len(p) + 1]
+        for kind, ways in lang.felt.items():
+            found += [(kind, way) for way, ps in ways.items() if find(after, ps)]
+    return list(dict.fromkeys(found))
+
+
+def felt_only_negation(tokens: list[str], lang: Language) -> bool:
+    """ "I can't see a thing": the negation is part of how it feels, not of the request."""
+    felt = [p for ps in lang.too_little.values() for p in ps]
+    return bool(find(tokens, felt)) and not find(tokens, [n for n in lang.negations if n != ("not",)])
+
+
+def one_of(tokens: list[str], classes: dict[str, tuple[Phrase, ...]], taken: set[int]) -> str | None:
+    hits = {name for name, phrases in classes.items() if find(tokens, phrases, set(taken))}
+    return hits.pop() if len(hits) == 1 else None
+
+
+def take(tokens: list[str], phrases: Sequence[Phrase], taken: set[int]) -> list[Phrase]:
+    found = find(tokens, phrases, taken)
+    return [p for _, p in found]
+
+
+def minutes(tokens: list[str], taken: set[int], lang: Language) -> int | None:
+    for i, token in enumerate(tokens):
+        if token != "for" or i + 1 >= len(tokens):
+            continue
+        after = i + 1
+        while after < len(tokens) and tokens[after] in lang.approximately:
+            after += 1
+        rest = tokens[after:]
+        for p, value in lang.minutes.items():
+            if tuple(rest[: len(p)]) == p:
+                taken.update(range(i, after + len(p)))
+                return value
+        found = number(tokens, after, lang) if after < len(tokens) else None
+        if found is not None:
+            value, n = found
+            unit = tokens[after + n] if after + n < len(tokens) else ""
+            if unit.startswith(("minute", "min")):
+                taken.update(range(i, after + n + 1))
+                return value
+            if unit.startswith("hour"):
+                taken.update(range(i, after + n + 1))
+                return value * 60
+    return None
