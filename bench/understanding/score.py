@@ -347,7 +347,7 @@ class Home:
             self.actions = DeviceActions(self.gateway, self.bus)
             self.states = self.gateway.state_of  # one object: FreshAgents keys its templates on it
             self.recorder = Recorder(self.port, {d.command_topic: d.name for d in self.registry})
-            await self._until(lambda: all(self._state(d.name) for d in self.registry), "the first states")
+            await self.until(lambda: all(self._state(d.name) for d in self.registry), "the first states")
         except BaseException:
             await self.__aexit__(None, None, None)
             raise
@@ -367,7 +367,7 @@ class Home:
         assert self.gateway is not None
         return self.gateway.state_of(name)
 
-    async def _until(
+    async def until(
         self, condition: Callable[[], bool], what: str, now: Callable[[], str] = lambda: ""
     ) -> None:
         deadline = time.monotonic() + WAIT_S
@@ -385,12 +385,16 @@ class Home:
             # A device the last case commanded may not have reported yet: set it up regardless.
             if device.name in touched or not _matches(self._state(device.name), wanted[device.name]):
                 self.recorder.publish(device.command_topic, setup_payload(device, wanted[device.name]))
-        await self._until(
+        await self.until(
             lambda: all(_matches(self._state(n), s) for n, s in wanted.items()),
             f"the states {wanted}",
             lambda: f"they are {[self._state(n) for n in wanted]}",
         )
         await self.recorder.collect(quiet=False)  # our own set-up commands, acknowledged: not the agent's
+
+    def touched(self, devices: Iterable[str]) -> None:
+        """Devices commanded since the last `prepare`: the next one sets them up whatever they show."""
+        self._touched |= set(devices)
 
     async def run(self, turn: int, case: Case, make_agent: AgentFactory) -> Result:
         assert self.recorder is not None

@@ -385,7 +385,7 @@ async def run(
                 done = await carry_out(number * 10 + index, reply, home.actions)
                 assert home.recorder is not None
                 published = await home.recorder.collect()
-                home._touched |= {device for device, _ in published}
+                home.touched(device for device, _ in published)
                 await _settled(home, published)
                 scene = planner.choose(reply.scene)[0] if reply.scene else None
                 outcome = judge(turn, published, scene, before, kinds)
@@ -407,7 +407,7 @@ async def _settled(home: score.Home, published: Sequence[score.Command]) -> None
 
     # the simulator capped or refused a value: the next turn starts from what it shows
     with contextlib.suppress(TimeoutError):
-        await home._until(shown, "the states the turn set")
+        await home.until(shown, "the states the turn set")
 
 
 # -- figures ----------------------------------------------------------------------------------------
