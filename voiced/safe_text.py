@@ -1,0 +1,98 @@
+"""Text made safe once, at the edge where it enters: typed lines, HTTP bodies, MQTT payloads,
+discovery configs, LLM output and Whisper output all pass `clean` before anything stores, logs
+or publishes them.
+
+A lone surrogate ("\\ud800", legal in JSON, in a Python str, never in UTF-8) cannot be encoded:
+left in, it breaks the first write to SQLite, MQTT or a log file, far from where it came in. A
+control character can forge a log line or a terminal's colours. Both become U+FFFD; a line break
+or tab in free text becomes a space (no field we keep is multi-line).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+REPLACEMENT = "\ufffd"
+_UNSAFE = re.compile(r"[\ud800-\udfff\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029]")
+_BREAKS = re.compile(r"[\t\n\r]")
+MAX_JSON_DEPTH = 32
+MAX_NUMBER_CHARS = 40  # longer than any value a device or a field takes (a float's repr is <= 24)
+
+
+class UnsafeJson(ValueError):
+    """JSON nested deeper than MAX_JSON_DEPTH or with a number longer than MAX_NUMBER_CHARS."""
+
+
+def clean(text: str) -> str:
+    """`text` with lone surrogates and control characters as U+FFFD, line breaks and tabs as spaces."""
+    if text.isascii() and text.isprintable():  # the usual case, at C speed
+        return text
+    return _UNSAFE.sub(REPLACEMENT, _BREAKS.sub(" ", text))
+
+
+def clean_value(value: Any) -> Any:
+    """Every string in a JSON value (keys too) cleaned; other values as they were."""
+    if isinstance(value, str):
+        return clean(value)
+    if isinstance(value, dict):
+        return {clean(str(key)): clean_value(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [clean_value(item) for item in value]
+    return value
+
+
+def decode(payload: bytes) -> str:
+    """Bytes from outside as cleaned text: invalid UTF-8 becomes U+FFFD, never an exception."""
+    return clean(payload.decode("utf-8", errors="replace"))
+
+
+def loads(text: str | bytes, *, max_depth: int = MAX_JSON_DEPTH) -> Any:
+    """`json.loads`, refusing deep nesting and huge numbers (UnsafeJson) before they cost a
+    RecursionError or a 5,000-digit int; strings come back cleaned. JSONDecodeError as usual."""
+    if isinstance(text, bytes):
+        text = text.decode("utf-8")
+    brackets = text.count("[") + text.count("{")
+    deepest = _depth(text) if brackets > max_depth else 0
+    if deepest > max_depth:
+        raise UnsafeJson(f"nested {deepest} levels deep; at most {max_depth}")
+    return clean_value(json.loads(text, parse_int=_int, parse_float=_float, parse_constant=_constant))
+
+
+def _depth(text: str) -> int:
+    """The deepest nesting of [ and { outside strings (a JSON scanner's count, not a parser)."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for char in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in "]}":
+            depth -= 1
+    return deepest
+
+
+def _int(literal: str) -> int:
+    if len(literal) > MAX_NUMBER_CHARS:
+        raise UnsafeJson(f"a number {len(literal)} digits long; at most {MAX_NUMBER_CHARS}")
+    return int(literal)
+
+
+def _float(literal: str) -> float:
+    if len(literal) > MAX_NUMBER_CHARS:
+        raise UnsafeJson(f"a number {len(literal)} characters long; at most {MAX_NUMBER_CHARS}")
+    return float(literal)
+
+
+def _constant(literal: str) -> float:
+    raise UnsafeJson(f"{literal} is not a JSON number")
