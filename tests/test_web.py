@@ -105,7 +105,7 @@ def test_health_devices_turns_and_state(registry: DeviceRegistry) -> None:
         client: httpx.AsyncClient, server: WebServer, bus: EventBus, turns: ScriptedTurns
     ) -> None:
         health = (await client.get("/healthz")).json()
-        assert health == {"ok": True, "broker_connected": True, "muted": False, "sse_clients": 0}
+        assert health == {"ok": True, "degraded": [], "broker_connected": True, "muted": False, "sse_clients": 0}
         devices = {d["name"]: d for d in (await client.get("/api/devices")).json()["devices"]}
         assert set(devices) == {device.name for device in registry}
         assert devices["kitchen_light"]["state"] == {"state": "ON", "brightness": 200}

@@ -50,8 +50,8 @@ from voiced.mouth.rehearsal import familiar_replies, home_replies, rehearse
 from voiced.mouth.speech import SpeechOutput
 from voiced.plans.setup import build_plans
 from voiced.plans.voice import PlanAgent
+from voiced.supervision import Supervision
 from voiced.systemd import NotifySettings, notify_systemd
-from voiced.tasks import cancel_and_wait
 from voiced.vibe.narrator import SpokenNarrator
 from voiced.vibe.presets import preset_moods
 from voiced.vibe.setup import build_vibe
@@ -196,9 +196,10 @@ async def run_daemon(
             print_events(bus, verbose=options.verbose, events_file=options.events_file), name="printer"
         )
         stack.push_async_callback(drain_printer, printer)
-        presence = asyncio.create_task(publish_assistant_state(bus), name="assistant-state")
-        systemd = asyncio.create_task(notify_systemd(bus, options.notify), name="systemd-notify")
-        stack.push_async_callback(cancel_and_wait, [presence, systemd])
+        supervision = Supervision(bus)  # every background task below: restarted if it raises
+        stack.push_async_callback(supervision.aclose)
+        supervision.start("assistant-state", lambda: publish_assistant_state(bus))
+        supervision.start("systemd-notify", lambda: notify_systemd(bus, options.notify))
         if isinstance(engines.transcriber, WyomingTranscriber):
             stack.callback(engines.transcriber.close)  # its streaming thread
         gateway = DeviceGateway(registry, config.mqtt, bus, config.safety, devices=config.devices)
@@ -243,8 +244,8 @@ async def run_daemon(
                     hear.hear_home(HomeVocabulary.of(registry))
                 second_follows()
 
-            follower = asyncio.create_task(follow_home(bus, registry, intents, ear_words), name="follow-home")
-            stack.push_async_callback(cancel_and_wait, [follower])
+            supervision.start("discovery", lambda: follow_home(bus, registry, intents, ear_words))
+            stack.push_async_callback(supervision.stop, "discovery")
         narrator = SpokenNarrator(speech, bus, lambda: daemon.busy, config.vibe.narrate_wait_s)
         scenes_file = config.vibe.checkpoint_file or config.brain.state_file.with_name("voiced-scenes.sqlite")
         scenes_file.parent.mkdir(parents=True, exist_ok=True)
@@ -262,7 +263,9 @@ async def run_daemon(
             agent = PlanAgent(agent, plans, time.time, llm_fallback=fallback)
         brain = None
         if config.brain.enabled:
-            brain = build_brain(config, registry, bus, vibe=vibe, say=narrator, client=client)
+            brain = build_brain(
+                config, registry, bus, vibe=vibe, say=narrator, client=client, supervision=supervision
+            )
             stack.push_async_callback(brain.aclose)
         thinking = TurnThinking(brain, speech, bus, config.brain.filler) if brain is not None else None
         if brain is not None:
@@ -316,6 +319,7 @@ async def run_daemon(
                 conversation=lambda: brain.state.model_dump(mode="json") if brain is not None else None,
                 vibe=vibe,
                 plans=plans,
+                supervision=supervision,
             )
             web = WebServer(config.web, controls, options.web_socket)
             await web.start()
@@ -330,14 +334,15 @@ async def run_daemon(
                 is_muted=mute,
                 wake=choice,
                 room=config.audio.room,
+                supervision=supervision,
             )
             await entities.start()
             stack.push_async_callback(entities.stop)
         await asyncio.to_thread(speech.warm, familiar_replies(registry))
         if config.agent_kind != "llm":  # the rest of the local replies, while nobody talks to us
             replies = private_intents(config, registry, home_replies)
-            rehearsal = asyncio.create_task(rehearse(bus, speech.keep, replies), name="rehearsal")
-            stack.push_async_callback(cancel_and_wait, [rehearsal])
+            supervision.start("rehearsal", lambda: rehearse(bus, speech.keep, replies))
+            stack.push_async_callback(supervision.stop, "rehearsal")
         main = asyncio.create_task(daemon.run(), name="daemon")
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, main.cancel)

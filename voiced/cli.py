@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import logging
 import os
 import sys
 from collections.abc import Mapping
@@ -12,6 +11,7 @@ from pathlib import Path
 from voiced.config import Config, load_config
 from voiced.devices.registry import DeviceRegistry
 from voiced.errors import ConfigError
+from voiced.logs import configure as configure_logs
 from voiced.systemd import notify_settings
 
 EXIT_CONFIG = 2
@@ -156,8 +156,7 @@ def _check_models(config: Config) -> None:
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     # Under journald (it sets JOURNAL_STREAM) the journal stamps each line: no second timestamp.
-    stamp = "" if os.environ.get("JOURNAL_STREAM") else "%(asctime)s "
-    logging.basicConfig(level=args.log_level.upper(), format=f"{stamp}%(levelname)s %(name)s: %(message)s")
+    configure_logs(args.log_level, timestamps=not os.environ.get("JOURNAL_STREAM"))
     args.notify = notify_settings(dict(os.environ))
     config_path = getattr(args, "file", None) or args.config or _default_config()
     try:

@@ -282,6 +282,24 @@ class BrokerStatus(Event):
 
 
 @dataclass(frozen=True)
+class TaskFailed(Event):
+    """A supervised background task raised; it restarts after `restart_in_s`."""
+
+    kind: ClassVar[str] = "task_failed"
+    task: str
+    error: str
+    restart_in_s: float
+
+
+@dataclass(frozen=True)
+class TaskRecovered(Event):
+    """A supervised task that had failed has run long enough since its restart to count as well."""
+
+    kind: ClassVar[str] = "task_recovered"
+    task: str
+
+
+@dataclass(frozen=True)
 class DevicesChanged(Event):
     """Devices discovered on the broker appeared or disappeared (YAML devices never change)."""
 

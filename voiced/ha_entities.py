@@ -27,7 +27,8 @@ from voiced.config import HomeAssistantConfig, MqttConfig
 from voiced.devices.mqtt import MqttLink
 from voiced.errors import BrokerUnavailable
 from voiced.events import AssistantState, MuteChanged, Transcript
-from voiced.tasks import cancel_and_wait
+from voiced.safe_text import decode
+from voiced.supervision import Supervision
 
 _LOGGER = logging.getLogger(__name__)
 MODES = ("idle", "listening", "thinking", "speaking", "muted")
@@ -125,7 +126,10 @@ class HaEntities:
         is_muted: Callable[[], bool],
         wake: WakeChoice | None = None,
         room: str | None = None,
+        supervision: Supervision | None = None,
     ) -> None:
+        """`supervision`: restarts the task that follows the bus if it raises (the daemon's own)."""
+        self._supervision = supervision or Supervision()
         self._topics = Topics(config.prefix, config.node_id)
         self._configs = discovery(self._topics, room, wake)
         self._bus, self._mute, self._is_muted, self._wake = bus, mute, is_muted, wake
@@ -138,22 +142,21 @@ class HaEntities:
             on_message=self._from_broker,
             on_status=self._on_status,
             availability_topic=self._topics.of("availability"),
+            reassert=True,
         )
         self._mode = "muted" if is_muted() else "idle"
         self._transcript = ""
         self._loop: asyncio.AbstractEventLoop | None = None
         self._events: Subscription | None = None
-        self._task: asyncio.Task[None] | None = None
 
     async def start(self) -> None:
         self._loop = asyncio.get_running_loop()
-        self._events = self._bus.subscribe("ha-entities")
-        self._task = asyncio.create_task(self._follow(self._events), name="ha-entities")
+        events = self._events = self._bus.subscribe("ha-entities")  # kept across restarts
+        self._supervision.start("ha-entities", lambda: self._follow(events))
         self._link.start()
 
     async def stop(self) -> None:
-        if self._task is not None:
-            await cancel_and_wait([self._task], timeout_s=2)
+        await self._supervision.stop("ha-entities")
         if self._events is not None:
             self._bus.unsubscribe(self._events)
         await asyncio.to_thread(self._link.stop)
@@ -169,7 +172,7 @@ class HaEntities:
             self._loop.call_soon_threadsafe(self._command, topic, payload)
 
     def _command(self, topic: str, payload: bytes) -> None:
-        text = payload.decode("utf-8", errors="replace").strip()
+        text = decode(payload).strip()
         if topic == self._status:
             if text == "online":
                 _LOGGER.info("Home Assistant is online: publishing voiced's entities again")

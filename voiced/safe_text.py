@@ -15,21 +15,37 @@ import re
 from typing import Any
 
 REPLACEMENT = "\ufffd"
-_UNSAFE = re.compile(r"[\ud800-\udfff\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029]")
+_UNSAFE = re.compile(r"[\ud800-\udfff\x00-\x1f\x7f-\x9f\u2028\u2029]")
 _BREAKS = re.compile(r"[\t\n\r]")
+_STRINGS = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
+_BRACKETS = re.compile(r"[\[\]{}]")
 MAX_JSON_DEPTH = 32
 MAX_NUMBER_CHARS = 40  # longer than any value a device or a field takes (a float's repr is <= 24)
+
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
 
 
 class UnsafeJson(ValueError):
     """JSON nested deeper than MAX_JSON_DEPTH or with a number longer than MAX_NUMBER_CHARS."""
 
 
-def clean(text: str) -> str:
-    """`text` with lone surrogates and control characters as U+FFFD, line breaks and tabs as spaces."""
+def clean(text: str, *, keep_breaks: bool = False) -> str:
+    """`text` with lone surrogates and control characters as U+FFFD, line breaks and tabs as spaces
+    (`keep_breaks`: kept, for free text such as an LLM's reply, where a line break means a pause)."""
     if text.isascii() and text.isprintable():  # the usual case, at C speed
         return text
-    return _UNSAFE.sub(REPLACEMENT, _BREAKS.sub(" ", text))
+    if not keep_breaks:
+        text = _BREAKS.sub(" ", text)
+    return _UNSAFE.sub(lambda found: found.group() if found.group() in "\t\n\r" else REPLACEMENT, text)
+
+
+def escape(text: str) -> str:
+    """Control characters and lone surrogates as visible escapes (for logs: a value cannot forge a
+    line or colour the terminal, and what it held can still be read)."""
+    return _CONTROL.sub(
+        lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 256 else f"\\u{ord(m.group()):04x}", text
+    )
 
 
 def clean_value(value: Any) -> Any:
@@ -54,31 +70,18 @@ def loads(text: str | bytes, *, max_depth: int = MAX_JSON_DEPTH) -> Any:
     if isinstance(text, bytes):
         text = text.decode("utf-8")
     brackets = text.count("[") + text.count("{")
-    deepest = _depth(text) if brackets > max_depth else 0
+    deepest = depth(text) if brackets > max_depth else 0
     if deepest > max_depth:
         raise UnsafeJson(f"nested {deepest} levels deep; at most {max_depth}")
     return clean_value(json.loads(text, parse_int=_int, parse_float=_float, parse_constant=_constant))
 
 
-def _depth(text: str) -> int:
-    """The deepest nesting of [ and { outside strings (a JSON scanner's count, not a parser)."""
-    depth = deepest = 0
-    in_string = escaped = False
-    for char in text:
-        if in_string:
-            if escaped:
-                escaped = False
-            elif char == "\\":
-                escaped = True
-            elif char == '"':
-                in_string = False
-        elif char == '"':
-            in_string = True
-        elif char in "[{":
-            depth += 1
-            deepest = max(deepest, depth)
-        elif char in "]}":
-            depth -= 1
+def depth(text: str) -> int:
+    """The deepest nesting of [ and { outside strings (counted, not parsed: it cannot recurse)."""
+    deepest = level = 0
+    for bracket in _BRACKETS.findall(_STRINGS.sub("", text)):
+        level += 1 if bracket in "[{" else -1
+        deepest = max(deepest, level)
     return deepest
 
 

@@ -27,6 +27,7 @@ from voiced.bus import EventBus
 from voiced.config import BrainConfig
 from voiced.events import BarrierWait, BrainFinished, CommandRefused, CommandSent, StateUpdated, Transcript
 from voiced.mouth.agent import TurnContext
+from voiced.supervision import Supervision
 from voiced.tasks import STOP_TIMEOUT_S, cancel_and_wait
 
 _LOGGER = logging.getLogger(__name__)
@@ -78,7 +79,10 @@ class Brain:
         config: BrainConfig,
         architect: Deliverable | None = None,
         say: Say | None = None,
+        supervision: Supervision | None = None,
     ) -> None:
+        """`supervision`: where a failed analysis is counted (degraded until one goes well)."""
+        self._supervision = supervision or Supervision()
         self._delivery = ScenesDelivery(architect, say)
         self._store = store
         self._state = state
@@ -312,7 +316,9 @@ class Brain:
             self._bus.publish(
                 BrainFinished(turn=record.turn, run_s=time.monotonic() - start, failed=str(exc))
             )
+            self._supervision.failed("brain", exc)  # the next turn's analysis is its restart
         else:
             self._apply(record.turn, state, start)
+            self._supervision.recovered("brain")
         if me is not None:
             self._unfinished.pop(me, None)

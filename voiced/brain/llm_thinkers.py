@@ -20,6 +20,7 @@ from voiced.brain.judge import Notice, wants_confirmation
 from voiced.brain.state import ConversationState, PainPoint, Preferences, Status, TurnRecord, UserProfile
 from voiced.config import Config
 from voiced.llm_client import borrow, open_client
+from voiced.safe_text import clean
 
 _LOGGER = logging.getLogger(__name__)
 _M = TypeVar("_M", bound=BaseModel)
@@ -74,7 +75,7 @@ class _Asker:
                 response_format={"type": "json_object"},
                 timeout=self._timeout_s,
             )
-            content = response.choices[0].message.content or ""
+            content = clean(response.choices[0].message.content or "", keep_breaks=True)
             return schema.model_validate_json(content)
         except ValidationError as exc:
             _LOGGER.warning("brain %s: invalid output, not applied: %s", role, exc.errors()[:3])

@@ -20,6 +20,7 @@ from voiced.config import Config
 from voiced.devices.registry import DeviceRegistry
 from voiced.devices.vocabulary import HomeVocabulary
 from voiced.errors import ConfigError
+from voiced.supervision import Supervision
 from voiced.vibe.manager import VibeTaskManager
 from voiced.vibe.presets import PresetPlanner
 
@@ -43,6 +44,7 @@ def build_brain(
     vibe: VibeTaskManager | None = None,
     say: Say | None = None,
     client: openai.AsyncOpenAI | None = None,
+    supervision: Supervision | None = None,
 ) -> Brain:
     """The brain; with `vibe`, the architect's scenes (written now or in an earlier run) drive it."""
     store = StateStore(config.brain.state_file)
@@ -67,5 +69,12 @@ def build_brain(
             return str(architect.path), summary
 
     return Brain(
-        store=store, state=state, thinkers=thinkers, bus=bus, config=config.brain, architect=deliver, say=say
+        store=store,
+        state=state,
+        thinkers=thinkers,
+        bus=bus,
+        config=config.brain,
+        architect=deliver,
+        say=say,
+        supervision=supervision,
     )

@@ -97,6 +97,7 @@ class DeviceGateway:
             on_message=self._handle_message,
             on_status=self._handle_status,
             availability_topic=mqtt_config.availability_topic,
+            reassert=True,
         )
 
     @property

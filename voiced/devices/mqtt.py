@@ -14,6 +14,7 @@ import logging
 import secrets
 import socket
 import threading
+import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future
 from typing import Any, TypeVar
@@ -24,6 +25,7 @@ from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 
 from voiced.config import MqttConfig
+from voiced.devices.payloads import excerpt
 from voiced.errors import BrokerUnavailable
 from voiced.topics import check_topic
 
@@ -35,6 +37,7 @@ StatusHandler = Callable[[bool, str], None]
 ONLINE = b'{"state":"online"}'
 OFFLINE = b'{"state":"offline"}'
 _MAX_EARLY = 64
+REASSERT_EVERY_S = 1.0
 # Unsubscribing from a topic we never subscribed to publishes nothing, yet the broker must answer.
 _PROBE_TOPIC = "voiced/probe/unused"
 
@@ -65,10 +68,15 @@ class MqttLink:
         on_message: MessageHandler,
         on_status: StatusHandler | None = None,
         availability_topic: str | None = None,
+        reassert: bool = False,
     ) -> None:
-        """`availability_topic`: publish retained online there on every connect, offline as the will."""
+        """`availability_topic`: publish retained online there on every connect, offline as the will;
+        `reassert`: and again whenever someone else overwrites it while we are connected."""
         self._config = config
         self._availability = availability_topic
+        self._reassert = reassert and availability_topic is not None
+        self._reasserted_at = 0.0
+        self._reassert_timer: threading.Timer | None = None
         self._pending: dict[int, Future[None]] = {}
         self._early: dict[int, Exception | None] = {}  # PUBACKs that beat publish() returning
         self._pending_lock = threading.Lock()
@@ -141,6 +149,8 @@ class MqttLink:
 
     def stop(self) -> None:
         self._stopping = True
+        if self._reassert_timer is not None:
+            self._reassert_timer.cancel()
         if self._availability is not None and self.connected:
             # A clean stop sends no will: say offline ourselves.
             info = self._client.publish(self._availability, OFFLINE, qos=1, retain=True)
@@ -256,6 +266,8 @@ class MqttLink:
             client.subscribe(topic, qos=1)
         if self._availability is not None:
             client.publish(self._availability, ONLINE, qos=1, retain=True)
+            if self._reassert:  # after our publish: what the broker keeps is ours when this answers
+                client.subscribe(self._availability, qos=1)
         self._connected.set()
         self._attempted.set()
         self._warned = False
@@ -290,7 +302,31 @@ class MqttLink:
 
     @_guarded
     def _handle_message(self, _client: mqtt.Client, _userdata: Any, msg: mqtt.MQTTMessage) -> None:
+        if self._reassert and msg.topic == self._availability:
+            self._overwritten(bytes(msg.payload))
+            return
         self._on_message(msg.topic, bytes(msg.payload))
+
+    def _overwritten(self, payload: bytes) -> None:
+        """Someone published on our availability topic: say we are online again (at most once a
+        second, so two clients that disagree cannot flood the broker)."""
+        if payload == ONLINE or self._stopping or self._reassert_timer is not None:
+            return
+        _LOGGER.warning(
+            "MQTT: %s was overwritten with %s by another client; publishing online again",
+            self._availability,
+            excerpt(payload, 60),
+        )
+        wait_s = max(0.0, self._reasserted_at + REASSERT_EVERY_S - time.monotonic())
+        self._reassert_timer = threading.Timer(wait_s, self._publish_online)
+        self._reassert_timer.daemon = True
+        self._reassert_timer.start()
+
+    def _publish_online(self) -> None:
+        self._reassert_timer = None
+        self._reasserted_at = time.monotonic()
+        if self._availability is not None and self.connected and not self._stopping:
+            self._client.publish(self._availability, ONLINE, qos=1, retain=True)
 
     def _notify(self, connected: bool, detail: str) -> None:
         if self._on_status is not None:

@@ -12,33 +12,23 @@ from __future__ import annotations
 import json
 import logging
 import math
-import re
 import time
 from collections.abc import Callable
 from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, ValidationError
 
+from voiced.safe_text import clean_value, decode, depth, escape
+
 _LOGGER = logging.getLogger(__name__)
 
 MAX_BYTES = 64 * 1024
 MAX_DEPTH = 32
 EXCERPT_CHARS = 200
-_STRINGS = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
-_BRACKETS = re.compile(r"[\[\]{}]")
-# C0, DEL, C1 and the Unicode line separators: each could start a forged log line or move the cursor.
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 
 
 class PayloadError(ValueError):
     """A payload we refuse; the message is the reason, bounded and free of control characters."""
-
-
-def escape(text: str) -> str:
-    """Control characters as escapes, so a value cannot forge a log line."""
-    return _CONTROL.sub(
-        lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 256 else f"\\u{ord(m.group()):04x}", text
-    )
 
 
 def excerpt(payload: bytes | str, limit: int = EXCERPT_CHARS) -> str:
@@ -48,14 +38,6 @@ def excerpt(payload: bytes | str, limit: int = EXCERPT_CHARS) -> str:
     text = escape(text)
     more = len(payload) > len(head) or len(text) > limit
     return text[:limit] + ("..." if more else "")
-
-
-def _depth(text: str) -> int:
-    deepest = depth = 0
-    for bracket in _BRACKETS.findall(_STRINGS.sub("", text)):
-        depth += 1 if bracket in "[{" else -1
-        deepest = max(deepest, depth)
-    return deepest
 
 
 def _no_constant(name: str) -> Any:
@@ -77,10 +59,10 @@ def read_json(payload: bytes, *, max_bytes: int = MAX_BYTES, max_depth: int = MA
         text = payload.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise PayloadError(f"not UTF-8 (byte {exc.start})") from None
-    if (deepest := _depth(text)) > max_depth:
+    if (deepest := depth(text)) > max_depth:
         raise PayloadError(f"nested {deepest} deep, over the limit of {max_depth}")
     try:
-        return json.loads(text, parse_constant=_no_constant, parse_float=_finite)
+        return clean_value(json.loads(text, parse_constant=_no_constant, parse_float=_finite))
     except PayloadError:
         raise
     except RecursionError:
@@ -160,7 +142,7 @@ def read_availability(payload: bytes) -> bool:
     try:
         body: Any = read_json(payload)
     except PayloadError:
-        body = payload.decode("utf-8", errors="replace").strip()
+        body = decode(payload).strip()
     if isinstance(body, dict):
         body = body.get("state")
     if isinstance(body, str) and body.lower() in ("online", "offline"):

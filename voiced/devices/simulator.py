@@ -46,6 +46,7 @@ from voiced.devices.payloads import (
 from voiced.devices.registry import DeviceRegistry
 from voiced.devices.z2m import bridge_topic, friendly_name, get_topic
 from voiced.errors import BrokerUnavailable, DeviceError
+from voiced.safe_text import decode
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -66,7 +67,7 @@ Command = LightSet | DiffuserSet | MusicSet | SwitchSet
 def parse_command(device: Device, raw: bytes) -> Command:
     """Parse a wire payload into the device's typed command; raises ValueError naming the problem."""
     if isinstance(device, SwitchDevice):
-        said: object = raw.decode("utf-8", errors="replace")
+        said: object = decode(raw)
         if device.command_key is not None:
             said = read_object(raw).get(device.command_key)
         if said not in (device.payload_on, device.payload_off):

@@ -28,6 +28,8 @@ from voiced.devices.model import (
     MusicSet,
 )
 from voiced.devices.registry import DeviceRegistry
+from voiced.safe_text import UnsafeJson
+from voiced.safe_text import loads as safe_loads
 
 _PCT: dict[str, Any] = {"minimum": 0, "maximum": 100}
 _D = TypeVar("_D", LightDevice, DiffuserDevice, MusicDevice)
@@ -135,13 +137,11 @@ def load_arguments(arguments: str) -> dict[str, Any]:
     if len(arguments) > MAX_ARGUMENT_CHARS:
         raise ToolError(f"the arguments are over {MAX_ARGUMENT_CHARS} characters long")
     try:
-        raw = json.loads(arguments or "{}")
+        raw = safe_loads(arguments or "{}")  # every string in them cleaned
     except json.JSONDecodeError as exc:
         raise ToolError(f"the arguments are not valid JSON ({exc.msg} at char {exc.pos})") from None
-    except RecursionError:
-        raise ToolError("the arguments are nested too deeply") from None
-    except ValueError:  # an integer past Python's digit limit
-        raise ToolError("the arguments hold a number with too many digits") from None
+    except UnsafeJson as exc:
+        raise ToolError(f"the arguments are {exc}") from None
     if not isinstance(raw, dict):
         raise ToolError(f"the arguments must be a JSON object, got {type(raw).__name__}")
     return raw

@@ -16,6 +16,7 @@ from typing import Any
 from voiced.devices.colours import hex_to_xy
 from voiced.devices.model import Device, DeviceCommand, LightDevice, LightSet, SwitchDevice, encode
 from voiced.devices.payloads import PayloadError, read_json, read_state
+from voiced.safe_text import decode
 
 
 def to_wire(device: Device, command: DeviceCommand) -> bytes:
@@ -59,7 +60,7 @@ def _switch_state(device: SwitchDevice, payload: bytes) -> str:
     if len(payload) > 4096:
         raise PayloadError(f"{len(payload)} bytes, too long for a switch state")
     if device.value_key is None:
-        word: object = payload.decode("utf-8", errors="replace").strip()
+        word: object = decode(payload).strip()
     else:
         body = read_json(payload)
         if not isinstance(body, dict) or device.value_key not in body:

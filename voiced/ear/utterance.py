@@ -15,6 +15,7 @@ import numpy as np
 
 from voiced.ear.bargein import Evidence
 from voiced.ear.floor import Stage
+from voiced.safe_text import clean
 
 
 @dataclass(frozen=True)
@@ -26,6 +27,11 @@ class Heard:
     doubtful: tuple[str, ...] = ()  # words Whisper was unsure of, where they were weighed
     alternatives: tuple[str, ...] = ()  # other readings of the audio, most likely first
     typed: bool = False  # the user's own words, not a reading of audio: nothing in them was misheard
+
+    def __post_init__(self) -> None:
+        # Every turn's words pass here (Whisper, typed lines, the web's /api/say): cleaned once.
+        object.__setattr__(self, "text", clean(self.text))
+        object.__setattr__(self, "alternatives", tuple(clean(other) for other in self.alternatives))
 
 
 OverReply = Literal["no", "check"]

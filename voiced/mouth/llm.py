@@ -32,6 +32,7 @@ from voiced.devices.registry import DeviceRegistry
 from voiced.devices.tools import MAX_ARGUMENT_CHARS, excerpt
 from voiced.llm_client import borrow, open_client
 from voiced.mouth.tools import ToolBox, VibeControl
+from voiced.safe_text import clean
 
 _LOGGER = logging.getLogger(__name__)
 _T = TypeVar("_T")
@@ -308,7 +309,7 @@ class LlmAgent:
                 else:
                     call.add(part.id, function.name, function.arguments)
             if delta.content:
-                pieces.append(delta.content)
+                pieces.append(clean(delta.content, keep_breaks=True))
         text = "".join(pieces)
         if text:
             current.text.append(text)

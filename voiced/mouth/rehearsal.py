@@ -134,8 +134,8 @@ async def rehearse(bus: EventBus, keep: Callable[[str], bool], replies: Callable
     """Synthesize the sentences `replies()` makes (`keep`, blocking, run off the loop; True when it
     synthesized one) one at a time, each only while `Quiet`; the next is found only then too. When
     the home is learned anew (discovered devices, HomeLearned) the list is made again and what is
-    not kept yet is rehearsed. Runs until cancelled; a failure is logged, and what was not
-    rehearsed is synthesized when said."""
+    not kept yet is rehearsed. Runs until cancelled; supervised (a failure is logged and it starts
+    over; what is not rehearsed yet is synthesized when said)."""
     events = bus.subscribe("rehearsal")
     quiet = Quiet()
     sentences: Iterator[str] | None = None
@@ -157,7 +157,5 @@ async def rehearse(bus: EventBus, keep: Callable[[str], bool], replies: Callable
                 sentences, done = None, 0
                 continue
             done += bool(await asyncio.to_thread(keep, sentence))
-    except Exception:
-        _LOGGER.exception("rehearsing replies failed after %d; the rest are synthesized when said", done)
     finally:
         bus.unsubscribe(events)

@@ -22,6 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from voiced.devices.tools import excerpt
 from voiced.plans.model import Decision
 from voiced.plans.supervisor import MAX_TRIES, StepOutcome, Verdict, allowed, decide
+from voiced.safe_text import clean
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -90,7 +91,7 @@ class LlmSupervisor:
             return f"the LLM failed ({type(exc).__name__}: {excerpt(str(exc))})"
         if not response.choices:
             return "the response has no choices"
-        content = response.choices[0].message.content or ""
+        content = clean(response.choices[0].message.content or "", keep_breaks=True)
         try:
             answer = SupervisorAnswer.model_validate_json(content)
         except ValidationError as exc:

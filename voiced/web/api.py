@@ -6,6 +6,7 @@ import asyncio
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
+from dataclasses import field as default
 from typing import Any, Protocol
 
 from starlette.requests import Request
@@ -16,6 +17,7 @@ from voiced.devices.registry import DeviceRegistry
 from voiced.events import AgentText, CommandRefused, CommandSent, TurnFinished
 from voiced.mouth.vibe_control import VibeControl
 from voiced.plans.setup import Plans
+from voiced.supervision import Supervision
 from voiced.web.bodies import BadRequest, error, field, json_object
 from voiced.web.metrics import CONTENT_TYPE, Metrics
 from voiced.web.turns import TurnLog
@@ -46,6 +48,7 @@ class Controls:
     conversation: Callable[[], dict[str, Any] | None]  # None: no brain
     vibe: VibeControl | None = None
     plans: Plans | None = None  # the task API (voiced/web/tasks.py)
+    supervision: Supervision = default(default_factory=Supervision)  # background tasks: degraded?
     say_timeout_s: float = SAY_TIMEOUT_S
 
 
@@ -60,9 +63,11 @@ class Api:
 
     async def healthz(self, request: Request) -> Response:
         broker = self._c.devices.connected
+        degraded = self._c.supervision.degraded
         return JSONResponse(
             {
-                "ok": True,
+                "ok": not degraded,
+                "degraded": list(degraded),  # background tasks restarting after a failure
                 "broker_connected": broker,
                 "muted": self._c.is_muted(),
                 "sse_clients": self._clients(),

@@ -7,6 +7,7 @@ bus with `overflow="disconnect"`: one that stops reading is dropped, never grows
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import uuid
@@ -15,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import ClassVar
 
-from voiced.bus import EventBus, Subscription
+from voiced.bus import EventBus, Subscription, SubscriptionClosed
 from voiced.console import thought
 from voiced.events import Event
 
@@ -43,6 +44,7 @@ class EventHub:
         self._ring: deque[Stamped] = deque(maxlen=ring_size)
         self._seq = 0
         self._live: set[Subscription] = set()
+        self._events: Subscription | None = None  # kept across a restart of `run`: nothing is lost
         # Ids are "<boot>-<seq>": after a daemon restart an old Last-Event-ID means "replay all".
         self.boot = uuid.uuid4().hex[:8]
 
@@ -63,13 +65,13 @@ class EventHub:
         return f"{self.boot}-{stamped.seq}"
 
     async def run(self) -> None:
-        """Runs until cancelled; owned by the web server."""
-        events = self._bus.subscribe("web-hub")
-        try:
+        """Runs until cancelled (supervised: started again if it raises); `close_all` ends it."""
+        if self._events is None:
+            self._events = self._bus.subscribe("web-hub")
+        events = self._events
+        with contextlib.suppress(SubscriptionClosed):  # closed by `close_all`: the web is stopping
             while True:
                 self.take(await events.get())
-        finally:
-            self._bus.unsubscribe(events)
 
     def take(self, event: Event) -> None:
         for observe in self._observers:
@@ -99,6 +101,9 @@ class EventHub:
         """Shutting down: every stream ends once it has sent what it has."""
         for subscription in list(self._live):
             self.unsubscribe(subscription)
+        if self._events is not None:
+            self._bus.unsubscribe(self._events)
+            self._events = None
 
     def _replay(self, last_id: str | None) -> list[Stamped]:
         if last_id is None:

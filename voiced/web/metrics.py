@@ -12,6 +12,8 @@ from voiced.events import (
     CommandRefused,
     CommandSent,
     Event,
+    TaskFailed,
+    TaskRecovered,
 )
 from voiced.web.turns import TurnRecord
 
@@ -55,6 +57,14 @@ class Metrics:
             registry=r,
         )
 
+        self.task_failures = Counter(
+            "voiced_task_failures", "Background task failures (each is restarted)", ["task"], registry=r
+        )
+        self.degraded = Gauge(
+            "voiced_tasks_degraded", "Background tasks failing or not yet well since a restart", registry=r
+        )
+        self._failing: set[str] = set()
+
     def observe(self, event: Event, finished: TurnRecord | None) -> None:
         if finished is not None:
             self.turns.inc()
@@ -74,6 +84,13 @@ class Metrics:
             self.broker.set(1 if event.connected else 0)
         elif isinstance(event, BarrierWait):
             self.barrier.observe(event.waited_s)
+        elif isinstance(event, TaskFailed):
+            self.task_failures.labels(task=event.task).inc()
+            self._failing.add(event.task)
+            self.degraded.set(len(self._failing))
+        elif isinstance(event, TaskRecovered):
+            self._failing.discard(event.task)
+            self.degraded.set(len(self._failing))
 
     def render(self) -> bytes:
         return generate_latest(self.registry)

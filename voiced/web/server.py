@@ -132,6 +132,7 @@ class WebServer:
         self.turns = TurnLog()
         self.metrics = Metrics(broker_connected=controls.devices.connected)
         self.hub = EventHub(controls.bus, [self._observe])
+        self._supervision = controls.supervision
         self._sock = sock
         app = build_app(
             controls, self.hub, self.turns, self.metrics, config.token if not config.loopback else None
@@ -148,13 +149,13 @@ class WebServer:
 
     async def start(self, timeout_s: float = 10.0) -> None:
         self._tasks = [
-            asyncio.create_task(self.hub.run(), name="web-hub"),
             asyncio.create_task(self._server.serve(sockets=[self._sock]), name="web-server"),
         ]
+        self._supervision.start("web-hub", self.hub.run)
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout_s
         while not self._server.started:
-            if self._tasks[1].done() or loop.time() > deadline:
+            if self._tasks[0].done() or loop.time() > deadline:
                 raise RuntimeError(f"the web server did not start on {self.address}")
             await asyncio.sleep(0.01)
         _LOGGER.info("web: serving on http://%s:%s/", *self.address[:2])
@@ -162,8 +163,8 @@ class WebServer:
     async def stop(self) -> None:
         self.hub.close_all()  # open streams end, so the graceful shutdown has nothing to wait for
         self._server.should_exit = True
-        serving = self._tasks[1:] if self._tasks else []
-        if serving:
-            await asyncio.wait(serving, timeout=STOP_S)
+        if self._tasks:
+            await asyncio.wait(self._tasks, timeout=STOP_S)
         await cancel_and_wait(self._tasks)
+        await self._supervision.stop("web-hub")
         self._sock.close()
