@@ -27,7 +27,7 @@ from voiced.config import HomeAssistantConfig, MqttConfig
 from voiced.devices.mqtt import MqttLink
 from voiced.errors import BrokerUnavailable
 from voiced.events import AssistantState, MuteChanged, Transcript
-from voiced.safe_text import decode
+from voiced.safe_text import clean, decode
 from voiced.supervision import Supervision
 
 _LOGGER = logging.getLogger(__name__)
@@ -208,7 +208,7 @@ class HaEntities:
 
     def _send_raw(self, topic: str, payload: str) -> None:
         with contextlib.suppress(BrokerUnavailable):  # published again on the next connect
-            self._link.publish(topic, payload.encode(), retain=True)
+            self._link.publish(topic, clean(payload).encode(), retain=True)
 
     # -- the bus's side ------------------------------------------------------------------------------
 

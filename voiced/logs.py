@@ -2,8 +2,8 @@
 
 Every message is escaped after it is formatted (`safe_text.escape`: control characters and lone
 surrogates as visible escapes), so a newline in a device name, a payload or an LLM's tool call
-cannot start a line that looks like ours. A traceback's lines are indented: only the first line
-of a record starts at the left margin.
+cannot start a line that looks like ours. A traceback's lines are indented and escaped the same
+way (an exception's message is text from anywhere): only a record's first line starts at the margin.
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ class SafeFormatter(logging.Formatter):
         safe.msg = escape(record.getMessage())
         safe.args = None
         text = super().format(safe)
-        head, _, tail = text.partition("\n")
-        return head + CONTINUATION + tail.replace("\n", CONTINUATION) if tail else head
+        head, _, tail = text.partition("\n")  # the traceback: its lines indented, each escaped
+        return CONTINUATION.join([head, *(escape(line) for line in tail.split("\n"))]) if tail else head
 
 
 def configure(level: str, *, timestamps: bool) -> None:
