@@ -85,7 +85,9 @@ async def discovery_trials(port: int, trials: int) -> tuple[list[float], list[fl
     gateway = DeviceGateway(registry, mqtt_config, bus, devices=DevicesConfig(discovery=["homeassistant"]))
     gateway.start()
     intents = LocalIntentAgent(registry, gateway.state_of)
-    follower = asyncio.create_task(follow_home(bus, registry, intents), name="follow-home")
+    follower = asyncio.create_task(
+        follow_home(bus, bus.subscribe("home"), registry, intents), name="follow-home"
+    )
     agent = LocalAgent(intents, DeviceActions(gateway, bus))
     client = Client(port)
     to_learned, to_command = [], []

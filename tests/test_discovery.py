@@ -170,7 +170,7 @@ def test_discovered_devices_come_and_go_live_and_are_usable_by_voice(
         gateway = DeviceGateway(registry, broker.mqtt_config(), bus, devices=BOTH)
         gateway.start()
         intents = LocalIntentAgent(registry, gateway.state_of)
-        follower = asyncio.create_task(follow_home(bus, registry, intents))
+        follower = asyncio.create_task(follow_home(bus, bus.subscribe("home"), registry, intents))
         try:
             assert await gateway.wait_connected(5)
             names = lambda: {d.name for d in registry}  # noqa: E731

@@ -80,7 +80,8 @@ async def _until(condition: object, timeout: float = 5.0) -> None:
 
 def _rehearsing(bus: EventBus, keep: Recorder, *lists: list[str]) -> asyncio.Task[None]:
     made = iter(lists)  # each time the list is made (at start, then when the home is learned anew)
-    return asyncio.create_task(rehearse_replies(bus, keep, lambda: iter(next(made))), name="rehearsal")
+    events = bus.subscribe("rehearsal")
+    return asyncio.create_task(rehearse_replies(events, keep, lambda: iter(next(made))), name="rehearsal")
 
 
 def test_rehearsal_pauses_while_someone_speaks_to_us_and_goes_on_while_we_speak() -> None:

@@ -77,7 +77,9 @@ def serve(
         web_config = config or WebConfig(port=free_port())
         mute = MuteSwitch(bus)
         turns = ScriptedTurns(bus)
-        presence = asyncio.create_task(publish_assistant_state(bus), name="assistant-state")
+        presence = asyncio.create_task(
+            publish_assistant_state(bus, bus.subscribe("state")), name="assistant-state"
+        )
         controls = Controls(
             bus=bus,
             registry=registry,
@@ -105,7 +107,13 @@ def test_health_devices_turns_and_state(registry: DeviceRegistry) -> None:
         client: httpx.AsyncClient, server: WebServer, bus: EventBus, turns: ScriptedTurns
     ) -> None:
         health = (await client.get("/healthz")).json()
-        assert health == {"ok": True, "degraded": [], "broker_connected": True, "muted": False, "sse_clients": 0}
+        assert health == {
+            "ok": True,
+            "degraded": [],
+            "broker_connected": True,
+            "muted": False,
+            "sse_clients": 0,
+        }
         devices = {d["name"]: d for d in (await client.get("/api/devices")).json()["devices"]}
         assert set(devices) == {device.name for device in registry}
         assert devices["kitchen_light"]["state"] == {"state": "ON", "brightness": 200}

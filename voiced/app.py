@@ -51,7 +51,7 @@ from voiced.mouth.speech import SpeechOutput
 from voiced.plans.setup import build_plans
 from voiced.plans.voice import PlanAgent
 from voiced.supervision import Supervision
-from voiced.systemd import NotifySettings, notify_systemd
+from voiced.systemd import NotifySettings, notify_stopping, notify_systemd
 from voiced.vibe.narrator import SpokenNarrator
 from voiced.vibe.presets import preset_moods
 from voiced.vibe.setup import build_vibe
@@ -70,6 +70,8 @@ class RunOptions:
     reference: PlaybackReference | None = None
     notify: NotifySettings = field(default_factory=NotifySettings)  # systemd's socket and watchdog
     web_socket: socket.socket | None = None  # bound before the models load (voiced/web/server.py bind)
+    # What keeps the background tasks running; given by whoever needs to reach it (the bench).
+    supervision: Supervision = field(default_factory=Supervision)
 
 
 def build_ear(
@@ -196,10 +198,12 @@ async def run_daemon(
             print_events(bus, verbose=options.verbose, events_file=options.events_file), name="printer"
         )
         stack.push_async_callback(drain_printer, printer)
-        supervision = Supervision(bus)  # every background task below: restarted if it raises
+        supervision = options.supervision  # every background task below: restarted if it raises
+        supervision.report_to(bus)
         stack.push_async_callback(supervision.aclose)
-        supervision.start("assistant-state", lambda: publish_assistant_state(bus))
-        supervision.start("systemd-notify", lambda: notify_systemd(bus, options.notify))
+        supervision.follow("assistant-state", bus, lambda events: publish_assistant_state(bus, events))
+        supervision.follow("systemd-notify", bus, lambda events: notify_systemd(events, options.notify))
+        stack.callback(notify_stopping, options.notify)  # once, as the shutdown unwinds to here
         if isinstance(engines.transcriber, WyomingTranscriber):
             stack.callback(engines.transcriber.close)  # its streaming thread
         gateway = DeviceGateway(registry, config.mqtt, bus, config.safety, devices=config.devices)
@@ -244,7 +248,9 @@ async def run_daemon(
                     hear.hear_home(HomeVocabulary.of(registry))
                 second_follows()
 
-            supervision.start("discovery", lambda: follow_home(bus, registry, intents, ear_words))
+            supervision.follow(
+                "discovery", bus, lambda changes: follow_home(bus, changes, registry, intents, ear_words)
+            )
             stack.push_async_callback(supervision.stop, "discovery")
         narrator = SpokenNarrator(speech, bus, lambda: daemon.busy, config.vibe.narrate_wait_s)
         scenes_file = config.vibe.checkpoint_file or config.brain.state_file.with_name("voiced-scenes.sqlite")
@@ -341,7 +347,7 @@ async def run_daemon(
         await asyncio.to_thread(speech.warm, familiar_replies(registry))
         if config.agent_kind != "llm":  # the rest of the local replies, while nobody talks to us
             replies = private_intents(config, registry, home_replies)
-            supervision.start("rehearsal", lambda: rehearse(bus, speech.keep, replies))
+            supervision.follow("rehearsal", bus, lambda events: rehearse(events, speech.keep, replies))
             stack.push_async_callback(supervision.stop, "rehearsal")
         main = asyncio.create_task(daemon.run(), name="daemon")
         for sig in (signal.SIGTERM, signal.SIGINT):

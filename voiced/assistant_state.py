@@ -6,7 +6,7 @@ bus and publishes an AssistantState event whenever the mode changes.
 
 from __future__ import annotations
 
-from voiced.bus import EventBus
+from voiced.bus import EventBus, Subscription
 from voiced.events import (
     AssistantMode,
     AssistantState,
@@ -56,20 +56,16 @@ def _turn(event: Event) -> int:
     return turn if isinstance(turn, int) else 0
 
 
-async def publish_assistant_state(bus: EventBus) -> None:
-    """Runs until cancelled; owned by the caller."""
-    events = bus.subscribe("assistant_state")
+async def publish_assistant_state(bus: EventBus, events: Subscription) -> None:
+    """Runs until cancelled, on `events` (the caller's subscription to `bus`)."""
     mode: AssistantMode = "idle"
     finished = 0
-    try:
-        bus.publish(AssistantState(state=mode))
-        while True:
-            event = await events.get()
-            new = next_mode(mode, event, finished)
-            if isinstance(event, TurnFinished):
-                finished = max(finished, event.turn)
-            if new != mode:
-                mode = new
-                bus.publish(AssistantState(state=mode, turn=_turn(event)))
-    finally:
-        bus.unsubscribe(events)
+    bus.publish(AssistantState(state=mode))
+    while True:
+        event = await events.get()
+        new = next_mode(mode, event, finished)
+        if isinstance(event, TurnFinished):
+            finished = max(finished, event.turn)
+        if new != mode:
+            mode = new
+            bus.publish(AssistantState(state=mode, turn=_turn(event)))

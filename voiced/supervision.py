@@ -18,7 +18,7 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 
-from voiced.bus import EventBus
+from voiced.bus import EventBus, Subscription
 from voiced.events import TaskFailed, TaskRecovered
 from voiced.tasks import cancel_and_wait
 
@@ -45,6 +45,11 @@ class Supervision:
         self._running: dict[str, asyncio.Future[None]] = {}
         self.failures: dict[str, int] = {}
         self._failing: set[str] = set()
+        self._subscriptions: dict[str, tuple[EventBus, Subscription]] = {}
+
+    def report_to(self, bus: EventBus) -> None:
+        """Publish failures and recoveries on `bus` from now on."""
+        self._bus = bus
 
     def start(self, name: str, body: Callable[[], Awaitable[None]]) -> None:
         """Run `body()` as the task `name`, again after each exception it raises."""
@@ -53,15 +58,29 @@ class Supervision:
         self.failures.setdefault(name, 0)
         self._keepers[name] = asyncio.create_task(self._keep(name, body), name=f"keep-{name}")
 
+    def follow(self, name: str, bus: EventBus, body: Callable[[Subscription], Awaitable[None]]) -> None:
+        """`start` a task that reads `bus`: its subscription is made once, here, and kept across
+        restarts, so what is published while it restarts waits for it instead of being lost."""
+        events = bus.subscribe(name)
+        self._subscriptions[name] = (bus, events)
+        self.start(name, lambda: body(events))
+
     async def stop(self, name: str) -> None:
         """Stop the task `name` (its owner is closing); no-op when there is none."""
         keeper = self._keepers.pop(name, None)
         if keeper is not None:
             await cancel_and_wait([keeper])
+        if (followed := self._subscriptions.pop(name, None)) is not None:
+            followed[0].unsubscribe(followed[1])
 
     async def aclose(self) -> None:
-        await cancel_and_wait(self._keepers.values())
-        self._keepers.clear()
+        for name in list(self._keepers):
+            await self.stop(name)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The tasks still kept (not returned, not stopped)."""
+        return tuple(name for name, keeper in self._keepers.items() if not keeper.done())
 
     @property
     def degraded(self) -> tuple[str, ...]:
@@ -75,7 +94,7 @@ class Supervision:
     def crash(self, name: str, exc: BaseException | None = None) -> None:
         """Make the task `name` fail with `exc` now (for the bench and the tests)."""
         fault = self._faults.get(name)
-        if fault is None or name not in self._keepers:
+        if fault is None or name not in self.names:
             raise KeyError(f"no supervised task named {name!r}")
         if not fault.done():
             fault.set_result(exc or RuntimeError(f"{name}: a fault injected by Supervision.crash"))

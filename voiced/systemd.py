@@ -13,7 +13,7 @@ import os
 import socket
 from dataclasses import dataclass
 
-from voiced.bus import EventBus
+from voiced.bus import Subscription
 from voiced.events import AssistantState, BrokerStatus, Ready
 from voiced.tasks import cancel_and_wait
 
@@ -51,12 +51,12 @@ class Notifier:
         self._socket.close()
 
 
-async def notify_systemd(bus: EventBus, settings: NotifySettings) -> None:
-    """Runs until cancelled (owned by the caller): readiness and status from the bus, the watchdog."""
+async def notify_systemd(events: Subscription, settings: NotifySettings) -> None:
+    """Runs until cancelled, on `events` (the caller's subscription): readiness and status from the
+    bus, the watchdog (supervised: started again after a failure; `notify_stopping` ends it)."""
     if settings.socket_path is None:
         return
     notifier = Notifier(settings.socket_path)
-    events = bus.subscribe("systemd")
     watchdog = None
     if settings.watchdog_s:
         watchdog = asyncio.create_task(_watchdog(notifier, settings.watchdog_s / 2), name="systemd-watchdog")
@@ -72,9 +72,15 @@ async def notify_systemd(bus: EventBus, settings: NotifySettings) -> None:
     finally:
         if watchdog is not None:
             await cancel_and_wait([watchdog], timeout_s=1)
+        notifier.close()
+
+
+def notify_stopping(settings: NotifySettings) -> None:
+    """Tell systemd we are stopping (the daemon's owner, once, as it shuts down)."""
+    if settings.socket_path is not None:
+        notifier = Notifier(settings.socket_path)
         notifier.send("STOPPING=1")
         notifier.close()
-        bus.unsubscribe(events)
 
 
 async def _watchdog(notifier: Notifier, every_s: float) -> None:

@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
-from voiced.bus import EventBus
+from voiced.bus import Subscription
 from voiced.devices.registry import DeviceRegistry
 from voiced.devices.vocabulary import HomeVocabulary
 from voiced.events import (
@@ -130,32 +130,30 @@ def home_replies(
     return likely_replies(agent, likely_requests(registry))
 
 
-async def rehearse(bus: EventBus, keep: Callable[[str], bool], replies: Callable[[], Iterator[str]]) -> None:
+async def rehearse(
+    events: Subscription, keep: Callable[[str], bool], replies: Callable[[], Iterator[str]]
+) -> None:
     """Synthesize the sentences `replies()` makes (`keep`, blocking, run off the loop; True when it
     synthesized one) one at a time, each only while `Quiet`; the next is found only then too. When
     the home is learned anew (discovered devices, HomeLearned) the list is made again and what is
     not kept yet is rehearsed. Runs until cancelled; supervised (a failure is logged and it starts
     over; what is not rehearsed yet is synthesized when said)."""
-    events = bus.subscribe("rehearsal")
     quiet = Quiet()
     sentences: Iterator[str] | None = None
     stale = True  # the list is made at start
     done = 0
     started = time.monotonic()
-    try:
-        while True:
-            while not events.empty() or not quiet.now or (sentences is None and not stale):
-                event = await events.get()
-                quiet.hear(event)
-                stale = stale or isinstance(event, HomeLearned)
-            if stale or sentences is None:
-                sentences, stale, started = await asyncio.to_thread(replies), False, time.monotonic()
-                continue  # that took a while: look at the events again first
-            sentence = next(sentences, None)
-            if sentence is None:
-                _LOGGER.info("%d replies rehearsed in %.1f s", done, time.monotonic() - started)
-                sentences, done = None, 0
-                continue
-            done += bool(await asyncio.to_thread(keep, sentence))
-    finally:
-        bus.unsubscribe(events)
+    while True:
+        while not events.empty() or not quiet.now or (sentences is None and not stale):
+            event = await events.get()
+            quiet.hear(event)
+            stale = stale or isinstance(event, HomeLearned)
+        if stale or sentences is None:
+            sentences, stale, started = await asyncio.to_thread(replies), False, time.monotonic()
+            continue  # that took a while: look at the events again first
+        sentence = next(sentences, None)
+        if sentence is None:
+            _LOGGER.info("%d replies rehearsed in %.1f s", done, time.monotonic() - started)
+            sentences, done = None, 0
+            continue
+        done += bool(await asyncio.to_thread(keep, sentence))
