@@ -4,15 +4,23 @@ well again, counted on the bus; and in the daemon's own pieces against a real Mo
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import logging
+from pathlib import Path
+from typing import Any
 
 import pytest
 
 from tests.conftest import Broker
 from tests.test_ha_entities import Retained, is_
+from voiced.brain.brain import Brain
+from voiced.brain.setup import offline_thinkers
+from voiced.brain.state import TurnRecord
+from voiced.brain.store import StateStore
 from voiced.bus import EventBus
-from voiced.config import HomeAssistantConfig
+from voiced.config import BrainConfig, Config, HomeAssistantConfig
+from voiced.devices.registry import DeviceRegistry
 from voiced.ear.mute import MuteSwitch
 from voiced.events import AssistantState, TaskFailed, TaskRecovered, Transcript
 from voiced.ha_entities import HaEntities
@@ -169,3 +177,50 @@ def test_our_availability_is_said_again_when_another_client_overwrites_it(broker
         asyncio.run(scenario())
     finally:
         ha.close()
+
+
+class _FailsOnce:
+    """An analyst (injected, as the LLM's is) whose first analysis raises."""
+
+    def __init__(self, rules: Any) -> None:
+        self._rules = rules
+        self.calls = 0
+
+    async def analyse(self, state: Any, record: Any) -> Any:
+        self.calls += 1
+        if self.calls == 1:
+            raise ZeroDivisionError("a broken analysis")
+        return await self._rules.analyse(state, record)
+
+
+def test_a_failed_analysis_degrades_the_brain_until_the_next_turn_is_analysed(
+    tmp_path: Path, registry: DeviceRegistry
+) -> None:
+    async def scenario() -> None:
+        bus = EventBus()
+        seen = bus.subscribe("test")
+        supervision = Supervision(bus)
+        config = Config(brain=BrainConfig(state_file=tmp_path / "state.sqlite"))
+        rules = offline_thinkers(config, registry)
+        store = StateStore(config.brain.state_file)
+        brain = Brain(
+            store=store,
+            state=store.open_session(new=True),
+            thinkers=dataclasses.replace(rules, analyst=_FailsOnce(rules.analyst)),
+            bus=bus,
+            config=config.brain,
+            supervision=supervision,
+        )
+        brain.finished(TurnRecord(turn=1, user="play some jazz", reply="Playing jazz."))
+        assert await brain.barrier(2)
+        failed = await _next(seen, TaskFailed)
+        assert (failed.task, failed.error) == ("brain", "ZeroDivisionError: a broken analysis")  # type: ignore[attr-defined]
+        assert supervision.degraded == ("brain",) and brain.state.processed_turns == 0
+        brain.finished(TurnRecord(turn=2, user="play some jazz", reply="Playing jazz."))
+        assert await brain.barrier(3)
+        assert (await _next(seen, TaskRecovered)).task == "brain"  # type: ignore[attr-defined]
+        assert supervision.degraded == () and brain.state.processed_turns == 1
+        assert brain.state.preferences.genres == ["jazz"]
+        await brain.aclose()
+
+    asyncio.run(scenario())
