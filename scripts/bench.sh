@@ -8,7 +8,7 @@
 #                                                           sentences -> exact MQTT effects (HA's and ours)
 #   scripts/bench.sh understanding-spoken [--conditions piper*,espeak-us] [--sentences N] [--beam 1,5] [--json FILE]
 #                                                           the same sentences spoken by several voices into the daemon
-#   scripts/bench.sh reliability [--seed N] [--cases N] [--family config|payloads|llm]
+#   scripts/bench.sh reliability [--seed N] [--cases N] [--family config|payloads|llm|lifecycle|tasks|...]
 #                                                           hostile input: tracebacks, crashes, forbidden publishes, ...
 #   scripts/bench.sh discovery [--trials N] [--device-delay-ms MS]
 #                                                           discovery config -> usable by voice; colour confirmed from xy
@@ -16,11 +16,12 @@
 #                                                           SSE events/s to 5 clients, idle CPU web on/off, memory, first paint
 #   scripts/bench.sh wake [--word okay_nabu] [--tries 50] [--minutes 30]
 #                                                           wake word: detections over spoken tries, false wakes over other speech
+#   scripts/bench.sh soak [--turns 10000] [--every 1000]   typed turns through one daemon: RSS and file sizes
 #   scripts/bench.sh plans [--trials N] [--steps N] [--before PYTHON]
 #                                                           read-back latency, engine overhead per step, restart -> resumed step, RSS
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh >/dev/null
 which="latency"
-case "${1:-}" in latency|bargein|vibe|brain|understanding|understanding-spoken|reliability|web|wake|plans|discovery) which=${1//-/_}; shift ;; esac
+case "${1:-}" in latency|bargein|vibe|brain|understanding|understanding-spoken|reliability|web|wake|plans|discovery|soak) which=${1//-/_}; shift ;; esac
 exec .venv/bin/python "bench/$which.py" "$@"
