@@ -26,6 +26,7 @@ from voiced.web.api import Controls
 from voiced.web.server import WebServer, bind
 
 TIMEOUT = httpx.Timeout(10.0)
+TOKEN = "s3cret-s3cret-s3cret"  # 16+ characters, as any token beyond loopback must be
 
 
 class Devices:
@@ -223,7 +224,7 @@ def test_mute_needs_a_boolean_and_publishes_the_muted_state(registry: DeviceRegi
 
 def test_off_loopback_every_request_needs_the_bearer_token(registry: DeviceRegistry) -> None:
     port = free_port()
-    config = WebConfig(host="0.0.0.0", port=port, token="s3cret")
+    config = WebConfig(host="0.0.0.0", port=port, token=TOKEN)
 
     async def scenario(
         client: httpx.AsyncClient, server: WebServer, bus: EventBus, turns: ScriptedTurns
@@ -234,8 +235,8 @@ def test_off_loopback_every_request_needs_the_bearer_token(registry: DeviceRegis
             assert "no bearer token" in refused.json()["error"]
         wrong = await client.get("/healthz", headers={"Authorization": "Bearer nope"})
         assert wrong.status_code == 401 and "wrong bearer token" in wrong.json()["error"]
-        assert (await client.get("/healthz", headers={"Authorization": "Bearer s3cret"})).status_code == 200
-        assert (await client.get("/?access_token=s3cret")).status_code == 200
+        assert (await client.get("/healthz", headers={"Authorization": f"Bearer {TOKEN}"})).status_code == 200
+        assert (await client.get(f"/?access_token={TOKEN}")).status_code == 200
 
     serve(registry, scenario, config=config)
 
