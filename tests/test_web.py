@@ -50,11 +50,12 @@ class ScriptedTurns:
     def __init__(self, bus: EventBus) -> None:
         self.bus = bus
         self.taken: list[str] = []
+        self.delay_s = 0.05  # from the turn taken to its events
 
     def __call__(self, text: str) -> int:
         self.taken.append(text)
         turn = 1_000_000 + len(self.taken)
-        asyncio.get_running_loop().call_later(0.05, self._answer, turn, text)
+        asyncio.get_running_loop().call_later(self.delay_s, self._answer, turn, text)
         return turn
 
     def _answer(self, turn: int, text: str) -> None:
