@@ -8,9 +8,10 @@ SSE client that must stay connected. Afterwards a typed turn must still switch a
 
 Counts: tries (requests and slow clients), tracebacks (in the daemon's log: "Traceback", uvicorn's
 "Exception in ASGI application", our last-resort "web: … failed:" line), crashes (the daemon died,
-did not exit 0, or the turn afterwards was not carried out), responses_5xx, no_response (a request
-unanswered within STALL_S), half_open_held_30s and slow_held_30s (clients the server had not
-closed after 30 s), sse_cut (the SSE stream ended before the run did).
+did not exit 0, or the turn afterwards was not carried out), responses_2xx/4xx/5xx, no_response
+(a request unanswered within STALL_S), closed_unanswered (raw bytes the server closed on without
+a status line), half_open_held_30s and slow_held_30s (clients the server had not closed after
+30 s), sse_cut (the SSE stream ended before the run did).
 Run: python bench/reliability/http.py [--seed N] [--cases N]
 """
 
@@ -59,8 +60,8 @@ SLOW = [  # (sent at once, then one byte of this every half second)
 
 
 def _counts() -> dict[str, int]:
-    names = ("tries", "tracebacks", "crashes", "responses_5xx", "no_response")
-    return dict.fromkeys((*names, "half_open_held_30s", "slow_held_30s", "sse_cut"), 0)
+    names = ("tries", "tracebacks", "crashes", "responses_2xx", "responses_4xx", "responses_5xx")
+    return dict.fromkeys((*names, "no_response", "half_open_held_30s", "slow_held_30s", "sse_cut"), 0)
 
 
 async def _held(port: int, first: bytes, trickle: bytes = b"") -> float:
@@ -89,14 +90,16 @@ async def _held(port: int, first: bytes, trickle: bytes = b"") -> float:
 
 
 async def _raw(port: int, request: bytes) -> int | None:
-    """The status the server answered raw bytes with (None: closed without one, or no answer)."""
+    """The status the server answered raw bytes with (0: closed without one; None: no answer)."""
     reader, writer = await asyncio.open_connection("127.0.0.1", port)
     try:
         writer.write(request)
         line = await asyncio.wait_for(reader.readline(), STALL_S)
         parts = line.split()
-        return int(parts[1]) if len(parts) > 1 and parts[1].isdigit() else None
-    except (TimeoutError, ConnectionError):
+        return int(parts[1]) if len(parts) > 1 and parts[1].isdigit() else 0
+    except ConnectionError:
+        return 0
+    except TimeoutError:
         return None
     finally:
         writer.close()
@@ -138,11 +141,13 @@ async def _hostile(base: str, port: int, rng: random.Random, cases: int, counts:
                 status = await _one(client, rng, task, pick < 0.75)
             else:
                 status = await _raw(port, rng.choice(RAW_REQUESTS))
-                status = 400 if status is None else status  # closed without an answer: no 5xx
             if status is None:
                 counts["no_response"] += 1
-            elif status >= 500:
-                counts["responses_5xx"] += 1
+            elif status == 0:
+                counts["closed_unanswered"] = counts.get("closed_unanswered", 0) + 1
+            else:  # 2xx: a hostile text cleaned and acted on; 4xx: refused, saying why
+                key = f"responses_{status // 100}xx"
+                counts[key] = counts.get(key, 0) + 1
 
 
 async def _one(client: httpx.AsyncClient, rng: random.Random, task: str, with_body: bool) -> int | None:
@@ -153,8 +158,9 @@ async def _one(client: httpx.AsyncClient, rng: random.Random, task: str, with_bo
             headers = {"content-type": "application/json"}
             response = await client.request(method, path.format(task=task), content=content, headers=headers)
             return response.status_code
-        path, headers = query(rng, task)
-        async with client.stream("GET", path, headers=headers) as streamed:
+        path, texts = query(rng, task)
+        raw = {name: value.encode("latin-1") for name, value in texts.items()}  # as a header carries "²"
+        async with client.stream("GET", path, headers=raw) as streamed:
             return streamed.status_code  # an SSE stream is not read: its status is enough
     except httpx.TransportError:  # a timeout, or the connection dropped without an answer
         return None

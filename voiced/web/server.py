@@ -177,6 +177,7 @@ class WebServer:
         uv = uvicorn.Config(
             app,
             http=with_deadlines(config.headers_timeout_s, config.body_timeout_s),
+            ws="none",  # no WebSocket routes: an upgrade stays plain HTTP, under the same deadlines
             lifespan="off",
             log_config=None,
             access_log=False,
