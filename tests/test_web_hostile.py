@@ -1,16 +1,27 @@
 """Hostile bodies on every POST endpoint of the real daemon (`voiced run --text -`, devices simulated
-on a real broker), over real HTTP: never a 5xx, never a traceback, and the daemon still works."""
+on a real broker), over real HTTP: never a 5xx, never a traceback, and the daemon still works. And
+the last line behind them: an unexpected exception is a JSON 500 and one log line."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+import logging
 from pathlib import Path
 
 import httpx
+import pytest
 
-from tests.conftest import Broker
+from tests.conftest import Broker, free_port
 from tests.home import SimulatedHome
 from tests.plans_home import TypedDaemon, plan_config
+from tests.test_web import Devices, ScriptedTurns
+from voiced.bus import EventBus
+from voiced.config import WebConfig
+from voiced.devices.registry import DeviceRegistry
+from voiced.ear.mute import MuteSwitch
+from voiced.web.api import Controls
+from voiced.web.server import WebServer, bind
 
 SURROGATE = "\ud800"
 CONTROLS = "\x00\x07\x1b\x7f\x85"  # each becomes U+FFFD
@@ -89,3 +100,41 @@ def test_hostile_bodies_on_every_post_endpoint_are_4xx_and_the_daemon_still_work
             line for line in daemon.output if "Traceback" in line or ("web: " in line and " failed: " in line)
         ]
         assert not unexpected, daemon.report()
+
+
+def test_an_unexpected_failure_is_a_json_500_and_one_log_line_without_a_traceback(
+    registry: DeviceRegistry, caplog: pytest.LogCaptureFixture
+) -> None:
+    def broken() -> dict[str, object]:
+        raise OSError("disk on fire")
+
+    async def main() -> None:
+        bus = EventBus()
+        bus.bind_loop(asyncio.get_running_loop())
+        mute = MuteSwitch(bus)
+        controls = Controls(
+            bus=bus,
+            registry=registry,
+            devices=Devices(),
+            take_turn=ScriptedTurns(bus),
+            mute=mute.set,
+            is_muted=mute,
+            conversation=broken,
+        )
+        config = WebConfig(port=free_port())
+        server = WebServer(config, controls, bind(config))
+        await server.start()
+        try:
+            async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{config.port}", timeout=10) as client:
+                failed = await client.get("/api/state")
+                assert failed.status_code == 500
+                assert failed.json() == {"error": "internal error on GET '/api/state': OSError"}
+                assert (await client.get("/healthz")).json()["ok"] is True
+        finally:
+            await server.stop()
+
+    with caplog.at_level(logging.INFO):
+        asyncio.run(main())
+    lines = [r for r in caplog.records if "failed" in r.getMessage()]
+    assert [r.getMessage() for r in lines] == ["web: GET '/api/state' failed: OSError: disk on fire"]
+    assert not [r for r in caplog.records if r.exc_info], [r.getMessage() for r in caplog.records]
