@@ -302,6 +302,11 @@ def test_sse_names_events_by_kind_and_replays_after_last_event_id(registry: Devi
         async with client.stream("GET", "/api/events", headers={"Last-Event-ID": "0ldb00t-4"}) as other:
             again = await asyncio.wait_for(sse_events(other, server.hub.seen), 5)
         assert seqs(again)[0] == 1 and texts(again)[-1] == ("agent_text", "after")
+        # Ids no int() takes ("²" is a digit to str.isdigit; 5,000 digits pass Python's limit): all replayed.
+        for odd in (f"{server.hub.boot}-²", f"{server.hub.boot}-{'9' * 5000}"):
+            async with client.stream("GET", "/api/events", headers={"Last-Event-ID": odd.encode()}) as weird:
+                assert weird.status_code == 200
+                assert seqs(await asyncio.wait_for(sse_events(weird, server.hub.seen), 5))[0] == 1
 
 
 def test_a_client_that_never_reads_is_disconnected_and_memory_stays_bounded(registry: DeviceRegistry) -> None:

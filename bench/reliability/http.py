@@ -194,6 +194,17 @@ def _still_works(daemon: TypedDaemon, home: SimulatedHome) -> bool:
     )
 
 
+def _failures(output: list[str]) -> str:
+    """The daemon's failed requests and tracebacks, each with what followed it."""
+    marks = ("Traceback (most recent", "Exception in ASGI application")
+    shown = [
+        n
+        for n, line in enumerate(output)
+        if any(mark in line for mark in marks) or ("web: " in line and " failed: " in line)
+    ]
+    return "\n".join("".join(output[n : n + 25]) for n in shown[:5])
+
+
 def run(seed: int, cases: int) -> dict[str, int]:
     rng = random.Random(seed)
     counts = _counts()
@@ -216,7 +227,7 @@ def run(seed: int, cases: int) -> dict[str, int]:
                     log.count(mark) for mark in ("Traceback (most recent", "Exception in ASGI application")
                 ) + sum("web: " in line and " failed: " in line for line in daemon.output)
                 if counts["tracebacks"] or counts["crashes"]:
-                    print(daemon.report(), flush=True)
+                    print(_failures(daemon.output) or daemon.report(), flush=True)
         finally:
             broker.stop()
     return counts

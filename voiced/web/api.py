@@ -94,8 +94,8 @@ class Api:
 
     async def turns(self, request: Request) -> Response:
         raw = query_text(request, "limit", "20") or ""
-        # isascii: "²".isdigit() is true, and int("²") a ValueError.
-        if not (raw.isascii() and raw.isdigit()) or not 1 <= int(raw) <= MAX_TURNS:
+        # isascii: "²".isdigit() is true, and int("²") a ValueError; so is int() of 4,301 digits.
+        if not (raw.isascii() and raw.isdigit() and len(raw) <= 3) or not 1 <= int(raw) <= MAX_TURNS:
             wanted = f"a whole number from 1 to {MAX_TURNS}"
             return error(f"query parameter 'limit' must be {wanted}, got {short_repr(raw)}", 400)
         return JSONResponse({"turns": self._turns.recent(int(raw))})
