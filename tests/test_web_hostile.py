@@ -89,7 +89,8 @@ def test_hostile_bodies_on_every_post_endpoint_are_4xx_and_the_daemon_still_work
                 assert got.status_code == 400 and "'limit' must be a whole number" in got.json()["error"]
 
             home.published()  # what the scene and the turn above sent
-            assert daemon.reply_to("turn off the kitchen light").endswith("Turning off the kitchen light.")
+            # (a scene may be announced first; the brain may confirm the state after)
+            assert "Turning off the kitchen light." in daemon.reply_to("turn off the kitchen light")
             listing = httpx.get(f"http://127.0.0.1:{daemon.port}/api/tasks", timeout=10)
             assert listing.status_code == 200 and task in listing.text
             assert (SET.format("kitchen_light"), {"state": "OFF"}) in home.published()
