@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import wave
@@ -11,7 +12,9 @@ from tests.conftest import REPO, free_port
 from voiced.audio.pcm import read_wav, silence, write_wav
 
 
-def voiced(tmp_path: Path, config_text: str, *args: str) -> subprocess.CompletedProcess[str]:
+def voiced(
+    tmp_path: Path, config_text: str, *args: str, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     config = tmp_path / "config.yaml"
     web_off = "" if "web:" in config_text else "web:\n  port: 0\n"  # tests run side by side
     config.write_text(f"devices_dir: {REPO / 'devices'}\n{web_off}{config_text}")
@@ -20,6 +23,7 @@ def voiced(tmp_path: Path, config_text: str, *args: str) -> subprocess.Completed
         capture_output=True,
         text=True,
         timeout=120,
+        env={**os.environ, **(env or {})},
     )
 
 

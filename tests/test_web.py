@@ -26,6 +26,7 @@ from voiced.web.api import Controls
 from voiced.web.server import WebServer, bind
 
 TIMEOUT = httpx.Timeout(10.0)
+TOKEN = "s3cret-s3cret-s3cret"  # 16+ characters, as any token beyond loopback must be
 
 
 class Devices:
@@ -49,11 +50,12 @@ class ScriptedTurns:
     def __init__(self, bus: EventBus) -> None:
         self.bus = bus
         self.taken: list[str] = []
+        self.delay_s = 0.05  # from the turn taken to its events
 
     def __call__(self, text: str) -> int:
         self.taken.append(text)
         turn = 1_000_000 + len(self.taken)
-        asyncio.get_running_loop().call_later(0.05, self._answer, turn, text)
+        asyncio.get_running_loop().call_later(self.delay_s, self._answer, turn, text)
         return turn
 
     def _answer(self, turn: int, text: str) -> None:
@@ -231,7 +233,7 @@ def test_mute_needs_a_boolean_and_publishes_the_muted_state(registry: DeviceRegi
 
 def test_off_loopback_every_request_needs_the_bearer_token(registry: DeviceRegistry) -> None:
     port = free_port()
-    config = WebConfig(host="0.0.0.0", port=port, token="s3cret")
+    config = WebConfig(host="0.0.0.0", port=port, token=TOKEN)
 
     async def scenario(
         client: httpx.AsyncClient, server: WebServer, bus: EventBus, turns: ScriptedTurns
@@ -242,8 +244,8 @@ def test_off_loopback_every_request_needs_the_bearer_token(registry: DeviceRegis
             assert "no bearer token" in refused.json()["error"]
         wrong = await client.get("/healthz", headers={"Authorization": "Bearer nope"})
         assert wrong.status_code == 401 and "wrong bearer token" in wrong.json()["error"]
-        assert (await client.get("/healthz", headers={"Authorization": "Bearer s3cret"})).status_code == 200
-        assert (await client.get("/?access_token=s3cret")).status_code == 200
+        assert (await client.get("/healthz", headers={"Authorization": f"Bearer {TOKEN}"})).status_code == 200
+        assert (await client.get(f"/?access_token={TOKEN}")).status_code == 200
 
     serve(registry, scenario, config=config)
 
@@ -308,6 +310,11 @@ def test_sse_names_events_by_kind_and_replays_after_last_event_id(registry: Devi
         async with client.stream("GET", "/api/events", headers={"Last-Event-ID": "0ldb00t-4"}) as other:
             again = await asyncio.wait_for(sse_events(other, server.hub.seen), 5)
         assert seqs(again)[0] == 1 and texts(again)[-1] == ("agent_text", "after")
+        # Ids no int() takes ("²" is a digit to str.isdigit; 5,000 digits pass Python's limit): all replayed.
+        for odd in (f"{server.hub.boot}-²", f"{server.hub.boot}-{'9' * 5000}"):
+            async with client.stream("GET", "/api/events", headers={"Last-Event-ID": odd.encode()}) as weird:
+                assert weird.status_code == 200
+                assert seqs(await asyncio.wait_for(sse_events(weird, server.hub.seen), 5))[0] == 1
 
 
 def test_a_client_that_never_reads_is_disconnected_and_memory_stays_bounded(registry: DeviceRegistry) -> None:

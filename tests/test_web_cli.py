@@ -40,6 +40,24 @@ def test_loopback_needs_no_token_anything_else_does() -> None:
     for host in ("127.0.0.1", "::1", "localhost", "127.0.0.2"):
         assert WebConfig(host=host).loopback, host
     assert WebConfig(host="0.0.0.0", port=0).loopback is False  # off: no token needed
-    assert WebConfig(host="192.168.1.20", token="t").token == "t"
+    assert WebConfig(host="192.168.1.20", token=" x" * 8 + "yz \n").token == "x x x x x x x xyz"
+    assert WebConfig(host="127.0.0.1", token="t").token == "t"  # unused on loopback: not checked
     with pytest.raises(ValidationError, match=r"'192\.168\.1\.20', not loopback"):
         WebConfig(host="192.168.1.20")
+
+
+def test_a_short_or_blank_token_beyond_loopback_is_refused_saying_how_to_make_one(tmp_path: Path) -> None:
+    config = "web:\n  host: 0.0.0.0\n  port: 8765\n"
+    for token, said in (
+        ("a", "is 1 character long"),
+        ("   ", "is blank"),
+        (" 0123456789abcde ", "is 15 characters"),
+    ):
+        result = voiced(tmp_path, config, "check-config", env={"VOICED_WEB_TOKEN": token})
+        assert result.returncode == 2, result.stderr
+        assert f"web.token (VOICED_WEB_TOKEN) {said}" in result.stderr
+        assert "must be at least 16 characters" in result.stderr
+        assert "python3 -c 'import secrets; print(secrets.token_urlsafe(24))'" in result.stderr
+        assert "0123456789abcde" not in result.stderr  # the secret itself is never echoed
+    fine = voiced(tmp_path, config, "check-config", env={"VOICED_WEB_TOKEN": "0123456789abcdef"})
+    assert fine.returncode == 0, fine.stderr

@@ -277,10 +277,20 @@ class BrainConfig(_Section):
     )
 
 
+MIN_WEB_TOKEN_CHARS = 16  # guessing one of 16 URL-safe characters takes 2**96 tries
+MAKE_A_TOKEN = "python3 -c 'import secrets; print(secrets.token_urlsafe(24))'"
+
+
 class WebConfig(_Section):
     host: str = Field("127.0.0.1", min_length=1, description="address the dashboard and API listen on")
     port: int = Field(8765, ge=0, le=65535, description="0 = no web server")
     token: str | None = Field(None, exclude=True, description="from VOICED_WEB_TOKEN only")
+    headers_timeout_s: Float = Field(
+        10.0, ge=0.1, le=300, description="a request's headers must arrive within this, or 408 and closed"
+    )
+    body_timeout_s: Float = Field(
+        10.0, ge=0.1, le=300, description="a request's body must arrive within this of its headers"
+    )
 
     @property
     def loopback(self) -> bool:
@@ -288,14 +298,30 @@ class WebConfig(_Section):
             return ipaddress.ip_address(self.host).is_loopback
         return self.host == "localhost"
 
+    @field_validator("token")
+    @classmethod
+    def _stripped(cls, token: str | None) -> str | None:
+        # An env file's stray space or newline: no client could send it in a header.
+        return token.strip() if isinstance(token, str) else token
+
     @model_validator(mode="after")
     def _token_off_loopback(self) -> WebConfig:
         # Anyone on the network could drive the house. (Checked here, not on Config: the error
-        # then never echoes the other sections' secrets.)
-        if self.port and not self.loopback and not self.token:
+        # then never echoes the other sections' secrets, nor the token itself.)
+        if not self.port or self.loopback:
+            return self
+        if self.token is None:
             raise ValueError(
                 f"web.host is {self.host!r}, not loopback: set VOICED_WEB_TOKEN (clients send"
                 " 'Authorization: Bearer <token>'), or use host 127.0.0.1, or port 0 for no web server"
+            )
+        if len(self.token) < MIN_WEB_TOKEN_CHARS:
+            plural = "s" if len(self.token) > 1 else ""
+            size = f"{len(self.token)} character{plural} long" if self.token else "blank"
+            raise ValueError(
+                f"web.token (VOICED_WEB_TOKEN) is {size}; with web.host {self.host!r}, not loopback,"
+                f" it must be at least {MIN_WEB_TOKEN_CHARS} characters (spaces around it do not"
+                f" count). Make one with: {MAKE_A_TOKEN}"
             )
         return self
 

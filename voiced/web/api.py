@@ -14,11 +14,12 @@ from starlette.responses import JSONResponse, Response
 
 from voiced.bus import EventBus, Subscription
 from voiced.devices.registry import DeviceRegistry
+from voiced.errors import short_repr
 from voiced.events import AgentText, CommandRefused, CommandSent, TurnFinished
 from voiced.mouth.vibe_control import VibeControl
 from voiced.plans.setup import Plans
 from voiced.supervision import Supervision
-from voiced.web.bodies import BadRequest, error, field, json_object
+from voiced.web.bodies import BadRequest, error, field, json_object, query_text
 from voiced.web.metrics import CONTENT_TYPE, Metrics
 from voiced.web.turns import TurnLog
 
@@ -97,11 +98,11 @@ class Api:
         return JSONResponse({"broker_connected": self._c.devices.connected, "devices": rows})
 
     async def turns(self, request: Request) -> Response:
-        raw = request.query_params.get("limit", "20")
-        if not raw.isdigit() or not 1 <= int(raw) <= MAX_TURNS:
-            return error(
-                f"query parameter 'limit' must be a whole number from 1 to {MAX_TURNS}, got {raw!r}", 400
-            )
+        raw = query_text(request, "limit", "20") or ""
+        # isascii: "²".isdigit() is true, and int("²") a ValueError; so is int() of 4,301 digits.
+        if not (raw.isascii() and raw.isdigit() and len(raw) <= 3) or not 1 <= int(raw) <= MAX_TURNS:
+            wanted = f"a whole number from 1 to {MAX_TURNS}"
+            return error(f"query parameter 'limit' must be {wanted}, got {short_repr(raw)}", 400)
         return JSONResponse({"turns": self._turns.recent(int(raw))})
 
     async def say(self, request: Request) -> Response:

@@ -1,12 +1,20 @@
-"""Request bodies checked by hand, so each error names the field and what is wrong with it."""
+"""Request bodies checked by hand, so each error names the field and what is wrong with it.
+
+Every body is parsed by `voiced.safe_text.loads`: nesting and number length are bounded (a deep
+or huge body is a 400, never a RecursionError), and every string comes back without lone
+surrogates or control characters, so nothing downstream (SQLite, MQTT, the JSON reply) fails to
+encode it.
+"""
 
 from __future__ import annotations
 
 import json
 from typing import Any
 
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse
+
+from voiced.safe_text import UnsafeJson, clean, loads
 
 MAX_BODY_BYTES = 16_384
 MAX_TEXT_CHARS = 2000  # as a typed line (voiced/ear/typed.py)
@@ -22,19 +30,48 @@ def error(message: str, status: int) -> JSONResponse:
     return JSONResponse({"error": message}, status_code=status)
 
 
+def path_text(request: Request, name: str) -> str:
+    """A path parameter, cleaned (the path is percent-decoded: %00 is a NUL)."""
+    return clean(str(request.path_params[name]))
+
+
+def query_text(request: Request, name: str, default: str | None = None) -> str | None:
+    """A query-string parameter, cleaned."""
+    value = request.query_params.get(name, default)
+    return None if value is None else clean(value)
+
+
+async def _read(request: Request) -> bytes:
+    """The body, refused as soon as it passes MAX_BODY_BYTES (never held whole when huge)."""
+    declared = request.headers.get("content-length", "")
+    if declared.isascii() and declared.isdigit() and int(declared) > MAX_BODY_BYTES:
+        raise BadRequest(f"request body is {int(declared)} bytes; at most {MAX_BODY_BYTES}", 413)
+    body = bytearray()
+    try:
+        async for chunk in request.stream():
+            body += chunk
+            if len(body) > MAX_BODY_BYTES:
+                raise BadRequest(f"request body is over {MAX_BODY_BYTES} bytes, the most taken", 413)
+    except ClientDisconnect:  # gone, or cut off by the body deadline (voiced/web/deadlines.py)
+        raise BadRequest("the client went away before sending the whole body") from None
+    return bytes(body)
+
+
 async def json_object(request: Request) -> dict[str, Any]:
-    body = await request.body()
-    if len(body) > MAX_BODY_BYTES:
-        raise BadRequest(f"request body is {len(body)} bytes; at most {MAX_BODY_BYTES}", 413)
+    body = await _read(request)
     if not body.strip():
         raise BadRequest("request body is empty; expected a JSON object")
     try:
-        data = json.loads(body.decode("utf-8"))  # json.loads(bytes) would guess UTF-16 from a BOM
-    except UnicodeDecodeError:
-        raise BadRequest("request body is not UTF-8 text") from None
+        text = body.decode("utf-8")  # json.loads(bytes) would guess UTF-16 from a BOM
+    except UnicodeDecodeError as exc:
+        raise BadRequest(f"request body is not UTF-8 text (byte {exc.start})") from None
+    try:
+        data = loads(text)
     except json.JSONDecodeError as exc:
         where = f"line {exc.lineno}, column {exc.colno}"
         raise BadRequest(f"request body is not valid JSON: {exc.msg} ({where})") from None
+    except UnsafeJson as exc:
+        raise BadRequest(f"request body is refused: {exc}") from None
     if not isinstance(data, dict):
         raise BadRequest(f"request body must be a JSON object, got {_type(data)}")
     return data

@@ -109,5 +109,6 @@ class EventHub:
         if last_id is None:
             return []
         boot, _, seq = last_id.partition("-")
-        after = int(seq) if boot == self.boot and seq.isdigit() else 0
+        # isascii: "²".isdigit() is true, and int("²") a ValueError; so is int() of 4,301 digits.
+        after = int(seq) if boot == self.boot and seq.isascii() and seq.isdigit() and len(seq) < 19 else 0
         return [stamped for stamped in self._ring if stamped.seq > after]

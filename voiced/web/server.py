@@ -29,6 +29,7 @@ from voiced.events import Event
 from voiced.tasks import cancel_and_wait
 from voiced.web import sse
 from voiced.web.api import Api, Controls
+from voiced.web.deadlines import with_deadlines
 from voiced.web.hub import EventHub
 from voiced.web.metrics import Metrics
 from voiced.web.tasks import task_routes
@@ -84,6 +85,37 @@ class BearerAuth:
         await self._app(scope, receive, send)
 
 
+class LastResort:
+    """A handler's unexpected exception becomes a JSON 500 and one log line, not uvicorn's
+    plain-text 500 and a traceback (bench/reliability/http.py counts both; the aim is none)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self._app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self._app(scope, receive, send)
+            return
+        started = False
+
+        async def tracked(message: Any) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self._app(scope, receive, tracked)
+        except Exception as exc:
+            where = f"{scope.get('method')} {scope.get('path')!r}"
+            _LOGGER.error("web: %s failed: %s: %s", where, type(exc).__name__, str(exc)[:200])
+            if not started:
+                await internal_error(where, exc)(scope, receive, send)
+
+
+def internal_error(where: str, exc: Exception) -> JSONResponse:
+    return JSONResponse({"error": f"internal error on {where}: {type(exc).__name__}"}, 500)
+
+
 def build_app(
     controls: Controls, hub: EventHub, turns: TurnLog, metrics: Metrics, token: str | None
 ) -> ASGIApp:
@@ -117,8 +149,14 @@ def build_app(
         *(task_routes(controls.plans) if controls.plans is not None else []),
         Mount("/static", StaticFiles(directory=str(static)), name="static"),
     ]
-    app: ASGIApp = Starlette(routes=routes, exception_handlers={404: not_found, 405: bad_method})
-    return BearerAuth(app, token) if token else app
+
+    async def failed(request: Request, exc: Exception) -> Response:
+        # Starlette still raises `exc` after this reply: LastResort logs it.
+        return internal_error(f"{request.method} {request.url.path!r}", exc)
+
+    handlers = {404: not_found, 405: bad_method, Exception: failed}
+    app: ASGIApp = Starlette(routes=routes, exception_handlers=handlers)
+    return LastResort(BearerAuth(app, token) if token else app)
 
 
 class _OwnedServer(uvicorn.Server):
@@ -138,7 +176,13 @@ class WebServer:
             controls, self.hub, self.turns, self.metrics, config.token if not config.loopback else None
         )
         uv = uvicorn.Config(
-            app, lifespan="off", log_config=None, access_log=False, timeout_graceful_shutdown=1
+            app,
+            http=with_deadlines(config.headers_timeout_s, config.body_timeout_s),
+            ws="none",  # no WebSocket routes: an upgrade stays plain HTTP, under the same deadlines
+            lifespan="off",
+            log_config=None,
+            access_log=False,
+            timeout_graceful_shutdown=1,
         )
         self._server = _OwnedServer(uv)
         self._tasks: list[asyncio.Task[Any]] = []

@@ -9,6 +9,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from voiced.bus import SubscriptionClosed
+from voiced.safe_text import clean
 from voiced.web.hub import EventHub, Stamped
 
 RETRY_MS = 1000  # how soon a browser reconnects (after a daemon restart, say)
@@ -17,7 +18,8 @@ PING_S = 15
 
 def last_event_id(request: Request) -> str | None:
     """The browser's header on a reconnect; `?last_id=` on a first connect (0 = all kept)."""
-    return request.headers.get("last-event-id") or request.query_params.get("last_id")
+    given = request.headers.get("last-event-id") or request.query_params.get("last_id")
+    return None if given is None else clean(given)
 
 
 async def events(request: Request, hub: EventHub) -> Response:

@@ -18,10 +18,11 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from voiced.errors import short_repr
 from voiced.plans.engine import NotWaiting, UnknownTask
 from voiced.plans.rules import PlanRefused
 from voiced.plans.setup import Plans
-from voiced.web.bodies import BadRequest, error, field, json_object
+from voiced.web.bodies import BadRequest, error, field, json_object, path_text
 
 MAX_NOTES_CHARS = 500
 
@@ -49,11 +50,11 @@ class TaskApi:
         return JSONResponse({"tasks": await self._plans.engine.views()})
 
     async def _view(self, request: Request) -> dict[str, Any] | Response:
-        task_id = request.path_params["task_id"]
+        task_id = path_text(request, "task_id")
         try:
             return await self._plans.engine.view(task_id)
         except UnknownTask:
-            return error(f"no task {task_id!r}", 404)
+            return error(f"no task {short_repr(task_id)}", 404)
 
     async def one(self, request: Request) -> Response:
         view = await self._view(request)
