@@ -62,9 +62,9 @@ class Checkpoints:
 
     async def reopen(self, failure: BaseException) -> None:
         """The file failed while running: close it, move it aside, start a fresh one."""
+        self.generation += 1  # first: a reader failing on the closed file knows why
         await self.aclose()
         await asyncio.to_thread(self.file.recover, failure)
-        self.generation += 1
         await self.open()
 
     async def aclose(self) -> None:

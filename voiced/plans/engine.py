@@ -20,7 +20,7 @@ import logging
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from langgraph.types import Command
 
@@ -46,6 +46,7 @@ from voiced.tasks import cancel_and_wait
 _LOGGER = logging.getLogger(__name__)
 CONFIRMED_WITHIN_S = 2.0  # how long a confirmation waits for the plan's run to record that it goes ahead
 DAY_S = 86400.0
+T = TypeVar("T")
 
 
 class Say(Protocol):
@@ -145,15 +146,29 @@ class PlanEngine:
     def _cfg(self, task_id: str) -> dict[str, Any]:
         return {"configurable": {"thread_id": task_id}, "recursion_limit": 1000}
 
-    async def state(self, task_id: str) -> TaskState:
+    async def _checked(self, read: Callable[[], Awaitable[T]]) -> T:
+        """`read` from the checkpoints; once more on a fresh file if they prove damaged."""
         generation = self._checkpoints.generation
         try:
-            snapshot = await self._graph.aget_state(self._cfg(task_id))
+            return await read()
         except Exception as exc:
-            if not is_damage(exc):
+            if is_damage(exc):
+                await self._recover(exc, generation)
+            elif self._checkpoints.generation != generation:  # closed under us by a recovery
+                async with self._recovering:
+                    pass  # under way: wait for the fresh file
+            else:
                 raise
-            await self._recover(exc, generation)
-            snapshot = await self._graph.aget_state(self._cfg(task_id))
+            return await read()
+
+    async def _new_id(self) -> str:
+        number = self.ledger.next_number()
+        while await self._checkpoints.known(f"plan-{number}"):  # the ledger lost, its checkpoints not
+            number += 1
+        return f"plan-{number}"
+
+    async def state(self, task_id: str) -> TaskState:
+        snapshot = await self._checked(lambda: self._graph.aget_state(self._cfg(task_id)))
         if not snapshot.values:
             initial = self.ledger.initial(task_id)  # created, its first checkpoint not written yet
             if initial is None:
@@ -175,10 +190,7 @@ class PlanEngine:
         self, requirement: str, plan: ExecutionPlan, *, needs_confirmation: bool
     ) -> dict[str, Any]:
         """Start a plan: it waits for a confirmation (returned once it does) or runs at once."""
-        number = self.ledger.next_number()
-        while await self._checkpoints.known(f"plan-{number}"):  # the ledger lost, its checkpoints not
-            number += 1
-        task_id = f"plan-{number}"
+        task_id = await self._checked(self._new_id)
         now = self._clock()
         state: TaskState = {
             "task_id": task_id,

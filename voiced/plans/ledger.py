@@ -112,7 +112,7 @@ class Ledger:
         where = "WHERE finished = 0" if unfinished else ""
         rows = self._do(
             lambda db: db.execute(
-                f"SELECT task_id FROM plan_index {where} ORDER BY created_at DESC, task_id DESC LIMIT ?",
+                f"SELECT task_id FROM plan_index {where} ORDER BY created_at DESC, rowid DESC LIMIT ?",
                 (last,),
             ).fetchall()
         )
@@ -140,7 +140,7 @@ class Ledger:
             lambda db: db.execute(
                 "SELECT task_id FROM plan_index WHERE finished = 1 AND (created_at < ? OR task_id NOT IN "
                 "(SELECT task_id FROM plan_index WHERE finished = 1 "
-                "ORDER BY created_at DESC, task_id DESC LIMIT ?))",
+                "ORDER BY created_at DESC, rowid DESC LIMIT ?))",
                 (before, keep),
             ).fetchall()
         )
