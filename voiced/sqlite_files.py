@@ -89,6 +89,7 @@ class SqliteFile:
             return
         try:
             with closing(sqlite3.connect(self.path, timeout=5)) as db:
+                db.text_factory = lambda raw: raw.decode("utf-8", "replace")  # damaged text is still read
                 problems = [row[0] for row in db.execute("pragma quick_check(3)")]
                 if problems != ["ok"]:
                     raise Damaged(" ".join(" ".join(str(p) for p in problems).split()))  # one line

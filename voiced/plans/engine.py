@@ -37,7 +37,15 @@ from voiced.events import (
 from voiced.plans.checkpoints import Checkpoints
 from voiced.plans.graph import StepRunner, build_graph
 from voiced.plans.ledger import Ledger
-from voiced.plans.model import FINISHED, ExecutionPlan, TaskState, plan_of, task_view
+from voiced.plans.model import (
+    FINISHED,
+    ExecutionPlan,
+    TaskState,
+    cancelled_entry,
+    new_state,
+    plan_of,
+    task_view,
+)
 from voiced.plans.supervisor import Supervisor, by_rules
 from voiced.plans.words import no_answer_line, outcome_line, read_back
 from voiced.sqlite_files import is_damage
@@ -192,22 +200,7 @@ class PlanEngine:
         """Start a plan: it waits for a confirmation (returned once it does) or runs at once."""
         task_id = await self._checked(self._new_id)
         now = self._clock()
-        state: TaskState = {
-            "task_id": task_id,
-            "requirement": requirement,
-            "created_at": now,
-            "status": "planning",
-            "execution_plan": plan.model_dump(mode="json"),
-            "needs_confirmation": needs_confirmation,
-            "waiting_for": "",
-            "execution_history": [],
-            "attempts": {},
-            "pending": [step.index for step in plan.steps],
-            "current_step": 0,
-            "batch": [],
-            "user_notes": "",
-            "result": "",
-        }
+        state = new_state(task_id, requirement, now, plan, needs_confirmation=needs_confirmation)
         self.ledger.add_plan(task_id, requirement, now, dict(state))
         self._open.append(task_id)
         self._bus.publish(
@@ -338,18 +331,7 @@ class PlanEngine:
         live = [t for t in (self._runs.pop(task_id, None), self._timers.pop(task_id, None)) if t is not None]
         await cancel_and_wait(live)
         step = int(state.get("current_step", 0))
-        end = {
-            "step": step,
-            "attempt": 0,
-            "status": "cancelled",
-            "decision": "end",
-            "decided_by": "rules",  # a cancel always ends the plan: no one is asked
-            "reason": reason,
-            "timestamp": self._clock(),
-            "action": "",
-            "device": "",
-            "result": reason,
-        }
+        end = cancelled_entry(step, reason, self._clock())
         await self._graph.aupdate_state(
             self._cfg(task_id),
             {"status": "cancelled", "waiting_for": "", "result": reason, "execution_history": [end]},
