@@ -157,7 +157,8 @@ def test_a_confirmed_plan_survives_its_checkpoints_and_is_not_asked_again(
         devices = Devices()
         plans = Plans(tmp_path, devices, lambda: now[0], confirm_timeout_s=30)
         await plans.engine.start()
-        await plans.engine.create("r", plan(("a", None), ("b", now[0] + 3600)), needs_confirmation=True)
+        # a: due at once (done, and long past its grace when the plan resumes); b: due in an hour
+        await plans.engine.create("r", plan(("a", now[0]), ("b", now[0] + 3600)), needs_confirmation=True)
         assert await plans.engine.confirm("plan-1", True, "yes please") == "executing"
         await until(lambda: plans.engine.view("plan-1"), lambda v: v["waiting_for"] == "time")
         await plans.engine.create(
