@@ -38,13 +38,20 @@ class Damaged(Exception):
     """The file is SQLite's to call damaged, or its tables are not ours."""
 
 
+class Unreadable(sqlite3.DatabaseError):
+    """A value we stored does not read back (bytes changed inside a row: no page check sees that)."""
+
+
 def is_damage(exc: BaseException) -> bool:
     """A failure that moving the file aside cures: damaged pages, not a database, a table gone."""
+    if isinstance(exc, Unreadable):
+        return True
     if not isinstance(exc, sqlite3.DatabaseError):
         return False
     if getattr(exc, "sqlite_errorcode", 0) & 0xFF in _DAMAGED:  # extended codes too
         return True
-    return str(exc).startswith(("no such table", "no such column"))  # dropped under us
+    # a table dropped under us; text whose bytes were changed
+    return str(exc).startswith(("no such table", "no such column", "Could not decode to UTF-8"))
 
 
 class SqliteFile:

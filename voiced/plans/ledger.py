@@ -22,7 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
-from voiced.sqlite_files import SqliteFile, Table, is_damage
+from voiced.sqlite_files import SqliteFile, Table, Unreadable, is_damage
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS plan_index (
@@ -102,10 +102,11 @@ class Ledger:
         )
 
     def initial(self, task_id: str) -> dict[str, Any] | None:
-        row = self._do(
-            lambda db: db.execute("SELECT initial FROM plan_index WHERE task_id = ?", (task_id,)).fetchone()
-        )
-        return json.loads(row[0]) if row else None
+        def read(db: sqlite3.Connection) -> dict[str, Any] | None:
+            row = db.execute("SELECT initial FROM plan_index WHERE task_id = ?", (task_id,)).fetchone()
+            return _decoded(row[0]) if row else None
+
+        return self._do(read)
 
     def plans(self, *, unfinished: bool = False, last: int = 100) -> list[str]:
         """The newest `last` plans' ids, oldest first (`unfinished`: those not yet marked finished)."""
@@ -168,19 +169,33 @@ class Ledger:
 
     def seen(self, task_id: str, step: int) -> tuple[str, dict[str, Any]] | None:
         """The furthest any attempt of this step got: ("done", outcome) or ("sending", {})."""
-        rows = self._do(
-            lambda db: db.execute(
+
+        def read(db: sqlite3.Connection) -> tuple[str, dict[str, Any]] | None:
+            rows = db.execute(
                 "SELECT state, outcome FROM plan_ledger WHERE task_id = ? AND step = ? ORDER BY attempt DESC",
                 (task_id, step),
             ).fetchall()
-        )
-        return (rows[0][0], json.loads(rows[0][1])) if rows else None
+            return (rows[0][0], _decoded(rows[0][1])) if rows else None
+
+        return self._do(read)
 
     def attempt(self, task_id: str, step: int, attempt: int) -> tuple[str, dict[str, Any]] | None:
-        row = self._do(
-            lambda db: db.execute(
+        def read(db: sqlite3.Connection) -> tuple[str, dict[str, Any]] | None:
+            row = db.execute(
                 "SELECT state, outcome FROM plan_ledger WHERE task_id = ? AND step = ? AND attempt = ?",
                 (task_id, step, attempt),
             ).fetchone()
-        )
-        return (row[0], json.loads(row[1])) if row else None
+            return (row[0], _decoded(row[1])) if row else None
+
+        return self._do(read)
+
+
+def _decoded(text: str) -> dict[str, Any]:
+    """A JSON object we stored; Unreadable (the file is damaged) if it no longer is one."""
+    try:
+        value = json.loads(text)
+    except (ValueError, TypeError) as exc:
+        raise Unreadable(f"a stored value is not JSON any more ({exc})") from None
+    if not isinstance(value, dict):
+        raise Unreadable(f"a stored value is not a JSON object any more ({type(value).__name__})")
+    return value

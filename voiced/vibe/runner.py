@@ -128,7 +128,8 @@ class PlanRunner:
 
     async def known(self, task_id: str) -> bool:
         """Whether a scene of this id has checkpoints (a new one must not pick up its thread)."""
-        return self._checkpoints is not None and await self._checkpoints.known(task_id)
+        checkpoints = self._checkpoints
+        return checkpoints is not None and await self._recovering(lambda: checkpoints.known(task_id))
 
     async def tidy(self, task_id: str) -> None:
         """A scene finished: keep its last checkpoint only, and delete the oldest finished scenes."""
