@@ -148,7 +148,17 @@ def test_a_damaged_plans_file_is_moved_aside_at_start_and_plans_go_on(
     asyncio.run(run())
 
 
-@pytest.mark.parametrize("damage", ["a-text-file", "truncated-to-0", "table-dropped"])
+def _blobs_garbled(path: Path, table: str, rng: random.Random) -> None:
+    """Bytes changed inside the checkpoints' values: every page is sound, the values do not decode."""
+    with closing(sqlite3.connect(path)) as db, db:
+        for rowid, blob in db.execute(f"select rowid, checkpoint from {table}").fetchall():
+            garbled = bytearray(blob)
+            for _ in range(20):
+                garbled[rng.randrange(len(garbled))] ^= 0xA5
+            db.execute(f"update {table} set checkpoint = ? where rowid = ?", (bytes(garbled), rowid))
+
+
+@pytest.mark.parametrize("damage", ["a-text-file", "truncated-to-0", "table-dropped", "blobs-garbled"])
 def test_a_confirmed_plan_survives_its_checkpoints_and_is_not_asked_again(
     tmp_path: Path, damage: str
 ) -> None:
@@ -166,7 +176,9 @@ def test_a_confirmed_plan_survives_its_checkpoints_and_is_not_asked_again(
         )  # no answer yet
         await plans.engine.aclose()
         assert devices.sent == [("plan-1", "a")]
-        DAMAGES[damage](tmp_path / "plans.sqlite", "checkpoints", random.Random(7))
+        {**DAMAGES, "blobs-garbled": _blobs_garbled}[damage](
+            tmp_path / "plans.sqlite", "checkpoints", random.Random(7)
+        )
         now[0] += 3600 + 10  # b is due, within the grace
         plans = Plans(tmp_path, devices, lambda: now[0], confirm_timeout_s=30)
         assert await plans.engine.start() == ["plan-1", "plan-2"]

@@ -44,7 +44,7 @@ class Unreadable(sqlite3.DatabaseError):
 
 def is_damage(exc: BaseException) -> bool:
     """A failure that moving the file aside cures: damaged pages, not a database, a table gone."""
-    if isinstance(exc, Unreadable):
+    if isinstance(exc, Unreadable | UnicodeDecodeError):  # SQLite's own messages quote changed bytes too
         return True
     if not isinstance(exc, sqlite3.DatabaseError):
         return False
@@ -101,7 +101,7 @@ class SqliteFile:
                 if problems != ["ok"]:
                     raise Damaged(" ".join(" ".join(str(p) for p in problems).split()))  # one line
                 self._check_tables(db)
-        except sqlite3.DatabaseError as exc:
+        except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:
             if is_damage(exc):
                 raise Damaged(str(exc)) from None
             raise ConfigError(f"{self.key}: {self.path} is not a usable SQLite database ({exc})") from None

@@ -77,6 +77,24 @@ class Checkpoints:
             raise RuntimeError(f"{self.file.what}: {self.file.path} is not open")
         return self._saver
 
+    async def snapshot(self, config: Any) -> Any:
+        """The thread's state; a checkpoint whose bytes no longer decode (changed inside its row: no
+        page check sees that) is deleted, said in one log line, and the thread reads as empty."""
+        try:
+            return await self.graph.aget_state(config)
+        except ValueError as exc:  # LangGraph's serializer on changed bytes
+            thread = config["configurable"]["thread_id"]
+            _LOGGER.error(
+                "%s: the checkpoint of %s in %s does not decode (%s); deleted it, %s goes on without",
+                self.file.what,
+                thread,
+                self.file.path,
+                exc,
+                thread,
+            )
+            await self.forget([thread])
+            return await self.graph.aget_state(config)
+
     async def known(self, thread_id: str) -> bool:
         """Whether the file holds checkpoints of this thread (an id must not pick up another's)."""
         config: Any = {"configurable": {"thread_id": thread_id, "checkpoint_ns": ""}}

@@ -176,7 +176,7 @@ class PlanEngine:
         return f"plan-{number}"
 
     async def state(self, task_id: str) -> TaskState:
-        snapshot = await self._checked(lambda: self._graph.aget_state(self._cfg(task_id)))
+        snapshot = await self._checked(lambda: self._checkpoints.snapshot(self._cfg(task_id)))
         if not snapshot.values:
             initial = self.ledger.initial(task_id)  # created, its first checkpoint not written yet
             if initial is None:
@@ -361,7 +361,7 @@ class PlanEngine:
     async def _resume_all(self) -> list[str]:
         resumed: list[str] = []
         for task_id in self.ledger.plans(unfinished=True, last=1000):
-            snapshot = await self._graph.aget_state(self._cfg(task_id))
+            snapshot = await self._checkpoints.snapshot(self._cfg(task_id))
             state = snapshot.values
             initial = self.ledger.initial(task_id)
             confirmed = initial is not None and initial.get("status") == "executing"

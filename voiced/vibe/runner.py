@@ -214,7 +214,7 @@ class PlanRunner:
         return await self._recovering(lambda: self._resumed(task_id, turn, plan))
 
     async def _resumed(self, task_id: str, turn: int, plan: VibePlan) -> tuple[StepOutcome, ...]:
-        snapshot = await self._graph.aget_state(self._cfg(task_id, turn))
+        snapshot = await self._snapshot(task_id, turn)
         if not snapshot.values:
             return await self._run(task_id, turn, plan)
         if snapshot.next:
@@ -222,8 +222,13 @@ class PlanRunner:
             await self._graph.ainvoke(None, self._cfg(task_id, turn), durability="sync")
         return await self._outcomes(task_id, turn)
 
+    async def _snapshot(self, task_id: str, turn: int) -> Any:
+        if self._checkpoints is None:
+            return await self._graph.aget_state(self._cfg(task_id, turn))
+        return await self._checkpoints.snapshot(self._cfg(task_id, turn))
+
     async def _outcomes(self, task_id: str, turn: int) -> tuple[StepOutcome, ...]:
-        snapshot = await self._graph.aget_state(self._cfg(task_id, turn))
+        snapshot = await self._snapshot(task_id, turn)
         done = sorted(snapshot.values.get("done", []), key=lambda entry: int(entry[0]))
         return tuple(StepOutcome(tool, target, ok, detail) for _index, tool, target, ok, detail in done)
 
