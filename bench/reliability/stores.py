@@ -222,6 +222,10 @@ async def one_case(
             await daemon.aclose()
     counts["confirmed_lost"] += int(lost)
     counts["confirmed_lost_ledger_ok"] += int(lost and ledger_ok)
+    if lost and ledger_ok:
+        logging.getLogger(__name__).warning(
+            "%s: the confirmed plan was lost, its ledger readable", folder.name
+        )
     moved = [p for p in folder.glob("*.damaged-*") if not p.name.endswith(("-wal", "-shm", "-journal"))]
     lines = log.moves[moves_before:]
     counts["moved_aside"] += len(moved)
@@ -316,4 +320,5 @@ if __name__ == "__main__":
     parser.add_argument("--seed", type=int, default=12)
     parser.add_argument("--cases", type=int, default=1000, help="plans made for the file-size figure")
     args = parser.parse_args()
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     print(json.dumps(run(args.seed, args.cases)))
