@@ -22,6 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
+from voiced.plans.salvage import salvage
 from voiced.sqlite_files import SqliteFile, Table, Unreadable, is_damage
 
 _SCHEMA = """
@@ -54,6 +55,8 @@ class Ledger:
         self._path = path
         self._db = self._connect()
         self._lock = threading.Lock()
+        if self.moved_aside is not None:
+            salvage(self.moved_aside, self._db, what)
 
     def _connect(self) -> sqlite3.Connection:
         db = sqlite3.connect(self._path, timeout=10, check_same_thread=False, isolation_level=None)
@@ -76,6 +79,7 @@ class Ledger:
                 self._db.close()
                 self.moved_aside = self._file.recover(exc)
                 self._db = self._connect()
+                salvage(self.moved_aside, self._db, self._file.what)
                 return work(self._db)
 
     def close(self) -> None:
