@@ -15,10 +15,14 @@ and real LangGraph, with a stand-in for DeviceActions that records what is sent.
 - moved_aside: damaged files moved aside; unexplained: a move without exactly one log line for it;
 - running_failures: the main table dropped under each running store, then a turn: its failures.
 
-Then `cases` plans are made one after another (3 steps each) and the plans' files measured:
-`plans_file_kb_after_<cases>` (checkpoints + their WAL) and `ledger_kb_after_<cases>`.
+`cases` bounds the damaged starts (a seeded sample when below the 230; the suite's 1,000 runs them
+all). Then `plans` plans (400 in the suite: more than `plans.keep_finished`) are made one after
+another, 3 steps each, and the plans' files measured: `plans_file_kb_after_<plans>` (checkpoints
+and their WAL) and `ledger_kb_after_<plans>`. Everything starts in-process (the real objects, as
+the daemon builds them), not as a `voiced` program per case: 230 programs would take too long.
 
-    PYTHONPATH=$PWD python bench/reliability.py --family stores [--cases 10000]
+    PYTHONPATH=$PWD python bench/reliability.py --family stores
+    PYTHONPATH=$PWD python bench/reliability/stores.py --plans 10000    # the 10,000-plan figure
 """
 
 from __future__ import annotations
@@ -68,6 +72,8 @@ focus:
 T0 = 1_000_000.0
 HOUR_S = 3600.0
 WAIT_S = 10.0
+TURNS = 12  # before the damage: twelve plans and scenes, finished
+CONFIRMED = f"plan-{TURNS + 1}"  # then the plan the user confirmed
 
 
 class _Log(logging.Handler):
@@ -159,7 +165,7 @@ async def history(folder: Path, registry: DeviceRegistry, *, confirmed: bool) ->
         daemon.store.save(
             daemon.state.model_copy(update={"session_id": f"s{number}", "compressed_memory": "x" * 900})
         )
-    for _ in range(12):
+    for _ in range(TURNS):
         await daemon.turn()
     if confirmed:
         engine = daemon.plans.engine
@@ -175,7 +181,9 @@ def ledger_readable(folder: Path) -> bool:
     """Whether the damaged plans' ledger still gives the confirmed plan's row (read as SQLite would)."""
     try:
         with closing(sqlite3.connect(f"file:{folder / 'plans-ledger.sqlite'}?mode=ro", uri=True)) as db:
-            return db.execute("select 1 from plan_index where task_id = 'plan-13'").fetchone() is not None
+            return (
+                db.execute("select 1 from plan_index where task_id = ?", (CONFIRMED,)).fetchone() is not None
+            )
     except (sqlite3.DatabaseError, UnicodeDecodeError):  # damaged text comes back undecodable
         return False
 
@@ -207,11 +215,11 @@ async def one_case(
     lost = confirmed
     try:
         if daemon is not None and confirmed:
-            view = await daemon.finished("plan-13")
+            view = await daemon.finished(CONFIRMED)
             lost = view["status"] != "completed"
             said = daemon.plans.said if daemon.plans is not None else []
             counts["asked_again"] += int(any("didn't hear back" in line for line in said))
-            counts["sent_twice"] += int(("plan-13", "a") in devices.sent)
+            counts["sent_twice"] += int((CONFIRMED, "a") in devices.sent)
         if daemon is not None:
             await daemon.turn()
     except Exception:
@@ -272,7 +280,7 @@ async def plans_file_size(folder: Path, plans: int) -> tuple[int, int]:
     return kb("plans.sqlite"), kb("plans-ledger.sqlite")
 
 
-def run(seed: int, cases: int) -> dict[str, int]:
+def run(seed: int, cases: int, plans: int = 400) -> dict[str, int]:
     rng = random.Random(seed)
     keys = ("tries", "tracebacks", "crashes", "crash_loops", "turn_failures", "confirmed_lost")
     keys += ("confirmed_lost_ledger_ok", "asked_again", "sent_twice", "moved_aside", "unexplained")
@@ -287,18 +295,18 @@ def run(seed: int, cases: int) -> dict[str, int]:
                 templates[confirmed] = Path(top) / f"history-{confirmed}"
                 templates[confirmed].mkdir()
                 asyncio.run(history(templates[confirmed], registry, confirmed=confirmed))
-            for name, (file, table) in FILES.items():
-                for damage_name, damage in DAMAGES.items():
-                    for confirmed in (False, True):
-                        folder = Path(top) / f"{name}-{damage_name}-{confirmed}"
-                        shutil.copytree(templates[confirmed], folder)
-                        damage(folder / file, table, random.Random(rng.random()))
-                        counts["tries"] += 1
-                        ok = confirmed and ledger_readable(folder)
-                        asyncio.run(
-                            one_case(folder, registry, counts, log, confirmed=confirmed, ledger_ok=ok)
-                        )
-                        shutil.rmtree(folder)
+            every = [(n, d, c) for n in FILES for d in DAMAGES for c in (False, True)]
+            chosen = every if cases >= len(every) else rng.sample(every, cases)
+            for name, damage_name, confirmed in chosen:
+                file, table = FILES[name]
+                damage = DAMAGES[damage_name]
+                folder = Path(top) / f"{name}-{damage_name}-{confirmed}"
+                shutil.copytree(templates[confirmed], folder)
+                damage(folder / file, table, random.Random(rng.random()))
+                counts["tries"] += 1
+                ok = confirmed and ledger_readable(folder)
+                asyncio.run(one_case(folder, registry, counts, log, confirmed=confirmed, ledger_ok=ok))
+                shutil.rmtree(folder)
             for name in FILES:
                 folder = Path(top) / f"running-{name}"
                 shutil.copytree(templates[False], folder)
@@ -306,9 +314,9 @@ def run(seed: int, cases: int) -> dict[str, int]:
                 asyncio.run(running_case(folder, registry, name, counts))
             sized = Path(top) / "sized"
             sized.mkdir()
-            plans_kb, ledger_kb = asyncio.run(plans_file_size(sized, cases))
-            counts[f"plans_file_kb_after_{cases}"] = plans_kb
-            counts[f"ledger_kb_after_{cases}"] = ledger_kb
+            plans_kb, ledger_kb = asyncio.run(plans_file_size(sized, plans))
+            counts[f"plans_file_kb_after_{plans}"] = plans_kb
+            counts[f"ledger_kb_after_{plans}"] = ledger_kb
     finally:
         logging.getLogger().removeHandler(log)
     counts["tracebacks"] += log.tracebacks
@@ -318,7 +326,8 @@ def run(seed: int, cases: int) -> dict[str, int]:
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seed", type=int, default=12)
-    parser.add_argument("--cases", type=int, default=1000, help="plans made for the file-size figure")
+    parser.add_argument("--cases", type=int, default=1000, help="damaged starts (all 230 from 230 on)")
+    parser.add_argument("--plans", type=int, default=400, help="plans made for the file-size figure")
     args = parser.parse_args()
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
-    print(json.dumps(run(args.seed, args.cases)))
+    print(json.dumps(run(args.seed, args.cases, args.plans)))
