@@ -33,7 +33,7 @@ def salvage(damaged: Path, into: sqlite3.Connection, what: str) -> int:
     except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:  # too damaged to open at all
         _LOGGER.debug("%s: nothing read back from %s (%s)", what, damaged, exc)
     if copied:
-        _LOGGER.warning("%s: %d row(s) read back from the damaged %s", what, copied, damaged.name)
+        _LOGGER.info("%s: %d row(s) read back from the damaged %s", what, copied, damaged.name)
     return copied
 
 
