@@ -178,13 +178,13 @@ async def history(folder: Path, registry: DeviceRegistry, *, confirmed: bool) ->
 
 
 def ledger_readable(folder: Path) -> bool:
-    """Whether the damaged plans' ledger still gives the confirmed plan's row (read as SQLite would)."""
+    """Whether the damaged plans' ledger still gives the confirmed plan's row, the yes in it (read
+    from the table itself: a lookup by id alone can be answered from the index, past a broken page)."""
     try:
         with closing(sqlite3.connect(f"file:{folder / 'plans-ledger.sqlite'}?mode=ro", uri=True)) as db:
-            return (
-                db.execute("select 1 from plan_index where task_id = ?", (CONFIRMED,)).fetchone() is not None
-            )
-    except (sqlite3.DatabaseError, UnicodeDecodeError):  # damaged text comes back undecodable
+            row = db.execute("select initial from plan_index where task_id = ?", (CONFIRMED,)).fetchone()
+        return row is not None and json.loads(row[0]).get("status") == "executing"
+    except (sqlite3.DatabaseError, UnicodeDecodeError, ValueError, AttributeError):  # damaged: unreadable
         return False
 
 
