@@ -150,8 +150,14 @@ def engine_overhead(steps: int) -> tuple[float, float]:
         bus = EventBus()
         bus.bind_loop(asyncio.get_running_loop())
 
-        async def nothing(task_id: str, step: PlanStep, attempt: int) -> StepOutcome:
-            return StepOutcome(True, "ok")
+        class Nothing:
+            def recorded(self, task_id: str, index: int, attempt: int) -> StepOutcome | None:
+                return None
+
+            async def __call__(self, task_id: str, step: PlanStep, attempt: int) -> StepOutcome:
+                return StepOutcome(True, "ok")
+
+        nothing = Nothing()
 
         with tempfile.TemporaryDirectory() as tmp:
             engine = PlanEngine(PlansConfig(), Path(tmp) / "p.sqlite", bus, lambda _ledger: nothing)

@@ -155,6 +155,9 @@ class Home:
         self.said.append(text)
         return True
 
+    def recorded(self, task_id: str, index: int, attempt: int) -> StepOutcome | None:
+        return None  # no ledger here: nothing survives a restart but the checkpoints
+
     async def __call__(self, task_id: str, step: PlanStep, attempt: int) -> StepOutcome:
         self.sent.append((task_id, step.index, attempt))
         return StepOutcome(

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -164,7 +165,7 @@ def test_the_scenes_checkpoints_go_beside_the_plans_unless_configured(tmp_path: 
 
 
 @pytest.mark.parametrize("damaged", ["scenes.sqlite", "scenes-ledger.sqlite"])
-def test_a_damaged_scene_file_keeps_scenes_in_memory_and_the_scenes_still_run(
+def test_a_damaged_scene_file_is_moved_aside_and_scenes_are_kept_on_a_fresh_one(
     broker: Broker, registry: DeviceRegistry, tmp_path: Path, caplog: pytest.LogCaptureFixture, damaged: str
 ) -> None:
     (tmp_path / damaged).write_bytes(b"not a database " * 300)
@@ -177,6 +178,9 @@ def test_a_damaged_scene_file_keeps_scenes_in_memory_and_the_scenes_still_run(
 
     asyncio.run(scenario())
     errors = [r.getMessage() for r in caplog.records if r.levelname == "ERROR"]
-    assert len(errors) == 1 and damaged in errors[0], errors
-    assert "scenes are not kept across restarts" in errors[0]
-    assert (tmp_path / damaged).read_bytes().startswith(b"not a database")  # left as it was
+    assert len(errors) == 1 and f"{damaged} is damaged (file is not a database)" in errors[0], errors
+    aside = list(tmp_path.glob(f"{damaged}.damaged-20*"))
+    assert len(aside) == 1 and aside[0].read_bytes().startswith(b"not a database")  # kept as it was
+    assert f"moved it aside to {aside[0]}" in errors[0]
+    with sqlite3.connect(tmp_path / "scenes-ledger.sqlite") as db:  # kept on the fresh files
+        assert db.execute("select task_id, finished from plan_index").fetchall() == [("vibe-1", 1)]

@@ -376,3 +376,7 @@ class PlansConfig(_Section):
     supervisor_timeout_s: Float = Field(
         10.0, gt=0, le=120, description="the LLM supervisor's time per decision; past it the rules decide"
     )
+    keep_days: Int = Field(30, ge=1, le=3650, description="finished plans older than this are deleted")
+    keep_finished: Int = Field(
+        300, ge=1, le=100_000, description="at most this many finished plans are kept (the newest)"
+    )

@@ -3,6 +3,13 @@
 One asyncio task per plan that is running (named, kept, cancelled and awaited); one timer per plan
 waiting for its confirmation (`plans.confirm_timeout_s` cancels it and says so). The checkpoint is
 the task's record: every view the API gives is read from it.
+
+Its files are ours to keep sound (voiced/sqlite_files.py): a damaged one is moved aside at start, or
+when it fails while running (then the plans are resumed from the ledger on a fresh file, and the turn
+goes on). A plan the user confirmed is marked so in the ledger: with its checkpoints lost it still
+goes ahead (the ledger keeps a done step from being sent twice), never cancelled for lack of an
+answer; one still waiting for its yes waits again, its timeout counted afresh. Finished plans are
+pruned (`plans.keep_days`, `plans.keep_finished`), so the files stay bounded.
 """
 
 from __future__ import annotations
@@ -13,7 +20,7 @@ import logging
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from langgraph.types import Command
 
@@ -27,16 +34,27 @@ from voiced.events import (
     PlanFailed,
     PlanWaitingConfirmation,
 )
+from voiced.plans.checkpoints import Checkpoints
 from voiced.plans.graph import StepRunner, build_graph
 from voiced.plans.ledger import Ledger
-from voiced.plans.model import FINISHED, ExecutionPlan, TaskState, plan_of, task_view
-from voiced.plans.saver import SettlingSaver
+from voiced.plans.model import (
+    FINISHED,
+    ExecutionPlan,
+    TaskState,
+    cancelled_entry,
+    new_state,
+    plan_of,
+    task_view,
+)
 from voiced.plans.supervisor import Supervisor, by_rules
 from voiced.plans.words import no_answer_line, outcome_line, read_back
+from voiced.sqlite_files import is_damage
 from voiced.tasks import cancel_and_wait
 
 _LOGGER = logging.getLogger(__name__)
 CONFIRMED_WITHIN_S = 2.0  # how long a confirmation waits for the plan's run to record that it goes ahead
+DAY_S = 86400.0
+T = TypeVar("T")
 
 
 class Say(Protocol):
@@ -68,36 +86,97 @@ class PlanEngine:
         self._bus = bus
         self._say = say
         self._clock = clock
-        self._stack = contextlib.AsyncExitStack()
         # Its own file: the checkpointer's connection holds write transactions across awaits.
         self.ledger = Ledger(path.with_name(f"{path.stem}-ledger{path.suffix}"))
-        self._graph_def = build_graph(
+        graph = build_graph(
             bus, steps(self.ledger), grace_s=config.grace_s, clock=clock, supervisor=supervisor
         )
-        self._graph: Any = None
+        self._checkpoints = Checkpoints(path, graph, what="plans' checkpoints", key="plans.checkpoint_file")
+        self._recovering = asyncio.Lock()
         self._runs: dict[str, asyncio.Task[None]] = {}
         self._timers: dict[str, asyncio.Task[None]] = {}
         self._open: list[str] = []  # plans not finished, oldest first: what each turn looks at
         self._spoken: set[asyncio.Task[bool]] = set()
 
+    @property
+    def _graph(self) -> Any:
+        return self._checkpoints.graph
+
     async def start(self) -> list[str]:
         """Open the checkpoints and resume every unfinished plan; returns the resumed ids."""
-        saver = await self._stack.enter_async_context(SettlingSaver.opened(str(self._path)))
-        self._graph = self._graph_def.compile(checkpointer=saver)
-        return await self._resume_all()
+        await self._checkpoints.open()
+        resumed = await self._resume_all()
+        await self.prune()
+        return resumed
 
     async def aclose(self) -> None:
         await cancel_and_wait([*self._runs.values(), *self._timers.values(), *self._spoken])
         self._runs.clear()
         self._timers.clear()
-        await self._stack.aclose()
+        await self._checkpoints.aclose()
         self.ledger.close()
+
+    async def _recover(self, failure: BaseException, generation: int) -> None:
+        """The checkpoints failed while running: a fresh file, every unfinished plan resumed from
+        the ledger (runs and timers of the old file stopped first: they would write to it)."""
+        async with self._recovering:
+            if self._checkpoints.generation != generation:
+                return  # another caller has already started the fresh file
+            me = asyncio.current_task()
+            await cancel_and_wait([t for t in [*self._runs.values(), *self._timers.values()] if t is not me])
+            self._runs = {k: t for k, t in self._runs.items() if t is me}
+            self._timers.clear()
+            await self._checkpoints.reopen(failure)
+            self._open.clear()
+            await self._resume_all()
+
+    async def prune(self) -> list[str]:
+        """Delete finished plans older than `plans.keep_days` or beyond the newest `plans.keep_finished`."""
+        before = self._clock() - self._config.keep_days * DAY_S
+        gone = self.ledger.prunable(before=before, keep=self._config.keep_finished)
+        if gone:
+            await self._checkpoints.forget(gone)
+            self.ledger.forget(gone)
+            _LOGGER.info("plans: pruned %d finished plan(s), %s to %s", len(gone), gone[0], gone[-1])
+        return gone
+
+    async def _tidy(self, task_id: str) -> None:
+        """A plan finished: its last checkpoint is all it needs, and the oldest may go."""
+        generation = self._checkpoints.generation
+        try:
+            await self._checkpoints.keep_last_only(task_id)
+            await self.prune()
+        except Exception as exc:
+            if not is_damage(exc):
+                raise
+            await self._recover(exc, generation)
 
     def _cfg(self, task_id: str) -> dict[str, Any]:
         return {"configurable": {"thread_id": task_id}, "recursion_limit": 1000}
 
+    async def _checked(self, read: Callable[[], Awaitable[T]]) -> T:
+        """`read` from the checkpoints; once more on a fresh file if they prove damaged."""
+        generation = self._checkpoints.generation
+        try:
+            return await read()
+        except Exception as exc:
+            if is_damage(exc):
+                await self._recover(exc, generation)
+            elif self._checkpoints.generation != generation:  # closed under us by a recovery
+                async with self._recovering:
+                    pass  # under way: wait for the fresh file
+            else:
+                raise
+            return await read()
+
+    async def _new_id(self) -> str:
+        number = self.ledger.next_number()
+        while await self._checkpoints.known(f"plan-{number}"):  # the ledger lost, its checkpoints not
+            number += 1
+        return f"plan-{number}"
+
     async def state(self, task_id: str) -> TaskState:
-        snapshot = await self._graph.aget_state(self._cfg(task_id))
+        snapshot = await self._checked(lambda: self._checkpoints.snapshot(self._cfg(task_id)))
         if not snapshot.values:
             initial = self.ledger.initial(task_id)  # created, its first checkpoint not written yet
             if initial is None:
@@ -119,24 +198,9 @@ class PlanEngine:
         self, requirement: str, plan: ExecutionPlan, *, needs_confirmation: bool
     ) -> dict[str, Any]:
         """Start a plan: it waits for a confirmation (returned once it does) or runs at once."""
-        task_id = f"plan-{self.ledger.count() + 1}"
+        task_id = await self._checked(self._new_id)
         now = self._clock()
-        state: TaskState = {
-            "task_id": task_id,
-            "requirement": requirement,
-            "created_at": now,
-            "status": "planning",
-            "execution_plan": plan.model_dump(mode="json"),
-            "needs_confirmation": needs_confirmation,
-            "waiting_for": "",
-            "execution_history": [],
-            "attempts": {},
-            "pending": [step.index for step in plan.steps],
-            "current_step": 0,
-            "batch": [],
-            "user_notes": "",
-            "result": "",
-        }
+        state = new_state(task_id, requirement, now, plan, needs_confirmation=needs_confirmation)
         self.ledger.add_plan(task_id, requirement, now, dict(state))
         self._open.append(task_id)
         self._bus.publish(
@@ -160,11 +224,15 @@ class PlanEngine:
         return task
 
     async def _run(self, task_id: str, given: Any) -> None:
+        generation = self._checkpoints.generation
         try:
             await self._graph.ainvoke(given, self._cfg(task_id), durability="sync")
         except asyncio.CancelledError:
             raise
         except Exception as exc:
+            if is_damage(exc):  # the checkpoints' file: a fresh one, this plan resumed from the ledger
+                await self._recover(exc, generation)
+                return
             _LOGGER.exception("%s failed", task_id)
             await self._graph.aupdate_state(
                 self._cfg(task_id), {"status": "failed", "result": f"the plan broke: {exc}"}, as_node="finish"
@@ -177,6 +245,7 @@ class PlanEngine:
             await self._arm(task_id, state)
         elif status in FINISHED:
             self._finished(task_id, state)
+            await self._tidy(task_id)
 
     async def _arm(self, task_id: str, state: TaskState) -> None:
         old = self._timers.pop(task_id, None)
@@ -248,6 +317,10 @@ class PlanEngine:
             answer["plan"] = plan.model_dump(mode="json")
         elif not approved:
             answer["reason"] = f"refused{': ' + notes if notes else ''}"
+        else:  # kept apart from the checkpoints: the yes survives their loss
+            self.ledger.confirm(
+                task_id, {**state, "status": "executing", "waiting_for": "", "user_notes": notes}
+            )
         return await self._answer(task_id, answer)
 
     async def cancel(self, task_id: str, reason: str) -> str:
@@ -258,18 +331,7 @@ class PlanEngine:
         live = [t for t in (self._runs.pop(task_id, None), self._timers.pop(task_id, None)) if t is not None]
         await cancel_and_wait(live)
         step = int(state.get("current_step", 0))
-        end = {
-            "step": step,
-            "attempt": 0,
-            "status": "cancelled",
-            "decision": "end",
-            "decided_by": "rules",  # a cancel always ends the plan: no one is asked
-            "reason": reason,
-            "timestamp": self._clock(),
-            "action": "",
-            "device": "",
-            "result": reason,
-        }
+        end = cancelled_entry(step, reason, self._clock())
         await self._graph.aupdate_state(
             self._cfg(task_id),
             {"status": "cancelled", "waiting_for": "", "result": reason, "execution_history": [end]},
@@ -280,6 +342,7 @@ class PlanEngine:
             PlanDecision(task_id=task_id, step=step, detail=reason, data={"decision": "end", "by": "rules"})
         )
         self._bus.publish(PlanCancelled(task_id=task_id, detail=reason))
+        await self._tidy(task_id)
         return "cancelled"
 
     async def waiting(self) -> TaskState | None:
@@ -298,12 +361,16 @@ class PlanEngine:
     async def _resume_all(self) -> list[str]:
         resumed: list[str] = []
         for task_id in self.ledger.plans(unfinished=True, last=1000):
-            snapshot = await self._graph.aget_state(self._cfg(task_id))
+            snapshot = await self._checkpoints.snapshot(self._cfg(task_id))
             state = snapshot.values
-            if not state and (initial := self.ledger.initial(task_id)) is not None:
+            initial = self.ledger.initial(task_id)
+            confirmed = initial is not None and initial.get("status") == "executing"
+            if not state and initial is not None:
+                # killed before its first checkpoint, or its checkpoints lost: from the ledger, a
+                # confirmed plan going ahead, one not yet confirmed asking again
                 resumed.append(task_id)
                 self._open.append(task_id)
-                self._drive(task_id, initial)  # killed before its first checkpoint
+                self._drive(task_id, initial)
                 continue
             if not state or state.get("status") in FINISHED:
                 self.ledger.finish(task_id)
@@ -311,7 +378,11 @@ class PlanEngine:
             if state.get("status") == "waiting_confirmation" and snapshot.next == ("review",):
                 resumed.append(task_id)
                 self._open.append(task_id)
-                await self._arm(task_id, state)
+                if confirmed:  # the yes was recorded, its checkpoint not yet: it goes ahead
+                    notes = str((initial or {}).get("user_notes", ""))
+                    self._drive(task_id, Command(resume={"approved": True, "notes": notes}))
+                else:
+                    await self._arm(task_id, state)
                 continue
             if snapshot.next:
                 _LOGGER.info("%s: resuming at %s", task_id, ", ".join(snapshot.next))

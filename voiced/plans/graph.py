@@ -32,6 +32,9 @@ from voiced.plans.supervisor import MAX_TRIES, StepOutcome, Supervisor, by_rules
 class StepRunner(Protocol):
     def __call__(self, task_id: str, step: PlanStep, attempt: int) -> Awaitable[StepOutcome]: ...
 
+    def recorded(self, task_id: str, index: int, attempt: int) -> StepOutcome | None:
+        """The outcome of an attempt already done (before a restart, say); None if it is not."""
+
 
 def _lanes(state: TaskState) -> dict[str, list[int]]:
     """Pending steps by device, each lane in plan order."""
@@ -158,7 +161,10 @@ def build_graph(
         attempt = int(payload["attempt"])
         task_id = str(payload["task_id"])
         late = clock() - one.at if one.at is not None else 0.0
-        if late > grace_s:
+        done = run_step.recorded(task_id, one.index, attempt)
+        if done is not None:  # done before a restart (its checkpoint lost): late now, but not missed
+            outcome = done
+        elif late > grace_s:
             outcome = StepOutcome(
                 False,
                 f"due at {time.strftime('%H:%M', time.localtime(one.at))}, "

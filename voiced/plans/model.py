@@ -116,6 +116,44 @@ def history_entry(step: PlanStep, attempt: int, status: str, result: str, **extr
     }
 
 
+def new_state(
+    task_id: str, requirement: str, now: float, plan: ExecutionPlan, *, needs_confirmation: bool
+) -> TaskState:
+    """A plan just made: the graph's input (and the ledger's copy, until its first checkpoint)."""
+    return {
+        "task_id": task_id,
+        "requirement": requirement,
+        "created_at": now,
+        "status": "planning",
+        "execution_plan": plan.model_dump(mode="json"),
+        "needs_confirmation": needs_confirmation,
+        "waiting_for": "",
+        "execution_history": [],
+        "attempts": {},
+        "pending": [step.index for step in plan.steps],
+        "current_step": 0,
+        "batch": [],
+        "user_notes": "",
+        "result": "",
+    }
+
+
+def cancelled_entry(step: int, reason: str, now: float) -> dict[str, Any]:
+    """The history's last entry of a plan cancelled at `step`."""
+    return {
+        "step": step,
+        "attempt": 0,
+        "status": "cancelled",
+        "decision": "end",
+        "decided_by": "rules",  # a cancel always ends the plan: no one is asked
+        "reason": reason,
+        "timestamp": now,
+        "action": "",
+        "device": "",
+        "result": reason,
+    }
+
+
 def plan_of(state: TaskState) -> ExecutionPlan:
     return ExecutionPlan.model_validate(state["execution_plan"])
 

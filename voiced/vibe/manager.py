@@ -75,7 +75,7 @@ class VibeTaskManager:
         self._narrate = narrate
         self._clock = clock
         self._closed = False
-        self._count = self._ledger.count()  # ids go on from the scenes kept: a thread per scene
+        self._count = self._ledger.next_number() - 1  # ids go on from the scenes kept: a thread per scene
         self._current: tuple[str, str, asyncio.Task[None]] | None = None
         self._messages: list[VibeMessage] = []
 
@@ -98,7 +98,7 @@ class VibeTaskManager:
 
     async def start(self, request: str, turn: int) -> str:
         replaced = await self.cancel(f"replaced by a new scene: {request!r}") if self.running else ""
-        task_id = self._next_id()
+        task_id = await self._next_id()
         now = self._clock()
         initial = {"request": request, "turn": turn, "created_at": now, "plan": None}
         self._ledger.add_plan(task_id, request, now, initial)
@@ -108,8 +108,10 @@ class VibeTaskManager:
         started = f"scene {task_id} for {request!r} is being set up in the background"
         return f"{replaced}; {started}" if replaced else started
 
-    def _next_id(self) -> str:
+    async def _next_id(self) -> str:
         self._count += 1
+        while await self._runner.known(f"vibe-{self._count}"):  # the ledger lost, its checkpoints not
+            self._count += 1
         return f"vibe-{self._count}"
 
     def _launch(self, task_id: str, request: str, initial: dict[str, Any], *, resumed: bool = False) -> None:
@@ -127,6 +129,7 @@ class VibeTaskManager:
         await cancel_and_wait([task])
         if finished:
             self._ledger.finish(task_id)
+            await self._runner.tidy(task_id)
         self._bus.publish(VibeCancelled(task_id=task_id, reason=reason))
         self._messages.append(Cancelled(task_id, request, reason=reason))
         _LOGGER.info("%s: cancelled (%s)", task_id, reason)
@@ -212,6 +215,7 @@ class VibeTaskManager:
             await self._failed(task_id, turn, request, f"the scene could not be set up ({exc})", ())
             return
         self._ledger.finish(task_id)
+        await self._runner.tidy(task_id)
         failures = [o for o in outcomes if not o.ok]
         if failures:
             error = "; ".join(o.detail for o in failures)

@@ -10,17 +10,21 @@ every branch.
 A device step publishes through DeviceActions and then waits for the broker's PUBACK and the device's
 state topic to show the requested values. A step that fails (refused, offline, unconfirmed) names the
 device; the other steps still run. Narration comes last, through the mouth, never over a reply.
+
+Both files are checked at start and moved aside when damaged, then or while running
+(voiced/sqlite_files.py): scenes are kept on a fresh file, and a scene whose checkpoints fail
+mid-way carries on from the ledger. Finished scenes are pruned as plans are (`plans.keep_days`,
+`plans.keep_finished`).
 """
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import operator
-import sqlite3
+import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Annotated, Any, Protocol, TypedDict
+from typing import Annotated, Any, Protocol, TypedDict, TypeVar
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.memory import InMemorySaver
@@ -33,14 +37,17 @@ from voiced.devices.actions import DeviceActions
 from voiced.devices.registry import DeviceRegistry
 from voiced.devices.tools import DeviceTools, ToolError
 from voiced.events import VibeToolEnd, VibeToolStart
+from voiced.plans.checkpoints import Checkpoints
 from voiced.plans.ledger import Ledger
-from voiced.plans.saver import SettlingSaver
 from voiced.plans.steps import DeviceSteps
+from voiced.sqlite_files import is_damage
 from voiced.vibe.messages import StepOutcome
 from voiced.vibe.plan import VibePlan, VibeStep, check_step, step_device
 
 _LOGGER = logging.getLogger(__name__)
+T = TypeVar("T")
 ATTEMPT = 1  # a scene's step is tried once
+DAY_S = 86400.0
 
 
 class Narrate(Protocol):
@@ -81,48 +88,75 @@ class PlanRunner:
         ack_timeout_s: float,
         narrate: Narrate | None = None,
         checkpoint: Path | None = None,
+        keep_days: float = 30,
+        keep_finished: int = 300,
+        clock: Callable[[], float] = time.time,
     ) -> None:
-        """`checkpoint`: the SQLite file that keeps scenes across restarts; None = in memory."""
+        """`checkpoint`: the SQLite file that keeps scenes across restarts; None = in memory.
+        `keep_days`, `keep_finished`: finished scenes older, or beyond that many, are deleted."""
         self._tools = DeviceTools(registry)
         self._bus = bus
         self._narrate = narrate
-        self._checkpoint = checkpoint
-        self.ledger = self._ledger(checkpoint)
+        self._keep = (keep_days, keep_finished)
+        self._clock = clock
+        key = "vibe.checkpoint_file"
+        self.ledger = (
+            Ledger(ledger_path(checkpoint), what="scenes' ledger", key=key)
+            if checkpoint is not None
+            else Ledger(":memory:")
+        )
         self._steps = DeviceSteps(
             actions, self.ledger, ack_timeout_s=ack_timeout_s, confirm_timeout_s=config.confirm_timeout_s
         )
-        self._stack = contextlib.AsyncExitStack()
+        self._checkpoints = (
+            Checkpoints(checkpoint, self._build(), what="scenes' checkpoints", key=key)
+            if checkpoint is not None
+            else None
+        )
         self._graph: Any = self._build().compile(checkpointer=InMemorySaver())
 
-    def _ledger(self, checkpoint: Path | None) -> Ledger:
-        if checkpoint is not None:
-            try:
-                return Ledger(ledger_path(checkpoint))
-            except sqlite3.DatabaseError as exc:  # a damaged file must not keep the daemon from starting
-                _LOGGER.error(
-                    "scenes: %s: %s; scenes are not kept across restarts", ledger_path(checkpoint), exc
-                )
-                self._checkpoint = None
-        return Ledger(":memory:")
-
     async def open(self) -> None:
-        """Open the checkpoints (a no-op in memory; a damaged file: in memory, and said in the log)."""
-        if self._checkpoint is None:
-            return
-        stack = contextlib.AsyncExitStack()
-        try:
-            saver = await stack.enter_async_context(SettlingSaver.opened(str(self._checkpoint)))
-            await saver.setup()
-        except sqlite3.DatabaseError as exc:
-            await stack.aclose()
-            _LOGGER.error("scenes: %s: %s; scenes are not kept across restarts", self._checkpoint, exc)
-            return
-        self._stack.push_async_exit(stack)
-        self._graph = self._build().compile(checkpointer=saver)
+        """Open the checkpoints (a no-op in memory; a damaged file is moved aside, and said in the log)."""
+        if self._checkpoints is not None:
+            await self._checkpoints.open()
+            self._graph = self._checkpoints.graph
 
     async def aclose(self) -> None:
-        await self._stack.aclose()
+        if self._checkpoints is not None:
+            await self._checkpoints.aclose()
         self.ledger.close()
+
+    async def known(self, task_id: str) -> bool:
+        """Whether a scene of this id has checkpoints (a new one must not pick up its thread)."""
+        checkpoints = self._checkpoints
+        return checkpoints is not None and await self._recovering(lambda: checkpoints.known(task_id))
+
+    async def tidy(self, task_id: str) -> None:
+        """A scene finished: keep its last checkpoint only, and delete the oldest finished scenes."""
+        days, keep = self._keep
+        gone = self.ledger.prunable(before=self._clock() - days * DAY_S, keep=keep)
+        if self._checkpoints is not None:
+            await self._recovering(lambda: self._checkpoints_tidied(task_id, gone))
+        if gone:
+            self.ledger.forget(gone)
+            _LOGGER.info("scenes: pruned %d finished scene(s), %s to %s", len(gone), gone[0], gone[-1])
+
+    async def _checkpoints_tidied(self, task_id: str, gone: list[str]) -> None:
+        assert self._checkpoints is not None
+        await self._checkpoints.keep_last_only(task_id)
+        if gone:
+            await self._checkpoints.forget(gone)
+
+    async def _recovering(self, work: Callable[[], Awaitable[T]]) -> T:
+        """`work`, once more on a fresh checkpoint file if this one proves damaged while running."""
+        try:
+            return await work()
+        except Exception as exc:
+            if self._checkpoints is None or not is_damage(exc):
+                raise
+            await self._checkpoints.reopen(exc)
+            self._graph = self._checkpoints.graph
+            return await work()
 
     def _build(self) -> StateGraph[Any]:
         graph: StateGraph[Any] = StateGraph(_Scene)
@@ -167,22 +201,34 @@ class PlanRunner:
         return {"configurable": {"thread_id": task_id, "turn": turn}}
 
     async def run(self, task_id: str, turn: int, plan: VibePlan) -> tuple[StepOutcome, ...]:
+        """Run the scene; if its checkpoints fail mid-way, on from a fresh file (done steps not sent)."""
+        return await self._recovering(lambda: self._resumed(task_id, turn, plan))
+
+    async def _run(self, task_id: str, turn: int, plan: VibePlan) -> tuple[StepOutcome, ...]:
         given = {"task_id": task_id, "plan": plan.to_dict()}
         await self._graph.ainvoke(given, self._cfg(task_id, turn), durability="sync")
         return await self._outcomes(task_id, turn)
 
     async def resume(self, task_id: str, turn: int, plan: VibePlan) -> tuple[StepOutcome, ...]:
         """Carry on from the last checkpoint (from the start if there is none): done steps are not sent."""
-        snapshot = await self._graph.aget_state(self._cfg(task_id, turn))
+        return await self._recovering(lambda: self._resumed(task_id, turn, plan))
+
+    async def _resumed(self, task_id: str, turn: int, plan: VibePlan) -> tuple[StepOutcome, ...]:
+        snapshot = await self._snapshot(task_id, turn)
         if not snapshot.values:
-            return await self.run(task_id, turn, plan)
+            return await self._run(task_id, turn, plan)
         if snapshot.next:
             _LOGGER.info("%s: resuming at %s", task_id, ", ".join(snapshot.next))
             await self._graph.ainvoke(None, self._cfg(task_id, turn), durability="sync")
         return await self._outcomes(task_id, turn)
 
+    async def _snapshot(self, task_id: str, turn: int) -> Any:
+        if self._checkpoints is None:
+            return await self._graph.aget_state(self._cfg(task_id, turn))
+        return await self._checkpoints.snapshot(self._cfg(task_id, turn))
+
     async def _outcomes(self, task_id: str, turn: int) -> tuple[StepOutcome, ...]:
-        snapshot = await self._graph.aget_state(self._cfg(task_id, turn))
+        snapshot = await self._snapshot(task_id, turn)
         done = sorted(snapshot.values.get("done", []), key=lambda entry: int(entry[0]))
         return tuple(StepOutcome(tool, target, ok, detail) for _index, tool, target, ok, detail in done)
 

@@ -54,6 +54,8 @@ def build_vibe(
         ack_timeout_s=config.mqtt.ack_timeout_s,
         narrate=narrate,
         checkpoint=checkpoint,
+        keep_days=config.plans.keep_days,
+        keep_finished=config.plans.keep_finished,
     )
     return VibeTaskManager(
         planner=planner, presets=presets, runner=runner, bus=bus, config=config.vibe, narrate=narrate
