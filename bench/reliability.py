@@ -22,13 +22,23 @@ COLUMNS = ("tries", "tracebacks", "crashes", "forbidden_publishes", "stale_deliv
 FAILURES = ("tracebacks", "crashes", "forbidden_publishes", "stale_deliveries")
 # A family's own counters that are failures too (shown under "other"; the run exits 1 on any).
 OTHER_FAILURES = (
-    "forged_lines",
-    "not_recovered",
+    "forged_lines",  # logs
+    "not_recovered",  # tasks
     "dead_tasks",
     "still_degraded",
-    "responses_5xx",
-    "crash_loops",
-    "confirmed_lost",
+    "told_stopping_early",
+    "responses_5xx",  # http
+    "no_response",
+    "half_open_held_30s",
+    "slow_held_30s",
+    "sse_cut",
+    "crash_loops",  # stores
+    "turn_failures",
+    "running_failures",
+    "confirmed_lost_ledger_ok",  # a confirmed plan lost although its ledger row still reads
+    "asked_again",
+    "sent_twice",
+    "unexplained",
 )
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import io
 import json
+import logging
 import os
 import queue
 import re
@@ -104,11 +105,22 @@ def test_each_line_is_handed_over_once_the_turn_before_it_has_finished() -> None
     assert isinstance(events[0], Ready) and isinstance(events[-1], InputEnded)
 
 
-def test_a_bad_line_from_a_stream_ends_the_run_after_the_turns_before_it() -> None:
-    got, _events, failure = _typed_session(b"turn on the kitchen light\n\xff\xfe\n")
-    assert [u.transcript.result().text for u in got] == ["turn on the kitchen light"]
-    assert isinstance(failure, TypedTurnsError)
-    assert "<stdin>, line 2: not UTF-8" in str(failure)
+def test_a_bad_line_from_a_stream_is_refused_by_name_and_the_next_is_taken(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    too_long = b"turn on " * 300
+    lines = b"turn on the kitchen light\n\xff\xfe\n" + too_long + b"\nturn off the kitchen light\n"
+    with caplog.at_level(logging.ERROR, logger="voiced.ear.typed"):
+        got, _events, failure = _typed_session(lines)
+    assert failure is None
+    assert [u.transcript.result().text for u in got] == [
+        "turn on the kitchen light",
+        "turn off the kitchen light",
+    ]
+    assert [r.getMessage() for r in caplog.records] == [
+        "<stdin>, line 2: not UTF-8 text (byte 1); skipped it",
+        "<stdin>, line 3: 2400 characters; a typed turn has at most 2000; skipped it",
+    ]
 
 
 def test_lines_from_a_pipe_are_taken_as_they_come_not_at_its_end() -> None:

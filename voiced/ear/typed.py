@@ -95,7 +95,8 @@ class TypedTurns:
 
     @classmethod
     def from_stream(cls, stream: Readable, name: str = STDIN_NAME) -> TypedTurns:
-        """Lines are taken as they are typed; a bad one ends the run (`TypedTurnsError`).
+        """Lines are taken as they are typed; a bad one (not UTF-8, too long) is refused, named in
+        the log, and the next is taken.
 
         `stream` should be unbuffered (`io.FileIO`): a buffered reader waits to fill its buffer,
         and one left blocked in a read by our reading thread aborts the interpreter's shutdown.
@@ -117,7 +118,12 @@ class TypedTurns:
         number = 0
         while (raw := await arrived.get()) is not None:
             number += 1
-            if (typed := parse_line(raw, number, self.name)) is not None:
+            try:
+                typed = parse_line(raw, number, self.name)
+            except TypedTurnsError as exc:  # one bad line is refused; the daemon (web, devices) goes on
+                _LOGGER.error("%s; skipped it", exc)
+                continue
+            if typed is not None:
                 yield typed
 
 
