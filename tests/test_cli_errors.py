@@ -31,6 +31,7 @@ def test_missing_microphone_exits_3_naming_the_device(tmp_path: Path) -> None:
     result = voiced(tmp_path, "audio:\n  input_device: no-such-mic\n", "run")
     assert result.returncode == 3
     assert "no-such-mic" in result.stderr and "microphone" in result.stderr
+    assert "audio.input_device" in result.stderr and "--input FILE.wav or --text FILE" in result.stderr
 
 
 def test_missing_input_file_exits_3_naming_the_file(tmp_path: Path) -> None:

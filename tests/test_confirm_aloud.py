@@ -66,6 +66,23 @@ def test_asked_to_confirm_the_reply_speaks_first_then_says_what_the_device_repor
     assert plain[0][0] < 0.3
 
 
+def test_say_that_again_repeats_the_last_reply(broker: Broker, registry: DeviceRegistry) -> None:
+    async def scenario() -> list[str]:
+        config = Config(mqtt=broker.mqtt_config("voiced-repeat"))
+        async with Home(broker, registry, config) as home:
+            agent = local(home, registry, DeviceActions(home.gateway, home.bus, confirm_timeout_s=3.0))
+            said = []
+            for turn, text in enumerate(["Turn on the kitchen light.", "say that again", "pardon"], 1):
+                said.append("".join([piece async for piece in agent.reply(turn, text)]))
+            return said
+
+    assert asyncio.run(scenario()) == [
+        "Turning on the kitchen light.",
+        "I said: Turning on the kitchen light.",
+        "I said: Turning on the kitchen light.",
+    ]
+
+
 def test_a_device_that_never_reports_back_is_not_claimed_and_the_first_words_do_not_wait_for_it(
     broker: Broker, registry: DeviceRegistry
 ) -> None:

@@ -490,11 +490,26 @@ def test_what_a_new_user_typed_that_was_missed_acts(text: str, command: Any) -> 
         ("set an alarm for 7 am", "I can't set alarms, timers or reminders yet."),
         ("turn on the garage light", "There's no garage light here."),
         ("what can you do?", "I can control the bedroom light, the diffuser"),
+        ("tell me a joke", "I can't chat without a language model, but I can set the lights"),
+        ("how are you?", "I'm fine, thank you. What can I do for you?"),
+        ("who are you?", "I'm the voice of this home: I can set the lights, the scent and the music"),
+        ("I'm cold", "I can't change the heating. I can make the lights warmer"),
+        ("I'm so tired", "I can dim the lights or put on some calm music"),
+        ("thank you, that's all", "You're welcome."),
+        ("yes", "There's nothing waiting for an answer."),
+        ("can you repeat that?", "I haven't said anything yet."),
     ],
 )
 def test_what_a_new_user_asked_gets_a_plain_answer(text: str, answer: str) -> None:
     reply = HOUSE.understand(text)
     assert reply.commands == () and reply.text.startswith(answer), reply.text
+
+
+@pytest.mark.parametrize("text", ["tell me a joke", "how are you", "I'm tired", "yes", "say that again"])
+def test_small_talk_heard_fine_is_no_mishearing(text: str) -> None:
+    """Not "didn't catch that": heard fine, not for the home (with an LLM, the model answers it)."""
+    reply = HOUSE.understand(text)
+    assert not reply.understood and not reply.missed and "didn't catch" not in reply.text
 
 
 def test_a_title_the_ears_other_readings_disagree_on_is_read_back() -> None:

@@ -33,6 +33,9 @@ EXIT_AUDIO = 3
 EXIT_BROKER = 1
 
 
+NO_MICROPHONE = "set audio.input_device to a microphone, or use --input FILE.wav or --text FILE"
+
+
 def _fail(message: str, code: int) -> int:
     print(f"voiced: {message}", file=sys.stderr)
     return code
@@ -73,12 +76,13 @@ def run(args: argparse.Namespace, config: Config, registry: DeviceRegistry) -> i
         else:
             source = MicrophoneSource(config.audio.input_device, reference)
     except (AudioSourceError, TypedTurnsError) as exc:
-        return _fail(str(exc), EXIT_AUDIO)
+        hint = f"; {NO_MICROPHONE}" if not args.input and not typed else ""
+        return _fail(f"{exc}{hint}", EXIT_AUDIO)
     if not args.input and not typed:
         found, detail = has_microphone(config.audio.input_device)
         if not found:
             where = f"audio.input_device={config.audio.input_device!r}"
-            return _fail(f"no usable microphone ({where}): {detail}", EXIT_AUDIO)
+            return _fail(f"no usable microphone ({where}): {detail}; {NO_MICROPHONE}", EXIT_AUDIO)
     if args.output:
         if problem := _check_output_path(args.output):
             return _fail(problem, EXIT_AUDIO)

@@ -24,6 +24,7 @@ class AgentReply:
     scene: str | None = None  # a preset name or the user's own words for the vibe agent
     reset_scene: bool = False  # "never mind", "stop the scene"
     missed: bool = False  # some or all of the words meant nothing here (not a refusal)
+    repeat: bool = False  # "say that again": whoever keeps the last reply says it (text: if there is none)
 
 
 @dataclass(frozen=True)

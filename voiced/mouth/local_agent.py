@@ -89,6 +89,7 @@ class LocalAgent:
         self._actions = actions
         self._vibe = vibe
         self._understood: tuple[int, bool] = (0, True)  # the last turn and whether it was
+        self._last_said = ""  # for "say that again"
 
     async def reply(
         self, turn: int, text: str, context: TurnContext = NO_CONTEXT
@@ -99,7 +100,11 @@ class LocalAgent:
         )
         self._understood = (turn, understood.understood)
         done = await carry_out(turn, understood, self._actions, self._vibe)
+        if understood.repeat and self._last_said:
+            done = CarriedOut(f"I said: {self._last_said}")
         said = " ".join(part for part in (context.say, news, done.said) if part)
+        if not understood.repeat:
+            self._last_said = said
         if not (context.confirm and done.sent):
             yield said
             return

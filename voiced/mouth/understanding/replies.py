@@ -4,7 +4,6 @@ missed means it should do nothing at all."""
 from __future__ import annotations
 
 import logging
-import re
 
 from voiced.devices.model import DeviceCommand, MusicSet
 from voiced.devices.registry import DeviceRegistry
@@ -23,10 +22,6 @@ REPORTED = "That sounded like something someone else said, so I didn't change an
 NEGATED = "Okay, I'll leave it as it is."
 LATER = "Sorry, I can't do things at a later time yet, so I didn't change anything."
 CONDITIONAL = "Sorry, I can't wait for something to happen before I act, so I didn't change anything."
-_THANKS = re.compile(
-    r"(?:(?:ok|okay|great|cool|perfect|lovely|nice|oh)\s+)*(?:thanks?|thank you|cheers)"
-    r"(?:\s+(?:a lot|so much|very much|mate|buddy))?"
-)
 POINTING = frozenset({"it", "the it", "that", "them", "this", "this one", "that one", "those", "these"})
 KIND_WORDS = {
     *("light", "lights", "lamp", "lamps", "diffuser", "scent", "music", "speaker"),
@@ -76,10 +71,13 @@ def compose(
     text: str, outcomes: list[Outcome], missed: list[str], matcher: Matcher, home: Home, rooms: set[str]
 ) -> AgentReply:
     registry = home.registry
-    if not outcomes and _THANKS.fullmatch(clean(text)):
-        return AgentReply(text="You're welcome.", understood=True)
     if not outcomes:
-        refusal = matcher.unsupported(" ".join(split_utterance(text)))
+        # courtesy words are dropped from the parts: "thank you" alone is matched whole
+        refusal = matcher.unsupported(" ".join(split_utterance(text))) or matcher.unsupported(clean(text))
+        if refusal is not None and refusal.get("welcome"):  # "thanks, that's all": nothing to do
+            return AgentReply(text=str(refusal.get("said")), understood=True)
+        if refusal is not None and refusal.get("repeat"):  # heard fine; with an LLM, the model answers
+            return AgentReply(text=str(refusal.get("said")), understood=False, repeat=True)
         if refusal is not None:
             # "I can't turn on the lights gear": a thing named like this home's is likely misheard
             named = " ".join(str(refusal.get(slot) or "") for slot in ("thing", "value")).lower()
