@@ -102,7 +102,7 @@ def test_the_agent_answers_hostile_calls_without_publishing_or_carrying_megabyte
     assert len(results) == 5
     assert all(r.startswith("error: ") and len(r) < LONGEST_ERROR for r in results)
     assert f"over {MAX_ARGUMENT_CHARS} characters" in results[0]
-    assert "color_temp" in results[1] and "nested too deeply" in results[2]
+    assert "color_temp" in results[1] and "nested 3001 levels deep" in results[2]
     # Every later request is small: the 10 MB argument was neither echoed nor kept.
     for request in llm.requests[1:]:
         assert len(json.dumps(request)) < 20_000

@@ -64,7 +64,9 @@ def decode(payload: bytes) -> str:
     return clean(payload.decode("utf-8", errors="replace"))
 
 
-def loads(text: str | bytes, *, max_depth: int = MAX_JSON_DEPTH) -> Any:
+def loads(
+    text: str | bytes, *, max_depth: int = MAX_JSON_DEPTH, max_number_chars: int = MAX_NUMBER_CHARS
+) -> Any:
     """`json.loads`, refusing deep nesting and huge numbers (UnsafeJson) before they cost a
     RecursionError or a 5,000-digit int; strings come back cleaned. JSONDecodeError as usual."""
     if isinstance(text, bytes):
@@ -73,7 +75,18 @@ def loads(text: str | bytes, *, max_depth: int = MAX_JSON_DEPTH) -> Any:
     deepest = depth(text) if brackets > max_depth else 0
     if deepest > max_depth:
         raise UnsafeJson(f"nested {deepest} levels deep; at most {max_depth}")
-    return clean_value(json.loads(text, parse_int=_int, parse_float=_float, parse_constant=_constant))
+
+    def whole(literal: str) -> int:
+        if len(literal) > max_number_chars:
+            raise UnsafeJson(f"a number {len(literal)} digits long; at most {max_number_chars}")
+        return int(literal)
+
+    def real(literal: str) -> float:
+        if len(literal) > max_number_chars:
+            raise UnsafeJson(f"a number {len(literal)} characters long; at most {max_number_chars}")
+        return float(literal)
+
+    return clean_value(json.loads(text, parse_int=whole, parse_float=real, parse_constant=_constant))
 
 
 def depth(text: str) -> int:
@@ -83,18 +96,6 @@ def depth(text: str) -> int:
         level += 1 if bracket in "[{" else -1
         deepest = max(deepest, level)
     return deepest
-
-
-def _int(literal: str) -> int:
-    if len(literal) > MAX_NUMBER_CHARS:
-        raise UnsafeJson(f"a number {len(literal)} digits long; at most {MAX_NUMBER_CHARS}")
-    return int(literal)
-
-
-def _float(literal: str) -> float:
-    if len(literal) > MAX_NUMBER_CHARS:
-        raise UnsafeJson(f"a number {len(literal)} characters long; at most {MAX_NUMBER_CHARS}")
-    return float(literal)
 
 
 def _constant(literal: str) -> float:

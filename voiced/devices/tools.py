@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -137,7 +138,8 @@ def load_arguments(arguments: str) -> dict[str, Any]:
     if len(arguments) > MAX_ARGUMENT_CHARS:
         raise ToolError(f"the arguments are over {MAX_ARGUMENT_CHARS} characters long")
     try:
-        raw = safe_loads(arguments or "{}")  # every string in them cleaned
+        # every string in them cleaned; a huge number is clamped later (Python's own limit holds here)
+        raw = safe_loads(arguments or "{}", max_number_chars=sys.get_int_max_str_digits())
     except json.JSONDecodeError as exc:
         raise ToolError(f"the arguments are not valid JSON ({exc.msg} at char {exc.pos})") from None
     except UnsafeJson as exc:
