@@ -37,13 +37,13 @@ def refusal(path: Path) -> str:
 
 
 def test_seeded_fuzzing_gives_no_tracebacks_and_names_every_file() -> None:
-    counts = family.run(seed=12, cases=1000, programs=0)
-    assert counts["tries"] == 1000
+    counts = family.run(seed=12, cases=500, programs=0)  # a seeded half of the bench's 1,000
+    assert counts["tries"] == 500
     assert counts["tracebacks"] == 0
     assert counts["crashes"] == 0
     assert counts["unnamed"] == 0
     assert counts["no_field"] == 0
-    assert counts["refused"] > 600  # the mutations do break the files, most of the time
+    assert counts["refused"] > 300  # the mutations do break the files, most of the time
     assert counts["rss_growth_kb"] < 50_000
 
 
