@@ -26,6 +26,7 @@ from voiced.events import AssistantState, TaskFailed, TaskRecovered, Transcript
 from voiced.ha_entities import HaEntities
 from voiced.safe_text import REPLACEMENT
 from voiced.supervision import Supervision
+from voiced.web.metrics import Metrics
 
 
 async def _next(events: object, kind: type, timeout: float = 5.0) -> object:
@@ -225,3 +226,15 @@ def test_a_failed_analysis_degrades_the_brain_until_the_next_turn_is_analysed(
         await brain.aclose()
 
     asyncio.run(scenario())
+
+
+def test_metrics_count_failures_and_the_tasks_still_degraded() -> None:
+    metrics = Metrics()
+    metrics.observe(TaskFailed(task="web-hub", error="RuntimeError: x", restart_in_s=0.5), None)
+    metrics.observe(TaskFailed(task="web-hub", error="RuntimeError: x", restart_in_s=1.0), None)
+    metrics.observe(TaskFailed(task="brain", error="ValueError: y", restart_in_s=0.0), None)
+    text = metrics.render().decode()
+    assert 'voiced_task_failures_total{task="web-hub"} 2.0' in text
+    assert "voiced_tasks_degraded 2.0" in text
+    metrics.observe(TaskRecovered(task="web-hub"), None)
+    assert "voiced_tasks_degraded 1.0" in metrics.render().decode()
