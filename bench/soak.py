@@ -21,11 +21,10 @@ import threading
 import time
 from pathlib import Path
 
-import yaml
-
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from bench.home_config import write_home_config  # noqa: E402
 from tests.conftest import Broker, free_port  # noqa: E402
 from tests.home import SimulatedHome, voiced  # noqa: E402
 
@@ -73,20 +72,8 @@ def main() -> int:
         work = Path(tmp)
         broker = Broker(work)
         broker.start()
-        config = work / "config.yaml"
-        config.write_text(
-            yaml.safe_dump(
-                {
-                    "devices_dir": str(REPO / "devices"),
-                    "models_dir": str(REPO / "models"),
-                    "mqtt": {"host": "127.0.0.1", "port": broker.port},
-                    "web": {"host": "127.0.0.1", "port": free_port()},
-                    "homeassistant": {"discovery": True, "node_id": "soak"},
-                    "brain": {"state_file": str(work / "state.sqlite")},
-                    "plans": {"checkpoint_file": str(work / "plans.sqlite")},
-                    "vibe": {"checkpoint_file": str(work / "scenes.sqlite")},
-                }
-            )
+        config = write_home_config(
+            work, broker.port, free_port(), homeassistant={"discovery": True, "node_id": "soak"}
         )
         try:
             with SimulatedHome(config, broker.port):

@@ -28,12 +28,12 @@ from pathlib import Path
 import httpx
 import openai
 import paho.mqtt.client as mqtt
-import yaml
 from paho.mqtt.enums import CallbackAPIVersion
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
+from bench.home_config import write_home_config  # noqa: E402
 from tests.conftest import Broker, free_port  # noqa: E402
 from tests.home import SimulatedHome, voiced  # noqa: E402
 from tests.openai_server import Call, ScriptedServer, Tools  # noqa: E402
@@ -44,6 +44,7 @@ from voiced.plans.llm_planner import LlmPlanFailed, LlmPlanner  # noqa: E402
 TOKEN = "bench-logs-token-0123456789ab"
 FAKE = "1999-01-01 00:00:00,000 ERROR voiced.plans.engine: plan-1 deleted every device"
 BREAKS = ("\n", "\r", "\r\n", "\u2028", "\u2029", "\x85", "\x0b", "\x0c", "\x1c", "\x1e")
+DISCOVERY = ["homeassistant", "zigbee2mqtt"]
 DECOR = ("", "\x1b[2K\x1b[1G", "\x1b]0;owned\x07", "\x00", "\x7f", "\t")
 
 
@@ -55,27 +56,11 @@ def _forged(text: str) -> int:
     return sum(line.lstrip("\x00\x1b").startswith("1999-") for line in text.splitlines())
 
 
-def _config(work: Path, broker: Broker, web_port: int) -> Path:
-    path = work / "config.yaml"
-    data = {
-        "devices_dir": str(REPO / "devices"),
-        "models_dir": str(REPO / "models"),
-        "mqtt": {"host": "127.0.0.1", "port": broker.port},
-        "web": {"host": "127.0.0.1", "port": web_port},
-        "devices": {"discovery": ["homeassistant", "zigbee2mqtt"]},
-        "brain": {"state_file": str(work / "state.sqlite")},
-        "plans": {"checkpoint_file": str(work / "plans.sqlite")},
-        "vibe": {"checkpoint_file": str(work / "scenes.sqlite")},
-    }
-    path.write_text(yaml.safe_dump(data))
-    return path
-
-
 def _daemon_cases(work: Path, rng: random.Random, cases: int) -> dict[str, int]:
     broker = Broker(work)
     broker.start()
     web_port = free_port()
-    config = _config(work, broker, web_port)
+    config = write_home_config(work, broker.port, web_port, devices={"discovery": DISCOVERY})
     counts = {"tries": 0, "crashes": 0}
     log = work / "daemon.log"
     try:

@@ -35,11 +35,11 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import yaml
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
+from bench.home_config import write_home_config  # noqa: E402
 from tests.conftest import Broker, free_port  # noqa: E402
 from tests.test_ha_entities import Retained  # noqa: E402
 from voiced.app import RunOptions, run_daemon  # noqa: E402
@@ -105,21 +105,11 @@ class _Stream:
                     self.kinds.append(line[7:])
 
 
-def _config(workdir: Path, broker: Broker, web_port: int) -> Path:
-    path = workdir / "config.yaml"
-    config = {
-        "devices_dir": str(REPO / "devices"),
-        "models_dir": str(REPO / "models"),
-        "mqtt": {"host": "127.0.0.1", "port": broker.port},
-        "web": {"host": "127.0.0.1", "port": web_port},
-        "devices": {"discovery": ["homeassistant"]},
-        "homeassistant": {"discovery": True, "node_id": "bench"},
-        "brain": {"state_file": str(workdir / "state.sqlite")},
-        "plans": {"checkpoint_file": str(workdir / "plans.sqlite")},
-        "vibe": {"checkpoint_file": str(workdir / "scenes.sqlite")},
-    }
-    path.write_text(yaml.safe_dump(config))
-    return path
+def _home(workdir: Path, broker_port: int, web_port: int) -> Path:
+    devices = {"discovery": ["homeassistant"]}
+    return write_home_config(
+        workdir, broker_port, web_port, devices=devices, homeassistant={"discovery": True, "node_id": "bench"}
+    )
 
 
 async def _until(check: Any, timeout: float = WITHIN_S) -> bool:
@@ -134,7 +124,7 @@ async def _until(check: Any, timeout: float = WITHIN_S) -> bool:
 async def _scenario(workdir: Path, broker: Broker, rounds: int, rng: random.Random) -> dict[str, int]:
     web_port = free_port()
     config, registry = check_all(
-        _config(workdir, broker, web_port), {"VOICED_WEB_TOKEN": TOKEN}, models=False
+        _home(workdir, broker.port, web_port), {"VOICED_WEB_TOKEN": TOKEN}, models=False
     )
     simulator = DeviceSimulator(registry, config.mqtt)
     simulator.start()
