@@ -74,6 +74,11 @@ class Language:
     fillers: frozenset[str]
     play_words: tuple[Phrase, ...]
     pointers: tuple[Phrase, ...]
+    pair: tuple[Phrase, ...]  # "both": the last two devices acted on, when the last request had one
+    again: tuple[Phrase, ...]  # "a bit more": the last change's direction again
+    many: tuple[Phrase, ...]  # "the lights": a kind's every device, not the one last acted on
+    vague_music: frozenset[str]  # "ambient stuff": the genre, not a title to look up
+    where_played: tuple[str, ...]  # "jazz on the speaker": what follows is where, not what
     negations: tuple[Phrase, ...]
     being: tuple[Phrase, ...]
     function_words: frozenset[str]
@@ -133,6 +138,11 @@ class Language:
             fillers=frozenset(str(w) for w in raw["fillers"]),
             play_words=_phrases(raw["play_words"]),
             pointers=_phrases(raw["pointers"]),
+            pair=_phrases(raw["pair"]),
+            again=_phrases(raw["again"]),
+            many=_phrases(raw["many"]),
+            vague_music=frozenset(str(w) for w in raw["vague_music"]),
+            where_played=tuple(str(w) for w in raw["where_played"]),
             negations=_phrases(raw["negations"]),
             being=_phrases(raw["being"]),
             function_words=frozenset(str(w) for w in raw["function_words"]),

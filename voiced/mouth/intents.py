@@ -19,7 +19,7 @@ from voiced.devices.model import DeviceCommand
 from voiced.devices.registry import DeviceRegistry
 from voiced.devices.vocabulary import HomeVocabulary
 from voiced.errors import DeviceError
-from voiced.language import Language, english, phrase, words
+from voiced.language import Language, english, has, phrase, words
 from voiced.mouth.agent import AgentReply
 from voiced.mouth.heard_readings import HeardReadings
 from voiced.mouth.understanding import frame as entity_frame
@@ -33,11 +33,13 @@ from voiced.mouth.understanding.corrections import (
     correction,
     taken_back,
 )
+from voiced.mouth.understanding.dialogue import Recent
 from voiced.mouth.understanding.framed import outcome as framed_outcome
 from voiced.mouth.understanding.framed import restore_all
+from voiced.mouth.understanding.grammar import human
 from voiced.mouth.understanding.handlers import handlers
 from voiced.mouth.understanding.hearing import Heard
-from voiced.mouth.understanding.home import WHICH_ONE, Home, Match, Outcome, pct_to_brightness
+from voiced.mouth.understanding.home import WHICH_ONE, Home, Match, Outcome, join, pct_to_brightness
 from voiced.mouth.understanding.learning import Learned, learn
 from voiced.mouth.understanding.replies import (
     CONDITIONAL,
@@ -94,6 +96,7 @@ class LocalIntentAgent(HeardReadings):
         self._refused: str | None = None  # this utterance named a kind of device the home lacks
         self._framing = True  # off while reading a guess (a comma dropped, the ear's other readings)
         self._heard = False  # this turn's words were read from audio
+        self._recent = Recent()
 
     def learn(self) -> Learned:
         """The grammar and words of the home as the registry has it now (blocking: ~1 s; run it off
@@ -112,6 +115,7 @@ class LocalIntentAgent(HeardReadings):
         self._doubted = None
         self._said = None
         self._was = {}
+        self._recent = Recent()
         self._handlers = handlers(*self._handler_args)
 
     @property
@@ -173,6 +177,7 @@ class LocalIntentAgent(HeardReadings):
             self._heard = False
         if reply.commands:
             self._was = {c.device: dict(self._home.state(c.device)) for c in reply.commands}
+            self._recent = self._recent.after(reply.commands, self._was)
         return reply
 
     def _turn(
@@ -203,6 +208,10 @@ class LocalIntentAgent(HeardReadings):
             return reply
         if said and self._question is None:
             follow = self._frame(text)
+            if follow is not None and follow.excluding:  # "not the bedroom": taken out of the last request
+                left_out = self._left_out(follow.excluding, was)
+                if left_out is not None:
+                    return left_out
             if follow is not None and follow.follow_up and follow.named:  # "the kitchen as well"
                 redo = corrected(said, Correction(follow.named[0], None, "target"), home_words)
                 if redo is not None:
@@ -268,10 +277,42 @@ class LocalIntentAgent(HeardReadings):
                 if self._question is not None:
                     return AgentReply(text=ask(self._question), understood=True)
             else:
-                if not set(words(segments[start])) <= self._language.fillers:  # "right", "ok": no request
+                shared = self._shared_verb(segments, start, outcomes)
+                if shared is not None:
+                    outcomes.append(shared)
+                elif not set(words(segments[start])) <= self._language.fillers:  # "right", "ok": no request
                     missed.append(segments[start])
                 start += 1
         return self._reply(text, outcomes, missed)
+
+    def _left_out(self, excluding: tuple[str, ...], was: dict[str, dict[str, Any]]) -> AgentReply | None:
+        """The devices the last request changed that the user now takes out, put back as they were."""
+        last = self._home.last
+        out = [n for n in last if n in excluding]
+        if not out or len(out) == len(last):
+            return None  # "not the bedroom" after the bedroom alone: a correction without the right one
+        back = restore_all(out, was=was, kind_of=self._home.kind_of)
+        if not back:
+            return None
+        self._home.last = tuple(n for n in last if n not in out)
+        log.info("taken out of the last request: %s", out)
+        names = join([human(c.device) for c in back])
+        said = f"Okay, I put the {names} back as it was."
+        return AgentReply(text=said, commands=tuple(back), understood=True)
+
+    def _shared_verb(self, segments: list[str], at: int, outcomes: list[Outcome]) -> Outcome | None:
+        """ "Kill the music and the diffuser": a segment naming only a device takes the request before it."""
+        if not outcomes or at == 0 or not outcomes[-1].commands:
+            return None
+        frame = self._frame(segments[at])
+        if frame is None or not frame.bare or len(frame.named) != 1:
+            return None
+        home_words = HomeVocabulary.of(self._registry)
+        redo = corrected(segments[at - 1], Correction(frame.named[0], None, "target"), home_words)
+        if redo is None:
+            return None
+        log.info("the request before, for %s: %r", frame.named[0], redo)
+        return self._one(redo)
 
     def _first(self, segments: list[str]) -> Outcome | None:
         outcome = self._one(" and ".join(segments), guess=len(segments) == 1)
@@ -286,8 +327,18 @@ class LocalIntentAgent(HeardReadings):
     def _frame(self, text: str) -> entity_frame.Frame | None:
         if not self._framing:
             return None
+        tokens = words(text)
+        last = self._home.last
+        if has(tokens, self._language.pair):
+            last = self._recent.pair(last)
         return entity_frame.read(
-            words(text), self._words, self._language, room=self._room, last=self._home.last, heard=self._heard
+            tokens,
+            self._words,
+            self._language,
+            room=self._room,
+            last=last,
+            heard=self._heard,
+            repeat=self._recent.direction,
         )
 
     def _one(self, text: str, guess: bool = True) -> Outcome | None:
@@ -309,6 +360,11 @@ class LocalIntentAgent(HeardReadings):
         if first is not None and first[1] and not guess:
             first = None  # free text spanning several segments swallows requests ("play jazz and ...")
         if first is not None and not first[1]:
+            if framed is not None and framed.recalled and set(first[0].targets) > set(framed.targets):
+                # "and brightness to 25" after the bedroom light: that light, not every light
+                found = self._prepared(framed_outcome(framed, self._home, self._handler_args[0]))
+                if found is not None:
+                    return self._remember(found)
             return self._remember(first[0])
         heard = self._vocabulary.hear(resolved)
         if heard.widens:

@@ -38,6 +38,9 @@ class Frame:
     follow_up: bool = False  # targets only, said as "the kitchen as well": the last request again
     felt: bool = False  # the change comes from how it feels ("it's quite strong"), not a request
     named: tuple[str, ...] = field(default=())  # what was said of the targets, for the reply
+    excluding: tuple[str, ...] = ()  # "not the bedroom", "except the kitchen": taken out of the last request
+    bare: bool = False  # targets named with nothing asked of them ("the diffuser" after "kill the music and")
+    recalled: bool = False  # the targets are the devices last acted on, none was named
 
 
 @dataclass(frozen=True)
@@ -85,18 +88,20 @@ def read(
     room: str | None,
     last: tuple[str, ...],
     heard: bool = False,
+    repeat: str | None = None,
 ) -> Frame | None:
-    """The frame of a reading; a reading opening with a known mishearing of a request's first words
+    """`repeat`: the direction of the last change ("a bit more" after "dim it" is dimmer still).
+    The frame of a reading; a reading opening with a known mishearing of a request's first words
     ("Sandalwood diffuser to 40%": Whisper's "Set the") is taken as said, if it then asks for something."""
     for misheard, said in lang.confusions:
         if tuple(text_tokens[: len(misheard)]) == misheard:
             swapped = [*said, *text_tokens[len(misheard) :]]
             if is_question(swapped, lang):
                 return None  # "Our all lights off.": Whisper's "are", a question
-            again = _read(swapped, words, lang, room=room, last=last, heard=heard)
+            again = _read(swapped, words, lang, room=room, last=last, heard=heard, repeat=repeat)
             if again is not None and (again.targets or again.refusal):
                 return again
-    return _read(text_tokens, words, lang, room=room, last=last, heard=heard)
+    return _read(text_tokens, words, lang, room=room, last=last, heard=heard, repeat=repeat)
 
 
 def _read(
@@ -107,6 +112,7 @@ def _read(
     room: str | None,
     last: tuple[str, ...],
     heard: bool,
+    repeat: str | None = None,
 ) -> Frame | None:
     names = {w for p in (*words.devices, *words.rooms) for w in p}
     # "the diffuser's a bit much": a name's "'s" is the name
@@ -115,8 +121,7 @@ def _read(
         tokens.pop(0)
     if len(tokens) < 2 or is_question(tokens, lang) or has(tokens, lang.past):
         return None  # one word alone ("blues") is a part of something else, or a mishearing
-    if has(tokens, lang.negations) and not values.felt_only_negation(tokens, lang):
-        return None  # "I don't like this off": not a plain request
+    negated = has(tokens, lang.negations) and not values.felt_only_negation(tokens, lang)
     taken: set[int] = set()
     named = find(tokens, words.devices, taken)
     for label, phrases in lang.absent.items():
@@ -131,6 +136,8 @@ def _read(
     cut = next((s for s, _ in find(tokens, lang.excepting, set(taken))), None)
     excluded = [words.devices[p] for s, p in named if cut is not None and s > cut]
     excluded_rooms = [words.rooms[p] for s, p in rooms_found if cut is not None and s > cut]
+    if negated and cut != 0:
+        return None  # "I don't like this off": not a plain request ("not the bedroom" takes one out)
     devices = [words.devices[p] for s, p in named if cut is None or s < cut]
     rooms = [words.rooms[p] for s, p in rooms_found if cut is None or s < cut]
     if room and values.take(tokens, lang.here, taken):
@@ -168,6 +175,8 @@ def _read(
         ups, downs = bool(find(tokens, lang.up, set(taken))), bool(find(tokens, lang.down, set(taken)))
         if ups != downs:
             direction = "up" if ups else "down"
+    if repeat is not None and _only_again(tokens, taken, lang):
+        direction = repeat  # "dim it" - "a bit more": dimmer still
     action = values.one_of(tokens, lang.music_actions, taken)
     power = values.one_of(tokens, lang.power, taken)
     kind_words = {k for k, ps in lang.kinds.items() if find(tokens, ps, set(taken))}
@@ -186,9 +195,15 @@ def _read(
     if cut == 0 and any(v is not None and v != [] for v in valued):
         return None  # "not the kitchen to 50": what is wanted where is not clear
     if not any(v is not None and v != [] for v in valued):
+        if cut == 0 and (excluded or excluded_rooms):
+            in_rooms = [d for d, r in words.in_room.items() if r in excluded_rooms and d not in excluded]
+            out = [*excluded, *in_rooms]
+            return Frame(excluding=tuple(out), named=said)
         follow = has(tokens, lang.also) or (text_tokens[:1] == ["and"])
         if follow and said and (devices or rooms):
             return Frame(targets=tuple(devices), follow_up=True, named=said)
+        if said and devices and not rooms and not negated:
+            return Frame(targets=tuple(devices), named=said, bare=True)
         return None
     if len(scent) > 1 or len(genre) > 1 or len(colour) > 1 or len(titles) > 1 or percent == values.TWO_VALUES:
         return None  # two scents, two colours: which was meant is a guess
@@ -201,8 +216,8 @@ def _read(
         rooms += [words.in_room[d] for d in devices if words.in_room[d]]
         devices = []
     kinds = {words.kinds[d] for d in devices}
-    if scent or minutes:
-        kinds.add("diffuser")
+    if scent:
+        kinds.add("diffuser")  # a duration alone is no scent ("focus for a couple of hours")
     if genre or titles or (action and action != "play"):
         kinds.add("music")
     if colour or white:
@@ -219,11 +234,18 @@ def _read(
         and not (devices or rooms or kind_words or every)
         and all(t in lang.known or t.isdigit() or i in taken for i, t in enumerate(tokens))
     )
-    pointed = last if has(tokens, lang.pointers) or alone else ()
+    # a request naming no device, room or "all" is for the device last acted on, if it is of the kind
+    # ("and brightness to 25"); "the lights" are all of them
+    recall = (
+        not (devices or rooms or every)
+        and not has(tokens, lang.many)
+        and all(t in lang.known or t.isdigit() or i in taken for i, t in enumerate(tokens))
+    )
+    pointed = last if has(tokens, lang.pointers) or alone or recall else ()
     music_meant = {"music"} & (kind_words | {words.kinds[d] for d in (*devices, *pointed)})
     if action is not None and not (music_meant or alone):
         return None  # "concentrate for the next hour": "next" is no song unless the music is meant
-    if not kinds and (percent is not None or direction or colour or power) and pointed:
+    if not kinds and (percent is not None or direction or colour or power or minutes) and pointed:
         kinds = {words.kinds[pointed[0]]}
     if not kinds and action == "play":
         kinds = {"music"}
@@ -245,11 +267,12 @@ def _read(
         if unknown and (unknown != [0] or (inferred and len(taken) + 1 >= len(tokens))):
             return None  # heard "Switch none of eucalyptus", "Mad room to maximum brightness"
     targets = _targets(kind, devices, rooms, every, words, pointed, room)
-    if len(targets) > 1 and not (devices or rooms or kind_words):
+    if len(targets) > 1 and not (devices or rooms or kind_words or has(tokens, lang.pointers)):
         return None  # "turn every bump red": a value alone never reaches several devices
     targets = [t for t in targets if t not in excluded and words.in_room[t] not in excluded_rooms]
     if not targets:
         return None
+    recalled = not (devices or rooms or every) and tuple(targets) == tuple(pointed)
     return Frame(
         targets=tuple(targets),
         kind=kind,
@@ -265,7 +288,15 @@ def _read(
         minutes=minutes,
         named=said,
         felt=bool(felt) and direction is not None,
+        recalled=recalled,
     )
+
+
+def _only_again(tokens: list[str], taken: set[int], lang: Language) -> bool:
+    """Whether the words left ask for the same change again and nothing else ("a bit more, please")."""
+    again = {i for s, p in find(tokens, lang.again, set(taken)) for i in range(s, s + len(p))}
+    small = lang.fillers | {w for p in lang.degree for w in p}
+    return bool(again) and all(i in again or i in taken or t in small for i, t in enumerate(tokens))
 
 
 def _targets(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import jellyfish
 
+from voiced.language import english
 from voiced.mouth.understanding.grammar import human
 from voiced.mouth.understanding.home import WHICH_ONE, Home, Match, Outcome, diffuser, music
 
@@ -96,11 +97,12 @@ def _asks_for_music(words: list[str], players: set[str]) -> bool:
 
 def _genre(query: str, genres: set[str]) -> str | None:
     """A search that names a genre plays the genre: "low fi beats", "classic", "jazz on the speeker"."""
+    lang = english()
     words = query.split()
-    for cut in ("on", "in", "at", "through", "from"):
+    for cut in lang.where_played:
         if cut in words[1:]:
             words = words[: words.index(cut, 1)]
-    while words and words[-1] in ("music", "beats", "songs", "tunes", "please"):
+    while words and words[-1] in lang.vague_music:
         words.pop()
     joined = "".join(words)
     for genre in sorted(genres):

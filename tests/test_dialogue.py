@@ -1,0 +1,119 @@
+"""Follow-ups that lean on the turns before: "both", "a bit more", "not the bedroom", a verb shared by
+two devices, a value said with no device. Pure: the agent reads a dict of states, nothing is sent."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from voiced.devices.model import DiffuserSet, LightSet, MusicSet
+from voiced.devices.registry import DeviceRegistry
+from voiced.mouth.intents import LocalIntentAgent
+from voiced.mouth.understanding.dialogue import Recent
+
+REGISTRY = DeviceRegistry.load(Path(__file__).parent.parent / "devices")
+
+
+def home(**states: dict[str, Any]) -> tuple[LocalIntentAgent, dict[str, dict[str, Any]]]:
+    known: dict[str, dict[str, Any]] = {
+        "kitchen_light": {"state": "OFF", "brightness": 127},
+        "bedroom_light": {"state": "OFF", "brightness": 127},
+        "living_room_light": {"state": "OFF", "brightness": 127},
+        "diffuser": {"state": "ON", "scent": "citrus", "intensity": 50},
+        "music": {"state": "playing", "genre": "jazz", "volume": 40},
+        **states,
+    }
+    return LocalIntentAgent(REGISTRY, known.get), known
+
+
+def carried(known: dict[str, dict[str, Any]], commands: tuple[Any, ...]) -> None:
+    """What the devices would report after the commands (lights only: enough for these turns)."""
+    for command in commands:
+        if isinstance(command, LightSet):
+            fields = command.model_dump(exclude={"device"}, exclude_none=True)
+            known[command.device] = {**known[command.device], **fields}
+
+
+def test_both_after_two_single_requests_means_the_two() -> None:
+    agent, known = home()
+    for said in ("turn on the kitchen light", "and the bedroom one too"):
+        carried(known, agent.understand(said).commands)
+    reply = agent.understand("actually, switch them both off again")
+    assert {c.device for c in reply.commands} == {"kitchen_light", "bedroom_light"}
+    assert all(isinstance(c, LightSet) and c.state == "OFF" for c in reply.commands)
+
+
+def test_a_bit_more_repeats_the_last_change_the_same_way() -> None:
+    agent, known = home(bedroom_light={"state": "ON", "brightness": 178})
+    dimmed = agent.understand("dim the bedroom light").commands
+    carried(known, dimmed)
+    (first,) = dimmed
+    assert isinstance(first, LightSet) and first.brightness is not None and first.brightness < 178
+    (again,) = agent.understand("a bit more").commands
+    assert isinstance(again, LightSet) and again.device == "bedroom_light"
+    assert again.brightness is not None and again.brightness < first.brightness  # dimmer still
+
+
+def test_more_with_no_change_before_is_up() -> None:
+    agent, _ = home(bedroom_light={"state": "ON", "brightness": 100})
+    agent.understand("turn on the bedroom light")  # no level moved: nothing to repeat
+    (command,) = agent.understand("a bit more").commands
+    assert isinstance(command, LightSet) and (command.brightness or 0) > 100
+
+
+def test_not_the_bedroom_puts_that_one_back() -> None:
+    agent, known = home()
+    reply = agent.understand("turn on all the lights")
+    assert len(reply.commands) == 3
+    carried(known, reply.commands)
+    reply = agent.understand("hmm, not the bedroom")
+    assert reply.commands == (LightSet(device="bedroom_light", state="OFF"),)
+    assert "bedroom light back" in reply.text
+
+
+def test_not_the_one_request_asked_about_is_no_exclusion() -> None:
+    agent, _ = home()
+    agent.understand("turn on the bedroom light")
+    reply = agent.understand("not the bedroom")
+    assert not any(c.device == "bedroom_light" and getattr(c, "state", None) == "OFF" for c in reply.commands)
+
+
+def test_a_verb_shared_by_two_devices() -> None:
+    agent, _ = home()
+    reply = agent.understand("kill the music and the diffuser")
+    assert set(reply.commands) == {
+        MusicSet(device="music", action="stop"),
+        DiffuserSet(device="diffuser", state="OFF"),
+    }
+
+
+def test_a_value_with_no_device_is_for_the_light_just_set_not_every_light() -> None:
+    agent, known = home()
+    carried(known, agent.understand("set the bedroom light to warm white").commands)
+    reply = agent.understand("and brightness to 25")
+    assert [c.device for c in reply.commands] == ["bedroom_light"]
+    reply = agent.understand("turn off the lights")  # the plural is every light
+    assert len(reply.commands) == 3
+
+
+def test_a_duration_alone_names_no_diffuser() -> None:
+    agent, _ = home()
+    reply = agent.understand("I need to concentrate for a couple of hours")
+    assert not any(isinstance(c, DiffuserSet) for c in reply.commands)
+
+
+def test_a_genre_said_vaguely_plays_the_genre() -> None:
+    agent, _ = home()
+    (command,) = agent.understand("play some ambient stuff").commands
+    assert command == MusicSet(device="music", action="play", genre="ambient")
+
+
+def test_recent_keeps_the_newest_devices_and_the_direction() -> None:
+    recent = Recent().after(
+        [LightSet(device="kitchen_light", brightness=50)], {"kitchen_light": {"brightness": 100}}
+    )
+    assert recent == Recent(("kitchen_light",), "down")
+    recent = recent.after([LightSet(device="bedroom_light", state="ON")], {"bedroom_light": {"state": "OFF"}})
+    assert recent.devices == ("kitchen_light", "bedroom_light") and recent.direction is None
+    assert recent.pair(("bedroom_light",)) == ("kitchen_light", "bedroom_light")
+    assert recent.after([], {}) is recent

@@ -1,0 +1,46 @@
+"""What a conversation remembers between turns beyond "it": the devices acted on lately (what "both"
+means after two single requests) and which way the last change went (what "a bit more" repeats).
+Pure: commands and the states before them in, the memory out."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from voiced.devices.model import DeviceCommand
+
+# the value each kind of command moves up or down
+_LEVELS = ("brightness", "intensity", "volume")
+_KEPT = 4  # devices remembered: "both" needs two; more is noise
+
+
+@dataclass(frozen=True)
+class Recent:
+    devices: tuple[str, ...] = ()  # acted on lately, the newest last
+    direction: str | None = None  # "up" / "down": the last change's, or None when it set no level
+
+    def after(self, commands: Sequence[DeviceCommand], before: Mapping[str, Mapping[str, Any]]) -> Recent:
+        """The memory after a turn that sent `commands` (`before`: each device's state before them)."""
+        if not commands:
+            return self
+        names = list(dict.fromkeys(c.device for c in commands))
+        kept = [d for d in self.devices if d not in names] + names
+        return Recent(tuple(kept[-_KEPT:]), _direction(commands, before))
+
+    def pair(self, last: tuple[str, ...]) -> tuple[str, ...]:
+        """ "Both": the last request's devices if they were two or more, else the last two acted on."""
+        if len(last) >= 2 or len(self.devices) < 2:
+            return last
+        return self.devices[-2:]
+
+
+def _direction(commands: Iterable[DeviceCommand], before: Mapping[str, Mapping[str, Any]]) -> str | None:
+    moves = set()
+    for command in commands:
+        was = before.get(command.device, {})
+        for field in _LEVELS:
+            new, old = getattr(command, field, None), was.get(field)
+            if isinstance(new, int) and isinstance(old, int) and new != old:
+                moves.add("up" if new > old else "down")
+    return moves.pop() if len(moves) == 1 else None
