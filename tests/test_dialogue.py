@@ -117,3 +117,32 @@ def test_recent_keeps_the_newest_devices_and_the_direction() -> None:
     assert recent.devices == ("kitchen_light", "bedroom_light") and recent.direction is None
     assert recent.pair(("bedroom_light",)) == ("kitchen_light", "bedroom_light")
     assert recent.after([], {}) is recent
+
+
+def test_carry_on_resumes_the_music_just_paused() -> None:
+    agent, _ = home()
+    agent.understand("pause the music")
+    assert agent.understand("okay, carry on").commands == (MusicSet(device="music", action="play"),)
+
+
+def test_a_lone_direction_word_is_for_the_device_just_set() -> None:
+    agent, _ = home()
+    agent.understand("put the diffuser on citrus")
+    (command,) = agent.understand("stronger").commands
+    assert isinstance(command, DiffuserSet) and (command.intensity or 0) > 50
+
+
+def test_more_before_a_word_for_less_says_how_much_not_which_way() -> None:
+    agent, known = home(bedroom_light={"state": "ON", "brightness": 200})
+    carried(known, agent.understand("dim the bedroom light").commands)
+    (command,) = agent.understand("even more dim").commands
+    assert (
+        isinstance(command, LightSet) and (command.brightness or 255) < known["bedroom_light"]["brightness"]
+    )
+
+
+def test_a_duration_with_its_unit_needs_no_for() -> None:
+    agent, _ = home()
+    agent.understand("put the diffuser on lavender")
+    (command,) = agent.understand("and only 15 min").commands
+    assert isinstance(command, DiffuserSet) and command.duration_min == 15

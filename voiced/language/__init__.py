@@ -87,14 +87,20 @@ class Language:
 
     @functools.cached_property
     def known(self) -> frozenset[str]:
-        """Every word some class of this file holds as a word of its own (not only inside a phrase:
-        "room" of "living room" is not known alone)."""
+        """Every word some class of this file holds as a word of its own, and every word of the phrases
+        that ask for something ("carry" of "carry on"); a place's words only whole ("room" of "living
+        room" is not known alone)."""
         out: set[str] = set(self.fillers) | set(self.function_words)
 
         def single(group: object) -> None:
             if isinstance(group, tuple):
                 out.update(p[0] for p in group if isinstance(p, tuple) and len(p) == 1)
 
+        for group in (self.music_actions, self.power, self.whites, self.too_much, self.too_little):
+            out.update(w for phrases in group.values() for p in phrases for w in p)  # "carry" of "carry on"
+        for phrases in (self.up, self.down, self.again, self.degree, self.also, self.pointers, self.pair):
+            out.update(w for p in phrases for w in p)
+        out.update(w for p in (*self.amounts, *self.minutes) for w in p)
         for value in vars(self).values():
             if not isinstance(value, dict):
                 single(value)

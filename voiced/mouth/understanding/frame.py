@@ -119,7 +119,8 @@ def _read(
     tokens = [t[:-2] if t.endswith("'s") and t[:-2] in names else t for t in text_tokens]
     while tokens and tokens[0] in lang.fillers:
         tokens.pop(0)
-    if len(tokens) < 2 or is_question(tokens, lang) or has(tokens, lang.past):
+    lone_direction = len(tokens) == 1 and has(tokens, (*lang.up, *lang.down))  # "stronger" after "citrus"
+    if (len(tokens) < 2 and not lone_direction) or is_question(tokens, lang) or has(tokens, lang.past):
         return None  # one word alone ("blues") is a part of something else, or a mishearing
     negated = has(tokens, lang.negations) and not values.felt_only_negation(tokens, lang)
     taken: set[int] = set()
@@ -172,8 +173,10 @@ def _read(
     if len(felt) == 1:
         direction = felt[0][1]
     else:
-        ups, downs = bool(find(tokens, lang.up, set(taken))), bool(find(tokens, lang.down, set(taken)))
-        if ups != downs:
+        ups, downs = find(tokens, lang.up, set(taken)), find(tokens, lang.down, set(taken))
+        if ups and downs and all(p in lang.again for _, p in ups):
+            ups = []  # "even more dim": "more" says how much, "dim" which way
+        if bool(ups) != bool(downs):
             direction = "up" if ups else "down"
     if repeat is not None and _only_again(tokens, taken, lang):
         direction = repeat  # "dim it" - "a bit more": dimmer still

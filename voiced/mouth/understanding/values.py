@@ -87,11 +87,20 @@ def take(tokens: list[str], phrases: Sequence[Phrase], taken: set[int]) -> list[
     return [p for _, p in found]
 
 
+def _timed(tokens: list[str], at: int, lang: Language) -> bool:
+    """A number at `at` with a unit of time after it."""
+    found = number(tokens, at, lang)
+    if found is None or at + found[1] >= len(tokens):
+        return False
+    return tokens[at + found[1]].startswith(("minute", "min", "hour"))
+
+
 def minutes(tokens: list[str], taken: set[int], lang: Language) -> int | None:
+    """ "For twenty minutes", "for an hour"; a number with its unit says it without "for" ("only 15 min")."""
     for i, token in enumerate(tokens):
-        if token != "for" or i + 1 >= len(tokens):
+        if i + 1 >= len(tokens) or (token != "for" and not _timed(tokens, i, lang)):
             continue
-        after = i + 1
+        after = i + 1 if token == "for" else i
         while after < len(tokens) and tokens[after] in lang.approximately:
             after += 1
         rest = tokens[after:]
