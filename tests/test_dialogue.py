@@ -146,3 +146,21 @@ def test_a_duration_with_its_unit_needs_no_for() -> None:
     agent.understand("put the diffuser on lavender")
     (command,) = agent.understand("and only 15 min").commands
     assert isinstance(command, DiffuserSet) and command.duration_min == 15
+
+
+def test_a_correction_read_word_by_word_names_the_right_one_last() -> None:
+    agent, known = home()
+    carried(known, agent.understand("turn on the living room light").commands)
+    reply = agent.understand("wait, no, leave the lounge on, I meant the kitchen")
+    assert LightSet(device="kitchen_light", state="ON") in reply.commands
+    agent, _ = home()
+    agent.understand("play some taylor swift")
+    (command,) = agent.understand("nah, adele instead").commands
+    assert isinstance(command, MusicSet) and (command.query or "").lower() == "adele"
+
+
+def test_no_then_a_request_of_its_own_is_no_correction() -> None:
+    agent, _ = home()
+    agent.understand("turn on the bedroom light")
+    reply = agent.understand("no, turn off the kitchen light")
+    assert reply.commands == (LightSet(device="kitchen_light", state="OFF"),)

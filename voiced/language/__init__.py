@@ -77,6 +77,8 @@ class Language:
     pair: tuple[Phrase, ...]  # "both": the last two devices acted on, when the last request had one
     again: tuple[Phrase, ...]  # "a bit more": the last change's direction again
     many: tuple[Phrase, ...]  # "the lights": a kind's every device, not the one last acted on
+    correcting: tuple[Phrase, ...]  # "no", "i meant": a correction opens so
+    correction_words: frozenset[str]  # small words said around the right thing ("the other one")
     vague_music: frozenset[str]  # "ambient stuff": the genre, not a title to look up
     where_played: tuple[str, ...]  # "jazz on the speaker": what follows is where, not what
     negations: tuple[Phrase, ...]
@@ -147,6 +149,8 @@ class Language:
             pair=_phrases(raw["pair"]),
             again=_phrases(raw["again"]),
             many=_phrases(raw["many"]),
+            correcting=_phrases(raw["correcting"]),
+            correction_words=frozenset(str(w) for w in raw["correction_words"]),
             vague_music=frozenset(str(w) for w in raw["vague_music"]),
             where_played=tuple(str(w) for w in raw["where_played"]),
             negations=_phrases(raw["negations"]),

@@ -31,6 +31,7 @@ from voiced.mouth.understanding.corrections import (
     correct,
     corrected,
     correction,
+    said_right,
     taken_back,
 )
 from voiced.mouth.understanding.dialogue import Recent
@@ -201,7 +202,9 @@ class LocalIntentAgent(HeardReadings):
             return AgentReply(text=declined, understood=True)
         said, self._said = self._said, None
         home_words = HomeVocabulary.of(self._registry)
-        fix = correction(as_said(text), home_words) if said and self._question is None else None
+        fix = None
+        if said and self._question is None:
+            fix = said_right(text, home_words, self._language) or correction(as_said(text), home_words)
         if said and fix is not None:  # "no, the bedroom one": the last request, corrected
             undo = functools.partial(restore_all, was=was, kind_of=self._home.kind_of)
             reply, self._said = correct(said, fix, home_words, self._understand, self._home, undo)

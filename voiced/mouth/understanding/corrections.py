@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 from voiced.devices.colours import COLOR_TEMPS, COLORS
 from voiced.devices.model import DeviceCommand
 from voiced.devices.vocabulary import HomeVocabulary
+from voiced.language import Language, Phrase, find, phrase, words
 from voiced.mouth.agent import AgentReply
 from voiced.mouth.understanding.grammar import human
 from voiced.mouth.understanding.home import Home, join
@@ -53,6 +54,7 @@ def _sorts(vocabulary: HomeVocabulary) -> dict[str, set[str]]:
         "colour": {*COLORS, *COLOR_TEMPS},
         "scent": set(vocabulary.scents),
         "genre": set(vocabulary.genres),
+        "title": {t.lower() for t in vocabulary.titles},
     }
 
 
@@ -81,6 +83,33 @@ def correction(text: str, vocabulary: HomeVocabulary) -> Correction | None:
     return Correction(new, None if old is None else old.strip(), sort)
 
 
+def said_right(text: str, vocabulary: HomeVocabulary, lang: Language) -> Correction | None:
+    """A correction read word by word ("wait, no, leave the lounge on, I meant the kitchen", "nah, adele
+    instead", "no, pink! pink pink"): it opens with a correcting phrase, and after the last one only one
+    thing of this home is said, the right one, among small words; the same sort said before is the wrong
+    one. None when `text` is no such correction ("no, turn it off" is a request of its own)."""
+    tokens = words(text)
+    cues = find(tokens, lang.correcting)
+    if not cues or any(t not in lang.fillers for t in tokens[: cues[0][0]]):
+        return None
+    things: dict[Phrase, tuple[str, str]] = {
+        phrase(value): (sort, value) for sort, values in _sorts(vocabulary).items() for value in values
+    }
+    mentions = find(tokens, things)
+    end = max(start + len(p) for start, p in cues)
+    after = [(start, p) for start, p in mentions if start >= end]
+    said = {things[p] for _, p in after}
+    if len(said) != 1:
+        return None
+    covered = {i for start, p in after for i in range(start, start + len(p))}
+    small = lang.correction_words | lang.fillers
+    if any(i not in covered and tokens[i] not in small for i in range(end, len(tokens))):
+        return None
+    sort, new = said.pop()
+    before = {things[p][1] for start, p in mentions if start < end and things[p][0] == sort} - {new}
+    return Correction(new, before.pop() if len(before) == 1 else None, sort)
+
+
 def corrected(last: str, fix: Correction, vocabulary: HomeVocabulary) -> str | None:
     """The last request with the corrected target or value in place; None when it holds no word of
     that sort or several (which one was wrong is not known)."""
@@ -96,8 +125,9 @@ def corrected(last: str, fix: Correction, vocabulary: HomeVocabulary) -> str | N
             found = [v for v in sorts["target"] if re.search(rf"\b{re.escape(v)}\b", last)]
         # "living room light" holds "living room": the longest reading of each place counts once
         candidates = [v for v in found if not any(v != w and v in w for w in found)]
-    if fix.old is not None:
-        candidates = [c for c in candidates if c == fix.old or c == re.sub(rf"{_LIGHT_WORDS}$", "", fix.old)]
+    if fix.old is not None:  # the wrong one named: it picks among several; said another way, it is no help
+        named = [c for c in candidates if c == fix.old or c == re.sub(rf"{_LIGHT_WORDS}$", "", fix.old)]
+        candidates = named or candidates
     if len(candidates) != 1 or candidates[0] == fix.new:
         return None
     return re.sub(rf"\b{re.escape(candidates[0])}\b", fix.new, last, count=1)
