@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Literal
 
 from pydantic import (
+    Field,
     ValidationError,
     model_validator,
 )
@@ -64,9 +65,16 @@ __all__ = [
 
 
 class Config(_Section):
-    devices_dir: SafePath = Path("devices")
+    """config.yaml: every key is optional; a key left out takes its default."""
+
+    devices_dir: SafePath = Field(
+        Path("devices"),
+        description="the device files (one YAML file per device), relative to the config file",
+    )
     devices: DevicesConfig = DevicesConfig()
-    models_dir: SafePath = Path("models")
+    models_dir: SafePath = Field(
+        Path("models"), description="where Whisper and piper models other than the bundled ones are found"
+    )
     audio: AudioConfig = AudioConfig()
     vad: VadConfig = VadConfig()
     asr: AsrConfig = AsrConfig()
