@@ -15,32 +15,31 @@ from pydantic import (
     model_validator,
 )
 
+from voiced.config_agents import AgentConfig, BrainConfig, LlmConfig, PlansConfig, VibeConfig
 from voiced.config_checks import check_state_file
-from voiced.config_sections import (
-    AgentConfig,
-    AsrConfig,
-    AudioConfig,
-    BrainConfig,
+from voiced.config_home import (
     DevicesConfig,
     HomeAssistantConfig,
-    LlmConfig,
     MqttConfig,
     MqttTlsConfig,
-    PlansConfig,
-    SafePath,
     SafetyConfig,
+    WebConfig,
+)
+from voiced.config_sections import (
+    AsrConfig,
+    AudioConfig,
+    SafePath,
     TtsConfig,
     VadConfig,
-    VibeConfig,
     WakeConfig,
     WakeWord,
-    WebConfig,
     _Section,
 )
 from voiced.errors import ConfigError, describe_validation_error
 from voiced.yamlfile import load_yaml
 
-# The sections live in config_sections.py; the rest of the package imports them from here.
+# The sections live in config_sections.py, config_home.py and config_agents.py; the rest of the
+# package imports them from here.
 __all__ = [
     "AgentConfig",
     "AsrConfig",
