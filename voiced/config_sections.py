@@ -114,7 +114,7 @@ class AsrConfig(_Remote):
     second_model: PathText | None = Field(
         "base",
         description="heard only when the local intents would not act on the first model's words "
-        "(not understood, or asked back); its reading is taken when they would act on it; None = none",
+        "(not understood, or asked back); its reading is taken when they would act on it; null = none",
     )
     second_min_similarity: Float = Field(
         0.6, ge=0, le=1, description="how alike (0..1) the second reading must be to the first to be taken"

@@ -27,7 +27,8 @@ class _DeviceBase(_Strict):
     command_topic: str = Field(description="where voiced publishes its commands (JSON)")
     state_topic: str = Field(description="where the device reports its state (JSON)")
     availability_topic: str | None = Field(
-        None, description='where it says {"state":"online"|"offline"}; null = always assumed online'
+        None,
+        description='where it reports `{"state": "online"}` or `"offline"`; null = always assumed online',
     )
     confirm: bool = Field(False, description="a plan touching this device is read back and waits for a yes")
 
@@ -126,7 +127,9 @@ class SwitchDevice(_DeviceBase):
         None, max_length=64, description="the state's JSON field to read; null = the whole payload"
     )
     command_key: str | None = Field(
-        None, max_length=64, description='send {"<key>": payload_on} (Zigbee2MQTT); null = the plain payload'
+        None,
+        max_length=64,
+        description='send `{"<key>": payload_on}` (Zigbee2MQTT); null = the plain payload',
     )
 
 
