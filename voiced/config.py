@@ -10,36 +10,36 @@ from pathlib import Path
 from typing import Literal
 
 from pydantic import (
+    Field,
     ValidationError,
     model_validator,
 )
 
+from voiced.config_agents import AgentConfig, BrainConfig, LlmConfig, PlansConfig, VibeConfig
 from voiced.config_checks import check_state_file
-from voiced.config_sections import (
-    AgentConfig,
-    AsrConfig,
-    AudioConfig,
-    BrainConfig,
+from voiced.config_home import (
     DevicesConfig,
     HomeAssistantConfig,
-    LlmConfig,
     MqttConfig,
     MqttTlsConfig,
-    PlansConfig,
-    SafePath,
     SafetyConfig,
+    WebConfig,
+)
+from voiced.config_sections import (
+    AsrConfig,
+    AudioConfig,
+    SafePath,
     TtsConfig,
     VadConfig,
-    VibeConfig,
     WakeConfig,
     WakeWord,
-    WebConfig,
     _Section,
 )
 from voiced.errors import ConfigError, describe_validation_error
 from voiced.yamlfile import load_yaml
 
-# The sections live in config_sections.py; the rest of the package imports them from here.
+# The sections live in config_sections.py, config_home.py and config_agents.py; the rest of the
+# package imports them from here.
 __all__ = [
     "AgentConfig",
     "AsrConfig",
@@ -64,9 +64,16 @@ __all__ = [
 
 
 class Config(_Section):
-    devices_dir: SafePath = Path("devices")
+    """config.yaml: every key is optional; a key left out takes its default."""
+
+    devices_dir: SafePath = Field(
+        Path("devices"),
+        description="the device files (one YAML file per device), relative to the config file",
+    )
     devices: DevicesConfig = DevicesConfig()
-    models_dir: SafePath = Path("models")
+    models_dir: SafePath = Field(
+        Path("models"), description="where Whisper and piper models other than the bundled ones are found"
+    )
     audio: AudioConfig = AudioConfig()
     vad: VadConfig = VadConfig()
     asr: AsrConfig = AsrConfig()

@@ -18,13 +18,17 @@ class _Strict(BaseModel):
 
 
 class _DeviceBase(_Strict):
-    name: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
-    room: str | None = None
-    aliases: list[str] = []
-    command_topic: str
-    state_topic: str
+    name: str = Field(
+        pattern=r"^[a-z][a-z0-9_]*$",
+        description='unique; said with spaces for underscores ("kitchen_light" is "the kitchen light")',
+    )
+    room: str | None = Field(None, description='the room it is in ("living room"); null = no room')
+    aliases: list[str] = Field([], description='other names people call it ("lounge", "speaker")')
+    command_topic: str = Field(description="where voiced publishes its commands (JSON)")
+    state_topic: str = Field(description="where the device reports its state (JSON)")
     availability_topic: str | None = Field(
-        None, description='{"state":"online"|"offline"}; None = always assumed online'
+        None,
+        description='where it reports `{"state": "online"}` or `"offline"`; null = always assumed online',
     )
     confirm: bool = Field(False, description="a plan touching this device is read back and waits for a yes")
 
@@ -38,10 +42,14 @@ LightFeature = Literal["brightness", "color_temp", "color"]
 
 
 class LightDevice(_DeviceBase):
-    kind: Literal["light"]
-    brightness_max: int = Field(254, ge=1, le=254)
-    color_temp_min: int = Field(153, ge=50, le=1000)
-    color_temp_max: int = Field(500, ge=50, le=1000)
+    """A light: on/off, brightness, white temperature and colour, as Zigbee2MQTT's JSON lights take them."""
+
+    kind: Literal["light"] = Field(description="the kind of device")
+    brightness_max: int = Field(
+        254, ge=1, le=254, description="the brightest voiced sets it, on a scale of 254"
+    )
+    color_temp_min: int = Field(153, ge=50, le=1000, description="its coolest white, in mireds")
+    color_temp_max: int = Field(500, ge=50, le=1000, description="its warmest white, in mireds")
     features: tuple[LightFeature, ...] = Field(
         ("brightness", "color_temp", "color"), description="what it can change besides on/off"
     )
@@ -60,15 +68,24 @@ class LightDevice(_DeviceBase):
 
 
 class DiffuserDevice(_DeviceBase):
-    kind: Literal["diffuser"]
-    scents: list[str] = list(SCENT_NAMES)
-    intensity_max: int = Field(100, ge=1, le=100)
+    """A scent diffuser: on/off, a scent, an intensity and a run time."""
+
+    kind: Literal["diffuser"] = Field(description="the kind of device")
+    scents: list[str] = Field(list(SCENT_NAMES), description="the scents it holds; no other is sent")
+    intensity_max: int = Field(
+        100,
+        ge=1,
+        le=100,
+        description="the strongest voiced sets it, in percent (safety.scent_max_intensity caps it too)",
+    )
 
 
 class MusicDevice(_DeviceBase):
-    kind: Literal["music"]
-    genres: list[str] = []
-    volume_max: int = Field(100, ge=1, le=100)
+    """A music player speaking voiced's JSON protocol on MQTT, or an MPD the daemon plays itself (`mpd`)."""
+
+    kind: Literal["music"] = Field(description="the kind of device")
+    genres: list[str] = Field([], description="the genres it plays; empty = any genre asked for")
+    volume_max: int = Field(100, ge=1, le=100, description="the loudest voiced sets it, in percent")
     library: list[Annotated[str, Field(min_length=1, max_length=200)]] = Field(
         [],
         max_length=5000,
@@ -97,16 +114,22 @@ class SwitchDevice(_DeviceBase):
     """A plain on/off switch (a plug, a relay), as Home Assistant's MQTT switch speaks: plain
     payloads out, the state read from the payload or one field of its JSON."""
 
-    kind: Literal["switch"]
-    payload_on: str = Field("ON", max_length=64)
-    payload_off: str = Field("OFF", max_length=64)
-    state_on: str | None = Field(None, max_length=64, description="None: payload_on")
-    state_off: str | None = Field(None, max_length=64, description="None: payload_off")
+    kind: Literal["switch"] = Field(description="the kind of device")
+    payload_on: str = Field("ON", max_length=64, description="the command that switches it on")
+    payload_off: str = Field("OFF", max_length=64, description="the command that switches it off")
+    state_on: str | None = Field(
+        None, max_length=64, description="the state that means on; null = payload_on"
+    )
+    state_off: str | None = Field(
+        None, max_length=64, description="the state that means off; null = payload_off"
+    )
     value_key: str | None = Field(
-        None, max_length=64, description="the state's JSON field; None: the payload"
+        None, max_length=64, description="the state's JSON field to read; null = the whole payload"
     )
     command_key: str | None = Field(
-        None, max_length=64, description='send {"<key>": payload_on} (Zigbee2MQTT); None: the plain payload'
+        None,
+        max_length=64,
+        description='send `{"<key>": payload_on}` (Zigbee2MQTT); null = the plain payload',
     )
 
 
