@@ -164,3 +164,22 @@ def test_no_then_a_request_of_its_own_is_no_correction() -> None:
     agent.understand("turn on the bedroom light")
     reply = agent.understand("no, turn off the kitchen light")
     assert reply.commands == (LightSet(device="kitchen_light", state="OFF"),)
+
+
+def test_a_value_corrected_that_the_last_request_lacked_is_asked_of_the_same_device() -> None:
+    agent, _ = home()
+    agent.understand("turn on the kitchen light")
+    reply = agent.understand("actually make it blue instead")
+    assert [c.device for c in reply.commands] == ["kitchen_light"]
+    assert isinstance(reply.commands[0], LightSet) and reply.commands[0].color_hex is not None
+
+
+def test_the_language_file_refuses_a_bare_yes_or_no(tmp_path: Path) -> None:
+    import pytest
+
+    from voiced.language import HERE, Language
+
+    text = (HERE / "en.yaml").read_text(encoding="utf-8").replace('correcting: ["no",', "correcting: [no,")
+    (tmp_path / "xx.yaml").write_text(text, encoding="utf-8")
+    with pytest.raises(ValueError, match="correcting"):
+        Language.load(tmp_path / "xx.yaml")

@@ -116,6 +116,7 @@ class Language:
     @classmethod
     def load(cls, path: Path) -> Language:
         raw = load_yaml(path)
+        _words_only(raw, str(path))
         return cls(
             kinds=_classes(raw["kinds"]),
             device_nouns=_phrases(raw["device_nouns"]),
@@ -159,6 +160,19 @@ class Language:
             alone_words=int(raw["alone_words"]),
             confusions=tuple((phrase(str(c["heard"])), phrase(str(c["said"]))) for c in raw["confusions"]),
         )
+
+
+def _words_only(raw: Any, where: str) -> None:
+    """YAML reads a bare yes, no, on or off as true or false: a word list holding one is refused by
+    name, or "no" would silently become the word "false"."""
+    if isinstance(raw, dict):
+        for key, value in raw.items():
+            _words_only(value, f"{where}: {key}")
+    elif isinstance(raw, list):
+        for item in raw:
+            if isinstance(item, bool):
+                raise ValueError(f"{where}: a word was read as {item!r} (quote yes, no, on and off)")
+            _words_only(item, where)
 
 
 _Index = dict[str, list[tuple[int, Phrase]]]

@@ -33,6 +33,7 @@ from voiced.mouth.understanding.corrections import (
     correction,
     said_right,
     taken_back,
+    unclear,
 )
 from voiced.mouth.understanding.dialogue import Recent
 from voiced.mouth.understanding.framed import outcome as framed_outcome
@@ -205,10 +206,12 @@ class LocalIntentAgent(HeardReadings):
         fix = None
         if said and self._question is None:
             fix = said_right(text, home_words, self._language) or correction(as_said(text), home_words)
-        if said and fix is not None:  # "no, the bedroom one": the last request, corrected
+        if said and fix is not None and (fix.sort == "target" or corrected(said, fix, home_words)):
             undo = functools.partial(restore_all, was=was, kind_of=self._home.kind_of)
             reply, self._said = correct(said, fix, home_words, self._understand, self._home, undo)
             return reply
+        # "actually, make it blue instead" when the last request had no colour: a request of its own
+        unplaced = fix if said else None
         if said and self._question is None:
             follow = self._frame(text)
             if follow is not None and follow.excluding:  # "not the bedroom": taken out of the last request
@@ -230,6 +233,8 @@ class LocalIntentAgent(HeardReadings):
             # what a correction or "the kitchen too" redoes: "make it yellow" as "make the kitchen
             # light yellow"
             self._said = pronouns.resolve(" and ".join(split_utterance(text)), before)[0]
+        if unplaced is not None and not reply.commands:
+            return AgentReply(text=unclear(unplaced), understood=True)
         if reply.missed and alternatives:
             reply = self._another_reading(text, alternatives, reply)
         elif reply.commands and alternatives:

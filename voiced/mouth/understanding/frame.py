@@ -154,7 +154,10 @@ def _read(
     }
     taken.update(verbs)  # "pop the lounge lamp on": a genre's word used as a verb
     genre = values.take(tokens, words.genres, taken)
-    if genre and not (has(tokens, lang.play_words) or find(tokens, lang.kinds.get("music", ()))):
+    music_said = find(tokens, lang.kinds.get("music", ())) or (
+        has(tokens, lang.pointers) and any(words.kinds.get(d) == "music" for d in last)
+    )
+    if genre and not (has(tokens, lang.play_words) or music_said):
         genre = []  # "turn the living room like blues": a genre is asked for with a word for playing
     colour_at = find(tokens, words.colours, set(taken))
     colour = values.take(tokens, words.colours, taken)
