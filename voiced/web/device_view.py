@@ -9,7 +9,6 @@ device reports them, xy, hs, rgb or hex).
 from __future__ import annotations
 
 import colorsys
-import math
 from typing import Any
 
 from voiced.devices.colours import COLORS, hex_to_xy
@@ -20,6 +19,9 @@ from voiced.devices.z2m import friendly_name
 NO_ROOM = "elsewhere"
 WARM_ABOVE = 412  # mireds; halfway between what "warm" (454) and "neutral" (370) set
 COOL_BELOW = 310  # halfway between "neutral" (370) and "cool" (250)
+# A white's swatch as the word reads, not as physics has it (3300 K is "cool" to the voice, and
+# peach on a screen): warm is amber, neutral is cream, cool is a blue-white.
+WHITE_SWATCHES = {"warm": "#ffc47a", "neutral": "#fff3e0", "cool": "#e3efff"}
 NAMED_WITHIN = 0.06  # xy distance within which a reported colour is called by a colour's name
 _XY_NAMES = {name: hex_to_xy(hex_colour) for name, hex_colour in COLORS.items() if name != "white"}
 _TOOL_OF_KIND = {kind: tool for tool, kind in DEVICE_TOOLS.items()}
@@ -64,19 +66,6 @@ def xy_to_css(x: float, y: float) -> str:
     top = max(linear) or 1.0
     r, g, b = (_gamma(c / top) for c in linear)
     return _hex(r, g, b)
-
-
-def mireds_to_css(mireds: float) -> str:
-    """A white's tint for a swatch (Tanner Helland's fit of the black-body colours)."""
-    kelvin = max(1000.0, min(40000.0, 1_000_000 / max(mireds, 1.0))) / 100
-    if kelvin <= 66:
-        r, g = 255.0, 99.4708025861 * math.log(kelvin) - 161.1195681661
-        b = 0.0 if kelvin <= 19 else 138.5177312231 * math.log(kelvin - 10) - 305.0447927307
-    else:
-        r = 329.698727446 * (kelvin - 60) ** -0.1332047592
-        g = 288.1221695283 * (kelvin - 60) ** -0.0755148492
-        b = 255.0
-    return _hex(r / 255, g / 255, b / 255)
 
 
 def warmth(mireds: float) -> str:
@@ -140,7 +129,8 @@ def _light(device: LightDevice, state: dict[str, Any]) -> dict[str, Any]:
     if colour is not None and (mode is not None or mireds is None):
         view["colour"], view["colour_name"] = colour, colour_name(colour)
     elif mireds is not None:
-        view["warmth"], view["colour"] = warmth(mireds), mireds_to_css(mireds)
+        view["warmth"] = warmth(mireds)
+        view["colour"] = WHITE_SWATCHES[view["warmth"]]
     parts = ["on" if view["on"] else "off"] if view["on"] is not None else []
     if view["on"] and view["brightness_pct"] is not None:
         parts.append(f"{view['brightness_pct']} %")
