@@ -60,7 +60,7 @@ def healthy(port: int) -> bool:
 
 
 def tile_state(driver: WebDriver, device: str) -> dict[str, object]:
-    raw = driver.find_element(By.CSS_SELECTOR, f'.tile[data-device="{device}"]').get_attribute("data-state")
+    raw = driver.find_element(By.CSS_SELECTOR, f'.card[data-device="{device}"]').get_attribute("data-state")
     return json.loads(raw or "null") or {}
 
 
@@ -109,7 +109,7 @@ def test_the_dashboard_shows_a_spoken_turn_takes_a_typed_one_and_survives_a_rest
             box.send_keys("turn off the kitchen light")
             driver.find_element(By.CSS_SELECTOR, "#say button").click()
             result = driver.find_element(By.ID, "say-result")
-            until(lambda: "1 command" in result.text, 30, "the typed turn returned no command", output)
+            until(lambda: "Done: Kitchen light: off" in result.text, 30, "the typed turn did nothing", output)
             until(
                 lambda: tile_state(driver, "kitchen_light").get("state") == "OFF",
                 5,

@@ -24,9 +24,15 @@ def _panel(driver: WebDriver, task: str) -> str:
     return str(driver.find_element(By.CSS_SELECTOR, f'.plan[data-task="{task}"]').text)
 
 
+def _status(driver: WebDriver, task: str) -> str:
+    return str(
+        driver.find_element(By.CSS_SELECTOR, f'.plan[data-task="{task}"]').get_attribute("data-status")
+    )
+
+
 def _click(driver: WebDriver, task: str, label: str) -> None:
     box = driver.find_element(By.CSS_SELECTOR, f'.plan[data-task="{task}"]')
-    box.find_element(By.XPATH, f'./button[text()="{label}"]').click()
+    box.find_element(By.XPATH, f'.//button[text()="{label}"]').click()
 
 
 def test_the_plans_panel_confirms_refuses_and_cancels(tmp_path: Path, broker: Broker) -> None:
@@ -44,17 +50,21 @@ def test_the_plans_panel_confirms_refuses_and_cancels(tmp_path: Path, broker: Br
                 created = daemon.http("POST", "/api/tasks", {"requirement": requirement})
                 assert created.json()["status"] == "waiting_confirmation", created.text
                 task = str(created.json()["id"])
-                until(lambda: "waiting_confirmation" in _panel(driver, task), 10, f"{task} not shown", output)
+                until(
+                    lambda: _status(driver, task) == "waiting_confirmation", 10, f"{task} not shown", output
+                )
+                assert "Waiting for your OK." in _panel(driver, task)
                 return task
 
             movie = create(
                 "Movie night: dim the living room to 20 percent, turn off the kitchen light "
                 "and play some jazz"
             )
-            assert "turn off the kitchen light" in _panel(driver, movie)
+            assert "Turn off the kitchen light once you confirm." in _panel(driver, movie)
             assert _sent_by(home) == []
             _click(driver, movie, "Confirm")
-            until(lambda: "completed (3/3)" in _panel(driver, movie), 30, "not completed", output)
+            until(lambda: _status(driver, movie) == "completed", 30, "not completed", output)
+            assert "Done." in _panel(driver, movie) and _panel(driver, movie).count("— done") == 3
             assert sorted(_sent_by(home), key=str) == sorted(
                 [
                     (SET.format("living_room_light"), {"state": "ON", "brightness": 51}),
@@ -68,13 +78,15 @@ def test_the_plans_panel_confirms_refuses_and_cancels(tmp_path: Path, broker: Br
                 "Party: turn on the kitchen light, play some rock and set the bedroom light to 40 percent"
             )
             _click(driver, party, "Refuse")
-            until(lambda: "cancelled" in _panel(driver, party), 10, "not refused", output)
+            until(lambda: _status(driver, party) == "cancelled", 10, "not refused", output)
 
             later = create("in 10 minutes turn off the bedroom light")
             _click(driver, later, "Confirm")
-            until(lambda: "executing" in _panel(driver, later), 10, "not executing", output)
+            until(lambda: _status(driver, later) == "executing", 10, "not executing", output)
+            assert "Running: 0 of 1 done." in _panel(driver, later)
             _click(driver, later, "Cancel")
-            until(lambda: "cancelled" in _panel(driver, later), 10, "not cancelled", output)
+            until(lambda: _status(driver, later) == "cancelled", 10, "not cancelled", output)
+            assert "Cancelled." in _panel(driver, later)
             history = daemon.http("GET", f"/api/tasks/{later}/progress").json()["execution_history"]
             assert [(e["decision"], e["decided_by"]) for e in history] == [("end", "rules")]
             statuses = {t["id"]: t["status"] for t in daemon.http("GET", "/api/tasks").json()["tasks"]}

@@ -116,9 +116,18 @@ def test_health_devices_turns_and_state(registry: DeviceRegistry) -> None:
             "muted": False,
             "sse_clients": 0,
         }
-        devices = {d["name"]: d for d in (await client.get("/api/devices")).json()["devices"]}
+        rows = (await client.get("/api/devices")).json()["devices"]
+        devices = {d["name"]: d for d in rows}
         assert set(devices) == {device.name for device in registry}
         assert devices["kitchen_light"]["state"] == {"state": "ON", "brightness": 200}
+        assert devices["kitchen_light"]["view"]["summary"] == "on · 79 %"
+        assert [(d["room_label"], d["label"]) for d in rows] == [  # rooms, then names: every time
+            ("Bedroom", "Bedroom light"),
+            ("Kitchen", "Kitchen light"),
+            ("Living room", "Diffuser"),
+            ("Living room", "Living room light"),
+            ("Living room", "Music"),
+        ]
         assert devices["bedroom_light"]["online"] is False
         assert (await client.get("/api/state")).json() == {"mood": "calm"}
         page = await client.get("/")
@@ -153,7 +162,12 @@ def test_say_takes_a_turn_and_returns_reply_commands_and_the_turn_in_turns(regis
         assert turns.taken == ["turn on the kitchen light"]
         assert body["reply"] == "Kitchen light on." and body["understood"] is True
         assert body["commands"] == [
-            {"device": "kitchen_light", "payload": '{"state":"ON"}', "result": "sent"}
+            {
+                "device": "kitchen_light",
+                "payload": '{"state":"ON"}',
+                "result": "sent",
+                "words": "Kitchen light: on",
+            }
         ]
         for _ in range(100):  # the hub reads the bus in its own task
             recent = (await client.get("/api/turns?limit=5")).json()["turns"]

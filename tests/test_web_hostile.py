@@ -53,6 +53,7 @@ def test_hostile_bodies_on_every_post_endpoint_are_4xx_and_the_daemon_still_work
             assert waiting.status_code == 201, waiting.text
             task = waiting.json()["id"]
             endpoints = ["/api/say", "/api/vibe", "/api/mute", "/api/tasks", f"/api/tasks/{task}/confirm"]
+            endpoints.append("/api/devices/kitchen_light")
             for path in endpoints:
                 deep = _post(daemon, path, DEEP)
                 assert deep.status_code == 400, (path, deep.text)
@@ -64,6 +65,12 @@ def test_hostile_bodies_on_every_post_endpoint_are_4xx_and_the_daemon_still_work
                 assert broken.status_code == 400 and "not UTF-8" in broken.json()["error"], path
                 keyed = _post(daemon, path, _json({SURROGATE: SURROGATE, "muted": [SURROGATE]}))
                 assert keyed.status_code == 400, (path, keyed.text)
+
+            scent = _post(daemon, "/api/devices/diffuser", _json({"scent": f"{SURROGATE}{CONTROLS}rose"}))
+            assert scent.status_code == 400 and "unknown scent" in scent.json()["error"], scent.text
+            assert "\x00" not in scent.json()["error"] and SURROGATE not in scent.json()["error"]
+            nobody = _post(daemon, "/api/devices/%ED%A0%80%00", _json({"state": "on"}))
+            assert nobody.status_code == 404 and "no device" in nobody.json()["error"], nobody.text
 
             said = _post(
                 daemon, "/api/say", _json({"text": f"{SURROGATE}{CONTROLS} turn on the kitchen light"})

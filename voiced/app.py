@@ -326,6 +326,7 @@ async def run_daemon(
                 vibe=vibe,
                 plans=plans,
                 supervision=supervision,
+                actions=actions,
             )
             web = WebServer(config.web, controls, options.web_socket)
             await web.start()

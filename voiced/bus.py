@@ -86,6 +86,7 @@ class EventBus:
     def __init__(self) -> None:
         self._subscriptions: list[Subscription] = []
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._latest: dict[str, Event] = {}  # the last event of each kind: one per kind, ever
 
     def bind_loop(self, loop: asyncio.AbstractEventLoop) -> None:
         self._loop = loop
@@ -106,8 +107,14 @@ class EventBus:
     def subscribers(self) -> int:
         return len(self._subscriptions)
 
+    def latest(self, kind: str) -> Event | None:
+        """The last event of `kind` published, for a part that subscribes late and needs to know
+        what is true now (the web hub: the assistant's state was said before it subscribed)."""
+        return self._latest.get(kind)
+
     def publish(self, event: Event) -> None:
         _LOGGER.debug("event %s", event.kind)
+        self._latest[event.kind] = event
         for subscription in list(self._subscriptions):
             if not subscription.offer(event):
                 self._subscriptions.remove(subscription)

@@ -104,12 +104,13 @@ class DeviceActions:
         self._bus.publish(CommandRefused(turn=turn, device=command.device, reason=why, task_id=task_id))
         return True
 
-    async def execute_acked(self, turn: int, command: DeviceCommand) -> ActionResult:
+    async def execute_acked(self, turn: int, command: DeviceCommand, task_id: str = "") -> ActionResult:
         """Publish and wait for the broker's answer (about a millisecond on a home network), so a
-        refusal (an ACL's "not authorized") is told to the user instead of a cheerful "okay"."""
-        if await self._unresponsive(turn, command, "", self._ack_timeout_s):
+        refusal (an ACL's "not authorized") is told to the user instead of a cheerful "okay".
+        `task_id`: what sent it besides a turn (the web page's controls say "web")."""
+        if await self._unresponsive(turn, command, task_id, self._ack_timeout_s):
             return ActionResult(False, "not sent: the broker is not answering", broker_down=True)
-        sent = self._send(turn, command, "")
+        sent = self._send(turn, command, task_id)
         if isinstance(sent, ActionResult):
             return sent
         try:
@@ -124,10 +125,19 @@ class DeviceActions:
                 unacked=True,
             )
         except PublishRejected as exc:
-            return self._refused(turn, sent, "", f"the broker refused it: {exc}")
+            return self._refused(turn, sent, task_id, f"the broker refused it: {exc}")
         except BrokerUnavailable as exc:
-            return self._refused(turn, sent, "", str(exc), broker_down=True)
+            return self._refused(turn, sent, task_id, str(exc), broker_down=True)
         return ActionResult(True, f"sent {sent.payload} to {command.device}", sent=sent)
+
+    async def unconfirmed(self, sent: Sent) -> list[str]:
+        """Wait (at most the confirmation timeout) for the device to report what `sent` asked
+        for; what its state still does not show, [] once it does."""
+        return await self._gateway.wait_for_state(sent, self._confirm_timeout_s)
+
+    @property
+    def confirm_timeout_s(self) -> float:
+        return self._confirm_timeout_s
 
     async def confirm(self, turn: int, sent: Sent) -> str:
         """Wait for the device to report what `sent` asked for; one sentence on what it shows."""

@@ -166,6 +166,7 @@ def task_view(state: TaskState) -> dict[str, Any]:
         "requirement": state.get("requirement", ""),
         "status": state.get("status", "pending"),
         "created_at": state.get("created_at"),
+        "started_at": state.get("started_at"),  # a step's delay_s counts from here
         "execution_plan": plan,
         "execution_history": state.get("execution_history", []),
         "current_step": state.get("current_step", 0),

@@ -13,6 +13,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from voiced.bus import EventBus, Subscription
+from voiced.devices.actions import DeviceActions
 from voiced.devices.registry import DeviceRegistry
 from voiced.errors import short_repr
 from voiced.events import AgentText, CommandRefused, CommandSent, TurnFinished
@@ -20,6 +21,8 @@ from voiced.mouth.vibe_control import VibeControl
 from voiced.plans.setup import Plans
 from voiced.supervision import Supervision
 from voiced.web.bodies import BadRequest, error, field, json_object, query_text
+from voiced.web.command_words import command_words
+from voiced.web.device_view import ordered, row
 from voiced.web.metrics import CONTENT_TYPE, Metrics
 from voiced.web.turns import TurnLog
 
@@ -50,6 +53,7 @@ class Controls:
     vibe: VibeControl | None = None
     plans: Plans | None = None  # the task API (voiced/web/tasks.py)
     supervision: Supervision = default(default_factory=Supervision)  # background tasks: degraded?
+    actions: DeviceActions | None = None  # the page's device controls (voiced/web/device_control.py)
     say_timeout_s: float = SAY_TIMEOUT_S
 
 
@@ -85,17 +89,14 @@ class Api:
         return JSONResponse(state)
 
     async def devices(self, request: Request) -> Response:
+        """Every device, by room then name (the same order every time), with its state in words."""
+        view = self._c.devices
+        areas = self._c.registry.areas
         rows = [
-            {
-                "name": device.name,
-                "kind": device.kind,
-                "room": device.room,
-                "online": self._c.devices.is_online(device.name),
-                "state": self._c.devices.state_of(device.name),
-            }
-            for device in self._c.registry
+            row(device, view.state_of(device.name), view.is_online(device.name), areas)
+            for device in ordered(list(self._c.registry), areas)
         ]
-        return JSONResponse({"broker_connected": self._c.devices.connected, "devices": rows})
+        return JSONResponse({"broker_connected": view.connected, "devices": rows})
 
     async def turns(self, request: Request) -> Response:
         raw = query_text(request, "limit", "20") or ""
@@ -103,7 +104,16 @@ class Api:
         if not (raw.isascii() and raw.isdigit() and len(raw) <= 3) or not 1 <= int(raw) <= MAX_TURNS:
             wanted = f"a whole number from 1 to {MAX_TURNS}"
             return error(f"query parameter 'limit' must be {wanted}, got {short_repr(raw)}", 400)
-        return JSONResponse({"turns": self._turns.recent(int(raw))})
+        turns = self._turns.recent(int(raw))
+        for turn in turns:
+            turn["commands"] = [self._with_words(command) for command in turn["commands"]]
+        return JSONResponse({"turns": turns})
+
+    def _with_words(self, command: dict[str, Any]) -> dict[str, Any]:
+        """A command as sent, plus what it did in words ("Kitchen light: on, 40 %")."""
+        if "payload" not in command:
+            return command  # refused: its reason is words already
+        return {**command, "words": command_words(self._c.registry, command["device"], command["payload"])}
 
     async def say(self, request: Request) -> Response:
         try:
@@ -119,6 +129,7 @@ class Api:
                 return error(f"turn {turn} did not finish within {self._c.say_timeout_s:.0f} s", 504)
         finally:
             self._c.bus.unsubscribe(events)
+        reply["commands"] = [self._with_words(command) for command in reply["commands"]]
         return JSONResponse({"turn": turn, "heard": text, **reply})
 
     async def vibe_start(self, request: Request) -> Response:

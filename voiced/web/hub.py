@@ -3,6 +3,11 @@
 
 Each event is serialised once here, not once per client. Clients subscribe to the hub's own
 bus with `overflow="disconnect"`: one that stops reading is dropped, never grows memory.
+
+Some events say what is true now (the assistant's state, the broker link, mute): the hub starts
+with the last of each that was published before it subscribed, and a client that connects is
+sent the last of each even when the ring has long moved past it, so a page shows the truth from
+its first paint, not "connecting…" until something changes.
 """
 
 from __future__ import annotations
@@ -14,7 +19,7 @@ import uuid
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from voiced.bus import EventBus, Subscription, SubscriptionClosed
 from voiced.console import thought
@@ -24,6 +29,8 @@ _LOGGER = logging.getLogger(__name__)
 
 RING_SIZE = 1000  # events kept for replay
 CLIENT_LIMIT = 256  # events a client may fall behind before it is let go
+CURRENT_KINDS = ("assistant_state", "broker_status", "mute_changed")  # each one says what is true now
+Annotate = Callable[[Event], dict[str, Any]]  # extra fields for an event's JSON (words for people)
 
 
 @dataclass(frozen=True)
@@ -37,16 +44,29 @@ class Stamped(Event):
 
 
 class EventHub:
-    def __init__(self, bus: EventBus, observers: list[Callable[[Event], None]], ring_size: int = RING_SIZE):
+    def __init__(
+        self,
+        bus: EventBus,
+        observers: list[Callable[[Event], None]],
+        ring_size: int = RING_SIZE,
+        annotate: Annotate | None = None,
+    ) -> None:
         self._bus = bus
         self._observers = observers
+        self._annotate = annotate
         self._clients = EventBus()
         self._ring: deque[Stamped] = deque(maxlen=ring_size)
         self._seq = 0
         self._live: set[Subscription] = set()
-        self._events: Subscription | None = None  # kept across a restart of `run`: nothing is lost
+        self._current: dict[str, Stamped] = {}  # the last event of each of CURRENT_KINDS
         # Ids are "<boot>-<seq>": after a daemon restart an old Last-Event-ID means "replay all".
         self.boot = uuid.uuid4().hex[:8]
+        # Subscribed now, kept across a restart of `run`: nothing is lost. What was said before
+        # now is taken from the bus's last word of each current kind, in the same breath.
+        self._events: Subscription | None = bus.subscribe("web-hub")
+        for kind in CURRENT_KINDS:
+            if (said := bus.latest(kind)) is not None:
+                self.take(said)
 
     @property
     def seen(self) -> int:
@@ -83,9 +103,21 @@ class EventHub:
         data = event.to_dict()
         if (line := thought(event)) is not None:
             data["thought"] = line
+        if self._annotate is not None:
+            try:
+                data.update(self._annotate(event))
+            except Exception:  # words for people are a nicety: the event goes out without them
+                _LOGGER.exception("web: could not describe %s", event.kind)
         stamped = Stamped(seq=self._seq, name=event.kind, data=json.dumps(data, default=str))
         self._ring.append(stamped)
+        if event.kind in CURRENT_KINDS:
+            self._current[event.kind] = stamped
         self._clients.publish(stamped)
+
+    def current(self, kind: str) -> dict[str, Any] | None:
+        """The last event of one of CURRENT_KINDS, as the web sends it (None: none yet)."""
+        stamped = self._current.get(kind)
+        return None if stamped is None else dict(json.loads(stamped.data))
 
     def subscribe(self, last_id: str | None) -> tuple[Subscription, list[Stamped]]:
         """A live subscription, and what it missed after `last_id` (None: nothing; "0": all kept)."""
@@ -111,4 +143,9 @@ class EventHub:
         boot, _, seq = last_id.partition("-")
         # isascii: "²".isdigit() is true, and int("²") a ValueError; so is int() of 4,301 digits.
         after = int(seq) if boot == self.boot and seq.isascii() and seq.isdigit() and len(seq) < 19 else 0
-        return [stamped for stamped in self._ring if stamped.seq > after]
+        kept = [stamped for stamped in self._ring if stamped.seq > after]
+        # What is true now, said before the oldest event kept (or before `after`, and so seen):
+        # sent first, in the order it was said.
+        oldest = self._ring[0].seq if self._ring else self._seq + 1
+        missed = sorted((s for s in self._current.values() if after < s.seq < oldest), key=lambda s: s.seq)
+        return missed + kept

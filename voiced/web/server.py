@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hmac
+import html
 import logging
 import socket
 from collections.abc import Generator
@@ -29,7 +30,9 @@ from voiced.events import Event
 from voiced.tasks import cancel_and_wait
 from voiced.web import sse
 from voiced.web.api import Api, Controls
+from voiced.web.command_words import in_words
 from voiced.web.deadlines import with_deadlines
+from voiced.web.device_control import DeviceControl
 from voiced.web.hub import EventHub
 from voiced.web.metrics import Metrics
 from voiced.web.tasks import task_routes
@@ -62,16 +65,22 @@ def bind(config: WebConfig) -> socket.socket:
     return sock
 
 
+PUBLIC_PATHS = ("/static/", "/favicon.ico")  # the page's own code and icon: no data, no secret
+MODE_MARK = "<!--assistant-mode-->"  # in index.html: the assistant's state, filled in when served
+
+
 class BearerAuth:
     """Every request needs `Authorization: Bearer <token>` (or `?access_token=`, for the page
-    and its EventSource, which cannot send headers)."""
+    and its EventSource, which cannot send headers); the page's static files excepted, which
+    the browser fetches without the page's query string."""
 
     def __init__(self, app: ASGIApp, token: str) -> None:
         self._app = app
         self._token = token.encode()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http":
+        public = scope["type"] == "http" and str(scope.get("path", "")).startswith(PUBLIC_PATHS)
+        if scope["type"] == "http" and not public:
             request = Request(scope)
             given = request.headers.get("authorization", "")
             token = (
@@ -120,13 +129,22 @@ def build_app(
     controls: Controls, hub: EventHub, turns: TurnLog, metrics: Metrics, token: str | None
 ) -> ASGIApp:
     api = Api(controls, turns, metrics, lambda: hub.clients)
+    device_control = DeviceControl(controls.registry, controls.actions)
     static = resources.files("voiced.web") / "static"
 
     async def events(request: Request) -> Response:
         return await sse.events(request, hub)
 
     async def index(request: Request) -> Response:
-        return Response((static / "index.html").read_bytes(), media_type="text/html; charset=utf-8")
+        """The page, its badge already saying what the assistant is doing (no "connecting…")."""
+        said = hub.current("assistant_state")
+        mode = html.escape(str(said["state"])) if said else "starting"
+        page = (static / "index.html").read_text(encoding="utf-8").replace(MODE_MARK, mode)
+        return Response(page, media_type="text/html; charset=utf-8")
+
+    async def favicon(request: Request) -> Response:
+        icon = (static / "favicon.svg").read_bytes()
+        return Response(icon, media_type="image/svg+xml", headers={"Cache-Control": "max-age=86400"})
 
     async def not_found(request: Request, exc: Exception) -> Response:
         return JSONResponse({"error": f"no such endpoint: {request.method} {request.url.path}"}, 404)
@@ -140,7 +158,9 @@ def build_app(
         Route("/metrics", api.metrics),
         Route("/api/events", events),
         Route("/api/state", api.state),
+        Route("/favicon.ico", favicon),
         Route("/api/devices", api.devices),
+        Route("/api/devices/{name}", device_control.handle, methods=["POST"]),
         Route("/api/turns", api.turns),
         Route("/api/say", api.say, methods=["POST"]),
         Route("/api/vibe", api.vibe_start, methods=["POST"]),
@@ -169,7 +189,8 @@ class WebServer:
     def __init__(self, config: WebConfig, controls: Controls, sock: socket.socket) -> None:
         self.turns = TurnLog()
         self.metrics = Metrics(broker_connected=controls.devices.connected)
-        self.hub = EventHub(controls.bus, [self._observe])
+        registry = controls.registry
+        self.hub = EventHub(controls.bus, [self._observe], annotate=lambda event: in_words(registry, event))
         self._supervision = controls.supervision
         self._sock = sock
         app = build_app(
