@@ -183,3 +183,16 @@ def test_the_language_file_refuses_a_bare_yes_or_no(tmp_path: Path) -> None:
     (tmp_path / "xx.yaml").write_text(text, encoding="utf-8")
     with pytest.raises(ValueError, match="correcting"):
         Language.load(tmp_path / "xx.yaml")
+
+
+def test_here_with_no_room_known_asks_which_room_and_the_answer_completes_it() -> None:
+    agent, _ = home()
+    reply = agent.understand("turn on the lights in here")
+    assert not reply.commands and reply.text.startswith("Which room are you in")
+    assert agent.understand("the kitchen").commands == (LightSet(device="kitchen_light", state="ON"),)
+
+
+def test_here_in_a_title_or_a_mood_asks_nothing() -> None:
+    agent, _ = home()
+    assert agent.understand("play here comes the sun").commands
+    assert not agent.understand("make it romantic in here").text.startswith("Which room")

@@ -24,7 +24,7 @@ from voiced.mouth.agent import AgentReply
 from voiced.mouth.heard_readings import HeardReadings
 from voiced.mouth.understanding import frame as entity_frame
 from voiced.mouth.understanding import pronouns
-from voiced.mouth.understanding.asking import Question, answer, ask, which_room
+from voiced.mouth.understanding.asking import Question, answer, ask, here_unknown, which_room
 from voiced.mouth.understanding.corrections import (
     Correction,
     as_said,
@@ -355,6 +355,12 @@ class LocalIntentAgent(HeardReadings):
         last = self._home.last
         framed = self._frame(text)
         resolved, stand_in = pronouns.resolve(text, last)
+        rooms = sorted({r for r in self._words.in_room.values() if r})
+        if self._room is None and (
+            here := here_unknown(text, rooms, self._words.title_phrases, self._language)
+        ):
+            self._question = here  # "the lights in here": which room is here, asked
+            return None
         if (room := which_room(resolved, lambda: HomeVocabulary.of(self._registry).light_rooms)) is not None:
             self._question = room  # "the room lamp": "bedroom" or "living room" misheard, as often as not
             return None

@@ -7,6 +7,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from voiced.language import Language, find, words
 from voiced.mouth.understanding.hearing import Phrase, Vocabulary
 from voiced.mouth.understanding.matcher import Matcher
 from voiced.mouth.understanding.readings import unsure_part
@@ -33,11 +34,12 @@ class Question:
     text: str
     heard: str
     options: tuple[Phrase, ...]
+    opening: str = "Sorry, did you mean"
 
 
 def ask(question: Question) -> str:
     *first, last = sorted(o.spoken for o in question.options)
-    return f"Sorry, did you mean {', '.join(first)} or {last}?"
+    return f"{question.opening} {', '.join(first)} or {last}?"
 
 
 def which_room(text: str, light_rooms: Callable[[], Sequence[str]]) -> Question | None:
@@ -54,6 +56,34 @@ def which_room(text: str, light_rooms: Callable[[], Sequence[str]]) -> Question 
     options = tuple(Phrase(f"the {room}{noun}", room, f"the {room}{noun}") for room in near)
     log.info("heard %r in %r: which room's, asking", found.group(0), text)
     return Question(text, found.group(0), options)
+
+
+def here_unknown(
+    text: str, rooms: Sequence[str], titles: Sequence[tuple[str, ...]], lang: Language
+) -> Question | None:
+    """ "Turn on the lights in here" where nobody said which room this is (`audio.room` unset): which
+    room, asked back, rather than every light in the home. None when a room or a title is named
+    ("play here comes the sun"), nothing of a device is asked, or the home has one room."""
+    tokens = words(text)
+    found = find(tokens, lang.here)
+    asks = [
+        *(p for ps in lang.kinds.values() for p in ps),
+        *lang.up,
+        *lang.down,
+        *lang.power["on"],
+        *lang.power["off"],
+    ]
+    if not found or not find(tokens, asks):
+        return None  # "make it romantic in here" sets a mood for the home; "she is here" asks nothing
+    if len(rooms) < 2 or find(tokens, [tuple(words(r)) for r in rooms]) or find(tokens, titles):
+        return None
+    heard = " ".join(found[0][1])
+    if heard not in text:
+        return None
+    place = "in the" if heard in ("here", "in here") or heard.startswith("in ") else "the"
+    options = tuple(Phrase(f"{place} {room}", room, f"the {room}") for room in sorted(rooms))
+    log.info("%r says here, and this room is not known: asking which", text)
+    return Question(text, heard, options, opening="Which room are you in:")
 
 
 def answer(question: Question, reply: str, matcher: Matcher, vocabulary: Vocabulary) -> str | None:
