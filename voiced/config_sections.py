@@ -38,7 +38,7 @@ class AudioConfig(_Section):
         None,
         min_length=1,
         max_length=60,
-        description='the room the daemon is in ("turn off the lights in here"); null = a request for "here" is asked which room',
+        description='the room the daemon is in ("turn off the lights in here"); null = "here" is asked',
     )
     input_device: str | Int | None = Field(
         None, description="the microphone: a sounddevice name or index; null = the system default"
