@@ -229,7 +229,13 @@ async def run_daemon(
             sentence_silence_s=config.tts.sentence_silence_s,
             output_rate=EAR_RATE if options.reference is not None else None,
         )
-        actions = DeviceActions(gateway, bus, config.mqtt.ack_timeout_s, config.vibe.confirm_timeout_s)
+        actions = DeviceActions(
+            gateway,
+            bus,
+            config.mqtt.ack_timeout_s,
+            config.vibe.confirm_timeout_s,
+            state_wait_s=config.devices.state_wait_s,
+        )
         intents = LocalIntentAgent(
             registry,
             gateway.state_of,

@@ -144,6 +144,13 @@ class DevicesConfig(_Section):
         pattern=r"^[A-Za-z0-9_-]+(/[A-Za-z0-9_-]+)*$",
         description="the topic prefix Home Assistant discovery configs are read under",
     )
+    state_wait_s: Float = Field(
+        0.5,
+        gt=0,
+        le=5,
+        description='how long a relative change ("dimmer") on a device with no reported state waits '
+        "for the state it asked for; then it acts on a stated assumption (bench/calibrate_state_wait.py)",
+    )
 
 
 class HomeAssistantConfig(_Section):

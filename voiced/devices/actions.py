@@ -39,11 +39,13 @@ class DeviceActions:
         bus: EventBus,
         ack_timeout_s: float = 2.0,
         confirm_timeout_s: float = 5.0,
+        state_wait_s: float = 0.5,
     ) -> None:
         self._gateway = gateway
         self._bus = bus
         self._ack_timeout_s = ack_timeout_s
         self._confirm_timeout_s = confirm_timeout_s
+        self._state_wait_s = state_wait_s
 
     def state_of(self, name: str) -> dict[str, Any] | None:
         return self._gateway.state_of(name)
@@ -57,8 +59,8 @@ class DeviceActions:
 
     async def refresh(self, names: list[str]) -> list[str]:
         """Ask these devices for their state (Zigbee2MQTT's `/get`) and wait for their reports, at
-        most 2 s (or the PUBACK timeout, if shorter); returns those that did not report."""
-        missing = await self._gateway.refresh(names, min(self._ack_timeout_s, 2.0))
+        most `state_wait_s` (or the PUBACK timeout, if shorter); returns those that did not report."""
+        missing = await self._gateway.refresh(names, min(self._ack_timeout_s, self._state_wait_s))
         if missing:
             _LOGGER.warning("no state reported by %s when asked", ", ".join(missing))
         return missing

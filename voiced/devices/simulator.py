@@ -131,11 +131,13 @@ class DeviceSimulator:
         delay_s: float = 0.0,
         silent: Iterable[str] = (),
         offline: Iterable[str] = (),
+        uncached: Iterable[str] = (),
     ) -> None:
         self._delay_s = delay_s
         self._silent = set(silent)
         self._offline = set(offline)
-        for name in self._silent | self._offline:
+        self._uncached = set(uncached)  # no state sent at start: never reported since the bridge started
+        for name in self._silent | self._offline | self._uncached:
             registry.get(name)  # DeviceError for a name that is not declared
         self._timers: set[threading.Timer] = set()
         self._registry = registry
@@ -191,8 +193,9 @@ class DeviceSimulator:
             for device in self._registry:
                 self._publish_availability(device)
                 # Zigbee2MQTT sends its cached states at start (cache_state_send_on_startup), not
-                # retained: whoever subscribes later has to ask.
-                self._publish_state(device)
+                # retained: whoever subscribes later has to ask. It has no cache for some.
+                if device.name not in self._uncached:
+                    self._publish_state(device)
 
     def set_bridge_online(self, online: bool) -> None:
         """Zigbee2MQTT's bridge going down (or back): every Zigbee device is out of reach."""
@@ -221,7 +224,7 @@ class DeviceSimulator:
         asked = self._by_get_topic.get(topic)
         if asked is not None:
             if asked.name not in self._offline and asked.name not in self._silent:
-                self._publish_state(asked)
+                self._report_soon(asked)
             return
         device = self._by_command_topic.get(topic)
         if device is None or device.name in self._offline:
@@ -236,8 +239,11 @@ class DeviceSimulator:
             self._states[device.name] = apply(self._states[device.name], command)
         self.applied += 1
         _LOGGER.info("%s <- %s", device.name, excerpt(payload))
-        if device.name in self._silent:
-            return
+        if device.name not in self._silent:
+            self._report_soon(device)
+
+    def _report_soon(self, device: Device) -> None:
+        """The device's state, after `delay_s` as a radio answers (to a command or to `/get`)."""
         if self._delay_s <= 0:
             self._publish_state(device)
             return

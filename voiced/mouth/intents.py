@@ -9,6 +9,7 @@ readings of a misheard name are asked back. Every command passes DeviceRegistry.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import logging
 from collections.abc import Awaitable, Callable, Collection, Sequence
@@ -35,7 +36,7 @@ from voiced.mouth.understanding.corrections import (
     taken_back,
     unclear,
 )
-from voiced.mouth.understanding.dialogue import Recent
+from voiced.mouth.understanding.dialogue import Recent, assumed
 from voiced.mouth.understanding.framed import outcome as framed_outcome
 from voiced.mouth.understanding.framed import restore_all
 from voiced.mouth.understanding.grammar import human
@@ -142,7 +143,7 @@ class LocalIntentAgent(HeardReadings):
     async def understand_fresh(
         self,
         text: str,
-        refresh: Callable[[list[str]], Awaitable[object]] | None,
+        refresh: Callable[[list[str]], Awaitable[list[str]]] | None,
         doubtful: Collection[str] = (),
         alternatives: Sequence[str] = (),
         *,
@@ -150,16 +151,19 @@ class LocalIntentAgent(HeardReadings):
     ) -> AgentReply:
         """`understand`, but a request that needed a state nobody reported ("dimmer" with the
         light's brightness unknown) first asks the devices (`refresh`) and is understood again,
-        instead of starting from a guess."""
+        instead of starting from a guess; a device that does not answer in time is taken as
+        `assumed` says, and the reply says what it was set to."""
         before = (self._home.last, self._question, self._doubted, self._said)
         reply = self.understand(text, doubtful, alternatives, heard=heard)
         unknown = sorted(self._home.unknown)
         if not unknown or refresh is None or not reply.commands:
             return reply
         log.info("asking %s for their state before %r", ", ".join(unknown), text)
-        await refresh(unknown)
+        silent = set(await refresh(unknown))
         self._home.last, self._question, self._doubted, self._said = before
-        return self.understand(text, doubtful, alternatives, heard=heard)
+        reply = self.understand(text, doubtful, alternatives, heard=heard)
+        said = assumed(reply.commands, silent)
+        return dataclasses.replace(reply, text=f"{reply.text} {said}".strip()) if said else reply
 
     def understand(
         self,

@@ -8,7 +8,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from voiced.devices.model import DeviceCommand
+from voiced.devices.model import DeviceCommand, LightSet
+from voiced.mouth.understanding.grammar import human
+from voiced.mouth.understanding.home import join
 
 # the value each kind of command moves up or down
 _LEVELS = ("brightness", "intensity", "volume")
@@ -44,3 +46,23 @@ def _direction(commands: Iterable[DeviceCommand], before: Mapping[str, Mapping[s
             if isinstance(new, int) and isinstance(old, int) and new != old:
                 moves.add("up" if new > old else "down")
     return moves.pop() if len(moves) == 1 else None
+
+
+def assumed(commands: Sequence[DeviceCommand], silent: Iterable[str]) -> str:
+    """What the reply says when a relative change was made from an assumed state because the device
+    did not report its own in time ("dimmer" from an unknown brightness): where it was set to."""
+    quiet = set(silent)
+    parts: list[str] = []
+    for command in commands:
+        if command.device not in quiet:
+            continue
+        level = next(
+            (getattr(command, f, None) for f in _LEVELS if getattr(command, f, None) is not None), None
+        )
+        if isinstance(level, int):
+            percent = round(level * 100 / 254) if isinstance(command, LightSet) else level
+            parts.append(f"the {human(command.device)} to {percent} percent")
+    if not parts:
+        return ""
+    where = "where it was" if len(parts) == 1 else "where they were"
+    return f"I didn't hear {where}, so I set {join(parts)}."
