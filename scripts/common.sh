@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # What scripts/setup.sh (the developer's set-up) and scripts/install-service.sh (the service)
 # share: the Debian packages the daemon itself needs, installing missing ones, the models step.
 # Sourced, not run: `source "$(dirname "$0")/common.sh"`.
@@ -6,6 +7,7 @@
 # echo canceller. libasound2-plugins: ALSA's pulse plugin, for a PulseAudio/PipeWire server.
 # wamerican: English words, so a real word Whisper heard is not "corrected" into a device name
 # that merely looks like it.
+# shellcheck disable=SC2034 # used by the scripts that source this
 VOICED_RUNTIME_APT=(wamerican libportaudio2 libspeexdsp1 libasound2-plugins)
 
 # Installs the Debian packages among "$@" that are missing; $VOICED_LOG names the script in messages.
