@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import signal
 import socket
 import subprocess
@@ -102,7 +103,10 @@ def test_the_unit_is_sandboxed_to_an_exposure_of_at_most_4() -> None:
 def test_the_services_config_is_valid_and_keeps_the_state_in_the_state_directory(tmp_path: Path) -> None:
     text = (REPO / "systemd" / "config.yaml").read_text()
     assert "/var/lib/voiced/state.sqlite" in text
+    # laid out as scripts/install-service.sh does: the devices beside the config (/etc/voiced/devices)
     local = tmp_path / "config.yaml"
     local.write_text(text.replace("/opt/voiced", str(REPO)).replace("/var/lib/voiced", str(tmp_path)))
+    shutil.copytree(REPO / "devices", tmp_path / "devices")
     config, registry = load_all(local, {})
     assert config.brain.state_file == tmp_path / "state.sqlite" and len(registry) == 5
+    assert config.devices_dir == tmp_path / "devices"
