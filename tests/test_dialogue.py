@@ -196,3 +196,42 @@ def test_here_in_a_title_or_a_mood_asks_nothing() -> None:
     agent, _ = home()
     assert agent.understand("play here comes the sun").commands
     assert not agent.understand("make it romantic in here").text.startswith("Which room")
+
+
+def test_skip_needs_no_music_said() -> None:
+    agent, _ = home()
+    assert agent.understand("skip this one, it's boring").commands == (
+        MusicSet(device="music", action="next"),
+    )
+
+
+def test_a_genre_said_as_a_correction_is_not_a_plural_colour() -> None:
+    agent, _ = home()
+    agent.understand("play some jazz for me")
+    (command,) = agent.understand("actually blues instead").commands
+    assert command == MusicSet(device="music", action="play", genre="blues")
+
+
+def test_them_after_a_question_is_what_the_answer_named() -> None:
+    agent, _ = home(
+        kitchen_light={"state": "ON", "brightness": 100},
+        bedroom_light={"state": "ON", "brightness": 100},
+        living_room_light={"state": "OFF", "brightness": 100},
+    )
+    agent.understand("which lights are on right now?")
+    reply = agent.understand("ok turn them all off except the kitchen")
+    assert LightSet(device="bedroom_light", state="OFF") in reply.commands  # "all": every light
+    assert not any(c.device == "kitchen_light" for c in reply.commands)
+
+
+def test_a_number_after_a_word_for_the_level_is_the_level() -> None:
+    agent, _ = home()
+    (command,) = agent.understand("make the kitchen bright like 90").commands
+    assert command == LightSet(device="kitchen_light", state="ON", brightness=229)
+
+
+def test_a_remark_before_a_correction_asks_nothing() -> None:
+    agent, known = home()
+    carried(known, agent.understand("turn on the kitchen light").commands)
+    reply = agent.understand("oh, silly me, I meant the bedroom")
+    assert LightSet(device="bedroom_light", state="ON") in reply.commands

@@ -79,6 +79,8 @@ class Language:
     many: tuple[Phrase, ...]  # "the lights": a kind's every device, not the one last acted on
     correcting: tuple[Phrase, ...]  # "no", "i meant": a correction opens so
     correction_words: frozenset[str]  # small words said around the right thing ("the other one")
+    not_percent: frozenset[str]  # a number before one of these is no percentage ("7 o'clock")
+    music_only: tuple[Phrase, ...]  # words that only the music takes ("skip this one")
     vague_music: frozenset[str]  # "ambient stuff": the genre, not a title to look up
     where_played: tuple[str, ...]  # "jazz on the speaker": what follows is where, not what
     negations: tuple[Phrase, ...]
@@ -152,6 +154,8 @@ class Language:
             many=_phrases(raw["many"]),
             correcting=_phrases(raw["correcting"]),
             correction_words=frozenset(str(w) for w in raw["correction_words"]),
+            not_percent=frozenset(str(w) for w in raw["not_percent"]),
+            music_only=_phrases(raw["music_only"]),
             vague_music=frozenset(str(w) for w in raw["vague_music"]),
             where_played=tuple(str(w) for w in raw["where_played"]),
             negations=_phrases(raw["negations"]),
@@ -206,16 +210,15 @@ def find(
     A plural "-s" on the last word of the text matches the phrase's singular ("lights", "lamps")."""
     used = set() if taken is None else taken
     index = _index(phrases)
-    found: list[tuple[int, int, Phrase]] = []
+    found: list[tuple[int, bool, int, int, Phrase]] = []
     for i, token in enumerate(tokens):
         for rank, p in index.get(token, ()):
             got = tokens[i : i + len(p)]
-            if len(got) == len(p) and (
-                tuple(got) == p or (tuple(got[:-1]) == p[:-1] and got[-1] == p[-1] + "s")
-            ):
-                found.append((rank, i, p))
+            exact = tuple(got) == p
+            if len(got) == len(p) and (exact or (tuple(got[:-1]) == p[:-1] and got[-1] == p[-1] + "s")):
+                found.append((-len(p), not exact, rank, i, p))  # "blues" the genre before "blue" + s
     out: list[tuple[int, Phrase]] = []
-    for _rank, i, p in sorted(found):
+    for *_, i, p in sorted(found):
         span = range(i, i + len(p))
         if not any(j in used for j in span):
             out.append((i, p))

@@ -219,7 +219,7 @@ def light_colour(home: Home, match: Match) -> Outcome | None:
 
 def what_is_on(home: Home, match: Match) -> Outcome:
     """Every device that reports being on (the music: playing), and those that have not reported."""
-    on, unknown = [], []
+    on, unknown, named = [], [], []
     for device in home.registry:
         known = _is_on(home, device.name)
         if known is None:
@@ -229,7 +229,8 @@ def what_is_on(home: Home, match: Match) -> Outcome:
             extra = state.get("scent") if device.kind == "diffuser" else state.get("genre")
             shown = f" ({extra})" if extra and device.kind != "light" else ""
             on.append(f"the {human(device.name)}{shown}")
+            named.append(device.name)
     said = f"On right now: {join(on)}." if on else "Nothing is on right now."
     if unknown:
         said += f" The {join(unknown)} {NO_REPORT}."
-    return Outcome(said, acted=False)
+    return Outcome(said, targets=tuple(named), acted=False)  # "turn them all off" next: these

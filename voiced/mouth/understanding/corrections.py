@@ -90,12 +90,14 @@ def said_right(text: str, vocabulary: HomeVocabulary, lang: Language) -> Correct
     one. None when `text` is no such correction ("no, turn it off" is a request of its own)."""
     tokens = words(text)
     cues = find(tokens, lang.correcting)
-    if not cues or any(t not in lang.fillers for t in tokens[: cues[0][0]]):
+    if not cues:
         return None
     things: dict[Phrase, tuple[str, str]] = {
         phrase(value): (sort, value) for sort, values in _sorts(vocabulary).items() for value in values
     }
     mentions = find(tokens, things)
+    if _asks(tokens[: cues[0][0]], lang):
+        return None  # "turn on the lamp, I meant …" is corrected in the same breath (`taken_back`)
     end = max(start + len(p) for start, p in cues)
     after = [(start, p) for start, p in mentions if start >= end]
     said = {things[p] for _, p in after}
@@ -108,6 +110,13 @@ def said_right(text: str, vocabulary: HomeVocabulary, lang: Language) -> Correct
     sort, new = said.pop()
     before = {things[p][1] for start, p in mentions if start < end and things[p][0] == sort} - {new}
     return Correction(new, before.pop() if len(before) == 1 else None, sort)
+
+
+def _asks(tokens: list[str], lang: Language) -> bool:
+    """Whether the words before a correction ask for something themselves ("oh, silly me" does not)."""
+    asking = [*lang.up, *lang.down, *lang.power["on"], *lang.power["off"]]
+    asking += [p for ps in (*lang.kinds.values(), *lang.music_actions.values()) for p in ps]
+    return bool(find(tokens, asking))
 
 
 def corrected(last: str, fix: Correction, vocabulary: HomeVocabulary) -> str | None:

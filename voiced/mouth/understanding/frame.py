@@ -249,7 +249,7 @@ def _read(
     )
     pointed = last if has(tokens, lang.pointers) or alone or recall else ()
     music_meant = {"music"} & (kind_words | {words.kinds[d] for d in (*devices, *pointed)})
-    if action is not None and not (music_meant or alone):
+    if action is not None and not (music_meant or alone or has(tokens, lang.music_only)):
         return None  # "concentrate for the next hour": "next" is no song unless the music is meant
     if not kinds and (percent is not None or direction or colour or power or minutes) and pointed:
         kinds = {words.kinds[pointed[0]]}

@@ -9,10 +9,6 @@ from collections.abc import Sequence
 from voiced.language import Language, Phrase, find
 
 TWO_VALUES = -1  # two different percentages in one part: which goes where is a guess
-NOT_PERCENT = (
-    *("o'clock", "am", "pm", "minute", "minutes", "hour", "hours", "seconds", "degrees", "times"),
-    *("k", "kelvin"),
-)
 
 
 def number(tokens: list[str], i: int, lang: Language) -> tuple[int, int] | None:
@@ -30,6 +26,13 @@ def number(tokens: list[str], i: int, lang: Language) -> tuple[int, int] | None:
     return None
 
 
+def _names_a_level(word: str, lang: Language) -> bool:
+    """A word for a kind's level or a step of it ("brightness", "bright", "louder"): a number after it
+    is the level."""
+    one = (word,)
+    return any(one in ps for ps in lang.kinds.values()) or one in lang.up or one in lang.down
+
+
 def percent(tokens: list[str], taken: set[int], lang: Language) -> int | None:
     """A percentage: a number before "percent", an amount ("half", "full"), or a number after "at"/"to".
     `TWO_VALUES` when two different ones are said."""
@@ -42,13 +45,16 @@ def percent(tokens: list[str], taken: set[int], lang: Language) -> int | None:
             continue
         value, n = found
         after = tuple(tokens[i + n : i + n + 2])
-        if after[:1] and after[0] in NOT_PERCENT:
+        if after[:1] and after[0] in lang.not_percent:
             continue
         is_pct = any(after[: len(p)] == p for p in lang.percent)
         before = i - 1
         while before > 0 and tokens[before] in lang.approximately:
             before -= 1
-        is_after = before >= 0 and tokens[before] in ("at", "to", "on") and value <= 100
+        valued = before >= 0 and (
+            tokens[before] in ("at", "to", "on") or _names_a_level(tokens[before], lang)
+        )
+        is_after = valued and value <= 100  # "to 40", "bright like 90", "volume 30"
         last_digits = tokens[i].isdigit() and n == len(tokens) - i and i > 0 and len(tokens) <= 3
         if is_pct or is_after or (last_digits and value <= 100):
             taken.update(range(i, i + n + (1 if is_pct else 0)))
