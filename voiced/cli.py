@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from voiced.config import Config, load_config
+from voiced.config_satellites import check_rooms
 from voiced.devices.registry import DeviceRegistry
 from voiced.errors import ConfigError
 from voiced.logs import configure as configure_logs
@@ -49,6 +50,9 @@ def check_all(
     try:
         # scene presets name devices: checked before anything starts
         PresetPlanner(config.vibe.presets_file, registry, config.vibe.default_preset)
+        if not config.devices.discovery:  # discovered devices may bring a satellite's room later
+            rooms = (device.room for device in registry if device.room)
+            check_rooms(config.satellites, rooms, path or "defaults")
         if models:
             _check_models(config)
     except ConfigError as exc:

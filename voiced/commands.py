@@ -100,7 +100,8 @@ def run(args: argparse.Namespace, config: Config, registry: DeviceRegistry) -> i
 
         web_socket = bind(config.web)  # a taken port is a ConfigError (exit 2) before the models load
     print("loading models…", file=sys.stderr, flush=True)
-    engines = load_engines(config, registry, whisper=not typed)  # typed turns need no Whisper
+    # typed turns need no Whisper; the satellites' rooms do
+    engines = load_engines(config, registry, whisper=not typed or bool(config.satellites))
     try:
         sink: AudioSink = (
             WavFileSink(args.output, engines.synthesizer.sample_rate)
