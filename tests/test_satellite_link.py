@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import asyncio
 import socket
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 import pytest
+import yaml
 
+from tests.conftest import REPO
 from tests.satellites import Satellite
 from voiced.bus import EventBus, Subscription
 from voiced.config_satellites import SatelliteConfig
@@ -104,3 +108,28 @@ async def _never_answers() -> None:
             assert "describe within 1 s" in gone.reason
             assert not link.connected
             assert not link.send(Event())  # nothing is queued for a satellite that is not there
+
+
+def test_voiced_satellites_lists_each_one_up_or_why_not(tmp_path: Path, kitchen: Satellite) -> None:
+    with socket.socket() as mute:
+        mute.bind(("127.0.0.1", 0))
+        mute.listen()
+        mute_uri = f"tcp://127.0.0.1:{mute.getsockname()[1]}"
+        satellites = [
+            {"name": kitchen.name, "uri": kitchen.uri, "room": "kitchen"},
+            {"name": "mute_satellite", "uri": mute_uri, "room": "living room"},
+        ]
+        config = tmp_path / "config.yaml"
+        config.write_text(yaml.safe_dump({"devices_dir": str(REPO / "devices"), "satellites": satellites}))
+        listed = subprocess.run(
+            [sys.executable, "-m", "voiced", "-c", str(config), "satellites"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    assert listed.returncode == 1, listed.stderr  # one of them does not answer
+    kitchen_row, mute_row = listed.stdout.splitlines()
+    assert kitchen_row.split()[:4] == [kitchen.name, "kitchen", kitchen.uri, "up"]
+    assert kitchen.name in kitchen_row.split("up", 1)[1]  # what it says it is
+    assert mute_row.split()[:5] == ["mute_satellite", "living", "room", mute_uri, "not"]
+    assert mute_row.endswith("describe within 3 s")

@@ -142,6 +142,7 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("file", type=Path, nargs="?", help="config file (default: as -c)")
     sub.add_parser("devices", parents=[common], help="list devices and their last known state")
     sub.add_parser("check-audio", parents=[common], help="exit 0 if a microphone can be opened")
+    sub.add_parser("satellites", parents=[common], help="list the satellites and whether each answers")
     sub.add_parser("state", parents=[common], help="print the brain's conversation state (JSON)")
     return parser
 
@@ -176,6 +177,7 @@ def main(argv: list[str] | None = None) -> int:
             "simulate": commands.simulate,
             "devices": commands.devices,
             "check-audio": commands.check_audio,
+            "satellites": commands.satellites,
             "state": commands.state,
         }[args.command]
         try:

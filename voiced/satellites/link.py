@@ -35,8 +35,9 @@ from voiced.audio.pcm import EAR_RATE
 from voiced.bus import EventBus
 from voiced.config_satellites import SatelliteConfig
 from voiced.satellites.events import SatelliteConnected, SatelliteDisconnected
+from voiced.satellites.probe import WIRE_ERRORS, SatelliteGone, read_info, software_of
 from voiced.tasks import cancel_and_wait
-from voiced.wyoming_link import TooSlow, within
+from voiced.wyoming_link import within
 
 _LOGGER = logging.getLogger(__name__)
 OUTGOING_LIMIT = 2000  # events waiting to be written (a reply of 30 s is ~750 chunks)
@@ -51,10 +52,6 @@ class LinkTiming:
 
 
 DEFAULT_TIMING = LinkTiming()
-
-
-class SatelliteGone(ConnectionError):
-    """The satellite closed the connection."""
 
 
 class SatelliteLink:
@@ -127,7 +124,7 @@ class SatelliteLink:
             try:
                 await self._session()
                 reason = "it closed the connection"
-            except (OSError, TooSlow, asyncio.IncompleteReadError, ValueError) as error:
+            except WIRE_ERRORS as error:
                 reason = str(error) or type(error).__name__
             was_connected = self._came_up
             if was_connected:
@@ -150,7 +147,7 @@ class SatelliteLink:
         await within(client.connect(), self._timing.connect_s, "connect")
         try:
             await client.write_event(Describe().event())
-            info = await within(self._info(client), self._timing.describe_s, "describe")
+            info = await within(read_info(client), self._timing.describe_s, "describe")
             await client.write_event(RunSatellite().event())
             self._up(info)
             reader = asyncio.create_task(self._read(client), name=f"satellite-{self.satellite.name}-read")
@@ -169,8 +166,7 @@ class SatelliteLink:
                 await client.disconnect()
 
     def _up(self, info: Info) -> None:
-        satellite = info.satellite
-        self.software = f"{satellite.name} {satellite.version or ''}".strip() if satellite else ""
+        self.software = software_of(info)
         self.connected = self._came_up = True
         self._played.set()  # nothing is playing yet
         _LOGGER.info(
@@ -188,14 +184,6 @@ class SatelliteLink:
                 software=self.software,
             )
         )
-
-    async def _info(self, client: AsyncTcpClient) -> Info:
-        while True:
-            event = await client.read_event()
-            if event is None:
-                raise SatelliteGone("it closed the connection before describing itself")
-            if Info.is_type(event.type):
-                return Info.from_event(event)
 
     async def _read(self, client: AsyncTcpClient) -> None:
         while (event := await client.read_event()) is not None:
