@@ -9,7 +9,7 @@ import signal
 import socket
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 from typing import get_args
@@ -318,7 +318,8 @@ async def run_daemon(
             stack.push_async_callback(plans.engine.aclose)  # before the gateway stops, after the web
             await plans.engine.start()  # resumes unfinished plans from their checkpoints
         if config.satellites and engines.transcriber is not None:  # each in its room, after the scenes
-            home = Home(config, engines, registry, actions, bus, vibe, client, partial(ends_request, config))
+            home = Home(config, engines, registry, actions, bus, vibe, client)
+            home = replace(home, ends_request=partial(ends_request, config), supervision=supervision)
             await stack.enter_async_context(serve_satellites(home, config.satellites))
         if options.web_socket is not None:
             controls = Controls(

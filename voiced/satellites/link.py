@@ -126,6 +126,9 @@ class SatelliteLink:
                 reason = "it closed the connection"
             except WIRE_ERRORS as error:
                 reason = str(error) or type(error).__name__
+            except Exception as error:  # a bug of ours: said with its traceback, and tried again
+                _LOGGER.exception("satellite %s: the link failed", name)
+                reason = f"{type(error).__name__}: {error}"
             was_connected = self._came_up
             if was_connected:
                 retry_s, failures = self._timing.first_retry_s, 0

@@ -14,7 +14,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncGenerator, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import TracebackType
 
 import openai
@@ -40,7 +40,7 @@ from voiced.mouth.vibe_control import VibeControl
 from voiced.satellites.audio import SatelliteMicrophone, SatelliteSpeaker
 from voiced.satellites.events import RoomHeard, RoomSaid, RoomTurnFinished
 from voiced.satellites.link import DEFAULT_TIMING, LinkTiming, SatelliteLink
-from voiced.tasks import cancel_and_wait
+from voiced.supervision import Supervision
 from voiced.vibe.presets import preset_moods
 
 _LOGGER = logging.getLogger(__name__)
@@ -59,6 +59,8 @@ class Home:
     client: openai.AsyncOpenAI | None = None
     # Whether words heard at a pause are a whole request (app.ends_request), per room's intents.
     ends_request: Callable[[LocalIntentAgent], Callable[[Heard], bool] | None] = lambda _intents: None
+    # what keeps the rooms' turns and relays running (restarted if they raise): the daemon's
+    supervision: Supervision = field(default_factory=Supervision)
 
 
 class BorrowedAgent:
@@ -97,8 +99,9 @@ class SatelliteRoom:
             on_audio_end=self._microphone.end_of_stream,
             timing=timing,
         )
-        self._tasks: list[asyncio.Task[None]] = []
         self._stack = contextlib.AsyncExitStack()
+        self._turns = f"room-{satellite.name}-turns"  # the supervised tasks' names
+        self._relayed = f"room-{satellite.name}-relay"
 
     async def __aenter__(self) -> SatelliteRoom:
         home, config = self._home, self._home.config
@@ -106,7 +109,6 @@ class SatelliteRoom:
         if transcriber is None:
             raise ValueError("a satellite's room needs Whisper: load the engines with whisper=True")
         self._bus.bind_loop(asyncio.get_running_loop())
-        relayed = self._bus.subscribe(f"room-{self.satellite.name}")
         intents = await asyncio.to_thread(self._intents)  # its grammar takes a second to learn
         speech = SpeechOutput(
             home.engines.synthesizer,
@@ -127,22 +129,22 @@ class SatelliteRoom:
             first_turn=self._first_turn,
         )
         daemon = Daemon(bus=self._bus, ear=ear, agent=BorrowedAgent(agent), speech=speech)
-        await self._stack.enter_async_context(self.link)
-        name = self.satellite.name
-        self._tasks = [
-            asyncio.create_task(daemon.run(), name=f"room-{name}-turns"),
-            asyncio.create_task(self._relay(relayed), name=f"room-{name}-relay"),
-        ]
+        try:
+            await self._stack.enter_async_context(self.link)
+            supervision = home.supervision
+            supervision.follow(self._relayed, self._bus, self._relay)
+            self._stack.push_async_callback(supervision.stop, self._relayed)
+            supervision.start(self._turns, daemon.run)
+            self._stack.push_async_callback(supervision.stop, self._turns)  # first to stop
+        except BaseException:
+            await self._stack.aclose()
+            raise
         return self
 
     async def __aexit__(
         self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
     ) -> None:
-        try:
-            await cancel_and_wait(self._tasks)
-        finally:
-            self._tasks = []
-            await self._stack.aclose()
+        await self._stack.aclose()  # the turns, the relay, then the link
 
     def _intents(self) -> LocalIntentAgent:
         home, config = self._home, self._home.config
@@ -159,20 +161,17 @@ class SatelliteRoom:
         """The room's turn, told to its satellite and to the home."""
         link, home_bus = self.link, self._home.bus
         name, room = self.satellite.name, self.satellite.room
-        try:
-            while True:
-                event = await events.get()
-                if isinstance(event, SpeechStarted):
-                    link.send(VoiceStarted().event())
-                elif isinstance(event, SpeechEnded):
-                    link.send(VoiceStopped().event())
-                elif isinstance(event, Transcript) and event.text:
-                    link.send(WyomingTranscript(text=event.text).event())
-                    home_bus.publish(RoomHeard(satellite=name, room=room, turn=event.turn, text=event.text))
-                elif isinstance(event, AgentText):
-                    link.send(Synthesize(text=event.text).event())
-                    home_bus.publish(RoomSaid(satellite=name, room=room, turn=event.turn, text=event.text))
-                elif isinstance(event, TurnFinished):
-                    home_bus.publish(RoomTurnFinished(satellite=name, room=room, turn=event.turn))
-        finally:
-            self._bus.unsubscribe(events)
+        while True:
+            event = await events.get()
+            if isinstance(event, SpeechStarted):
+                link.send(VoiceStarted().event())
+            elif isinstance(event, SpeechEnded):
+                link.send(VoiceStopped().event())
+            elif isinstance(event, Transcript) and event.text:
+                link.send(WyomingTranscript(text=event.text).event())
+                home_bus.publish(RoomHeard(satellite=name, room=room, turn=event.turn, text=event.text))
+            elif isinstance(event, AgentText):
+                link.send(Synthesize(text=event.text).event())
+                home_bus.publish(RoomSaid(satellite=name, room=room, turn=event.turn, text=event.text))
+            elif isinstance(event, TurnFinished):
+                home_bus.publish(RoomTurnFinished(satellite=name, room=room, turn=event.turn))
