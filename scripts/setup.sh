@@ -31,4 +31,12 @@ if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
   voiced_join_models "$VENV/bin/python"
   touch "$stamp"
 fi
+# wyoming-satellite, run as real satellites by the tests (tests/satellites.py): it pins an older
+# wyoming than voiced's, so it has a virtual environment of its own.
+SATELLITE_VENV=${VOICED_SATELLITE_VENV:-.venv-satellite}
+if ! "$SATELLITE_VENV/bin/python" -c "import wyoming_satellite" 2>/dev/null; then
+  echo "setup: installing wyoming-satellite in $SATELLITE_VENV"
+  python3 -m venv "$SATELLITE_VENV"
+  "$SATELLITE_VENV/bin/python" -m pip install -q wyoming-satellite==1.0.0
+fi
 echo "setup: ready ($("$VENV/bin/voiced" --help >/dev/null && echo "voiced installed"))"

@@ -9,7 +9,8 @@ import signal
 import socket
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 from typing import get_args
 
@@ -50,6 +51,8 @@ from voiced.mouth.rehearsal import familiar_replies, home_replies, rehearse
 from voiced.mouth.speech import SpeechOutput
 from voiced.plans.setup import build_plans
 from voiced.plans.voice import PlanAgent
+from voiced.satellites.room import Home
+from voiced.satellites.serve import serve_satellites
 from voiced.supervision import Supervision
 from voiced.systemd import NotifySettings, notify_stopping, notify_systemd
 from voiced.vibe.narrator import SpokenNarrator
@@ -320,6 +323,10 @@ async def run_daemon(
         if plans is not None:
             stack.push_async_callback(plans.engine.aclose)  # before the gateway stops, after the web
             await plans.engine.start()  # resumes unfinished plans from their checkpoints
+        if config.satellites and engines.transcriber is not None:  # each in its room, after the scenes
+            home = Home(config, engines, registry, actions, bus, vibe, client)
+            home = replace(home, ends_request=partial(ends_request, config), supervision=supervision)
+            await stack.enter_async_context(serve_satellites(home, config.satellites))
         if options.web_socket is not None:
             controls = Controls(
                 bus=bus,

@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from voiced.config import Config, load_config
+from voiced.config_satellites import check_rooms
 from voiced.devices.registry import DeviceRegistry
 from voiced.errors import ConfigError
 from voiced.logs import configure as configure_logs
@@ -49,6 +50,9 @@ def check_all(
     try:
         # scene presets name devices: checked before anything starts
         PresetPlanner(config.vibe.presets_file, registry, config.vibe.default_preset)
+        if not config.devices.discovery:  # discovered devices may bring a satellite's room later
+            rooms = (device.room for device in registry if device.room)
+            check_rooms(config.satellites, rooms, path or "defaults")
         if models:
             _check_models(config)
     except ConfigError as exc:
@@ -138,6 +142,7 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("file", type=Path, nargs="?", help="config file (default: as -c)")
     sub.add_parser("devices", parents=[common], help="list devices and their last known state")
     sub.add_parser("check-audio", parents=[common], help="exit 0 if a microphone can be opened")
+    sub.add_parser("satellites", parents=[common], help="list the satellites and whether each answers")
     sub.add_parser("state", parents=[common], help="print the brain's conversation state (JSON)")
     return parser
 
@@ -172,6 +177,7 @@ def main(argv: list[str] | None = None) -> int:
             "simulate": commands.simulate,
             "devices": commands.devices,
             "check-audio": commands.check_audio,
+            "satellites": commands.satellites,
             "state": commands.state,
         }[args.command]
         try:

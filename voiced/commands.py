@@ -31,6 +31,8 @@ from voiced.errors import DeviceError
 
 EXIT_AUDIO = 3
 EXIT_BROKER = 1
+EXIT_SATELLITE = 1  # a satellite did not answer
+SATELLITE_PROBE_S = 3.0
 
 
 NO_MICROPHONE = "set audio.input_device to a microphone, or use --input FILE.wav or --text FILE"
@@ -100,7 +102,8 @@ def run(args: argparse.Namespace, config: Config, registry: DeviceRegistry) -> i
 
         web_socket = bind(config.web)  # a taken port is a ConfigError (exit 2) before the models load
     print("loading models…", file=sys.stderr, flush=True)
-    engines = load_engines(config, registry, whisper=not typed)  # typed turns need no Whisper
+    # typed turns need no Whisper; the satellites' rooms do
+    engines = load_engines(config, registry, whisper=not typed or bool(config.satellites))
     try:
         sink: AudioSink = (
             WavFileSink(args.output, engines.synthesizer.sample_rate)
@@ -215,6 +218,19 @@ def devices(args: argparse.Namespace, config: Config, registry: DeviceRegistry) 
             gateway.stop()
 
     return asyncio.run(collect())
+
+
+def satellites(args: argparse.Namespace, config: Config, registry: DeviceRegistry) -> int:
+    """Each configured satellite asked to describe itself: up (and what it is) or why not."""
+    from voiced.satellites.probe import probe_all
+
+    if not config.satellites:
+        print("no satellites configured (satellites: in the config file)")
+        return 0
+    probes = asyncio.run(probe_all(config.satellites, SATELLITE_PROBE_S))
+    for found in probes:
+        print(found.row())
+    return 0 if all(found.software is not None for found in probes) else EXIT_SATELLITE
 
 
 def check_audio(args: argparse.Namespace, config: Config, registry: DeviceRegistry) -> int:

@@ -25,6 +25,7 @@ from voiced.config_home import (
     SafetyConfig,
     WebConfig,
 )
+from voiced.config_satellites import SatelliteConfig, check_unique
 from voiced.config_sections import (
     AsrConfig,
     AudioConfig,
@@ -53,6 +54,7 @@ __all__ = [
     "MqttTlsConfig",
     "PlansConfig",
     "SafetyConfig",
+    "SatelliteConfig",
     "TtsConfig",
     "VadConfig",
     "VibeConfig",
@@ -88,6 +90,10 @@ class Config(_Section):
     wake: WakeConfig = WakeConfig()
     plans: PlansConfig = PlansConfig()
     homeassistant: HomeAssistantConfig = HomeAssistantConfig()
+    satellites: tuple[SatelliteConfig, ...] = Field(
+        (),
+        description="Wyoming satellites voiced serves, one per room (each: name, uri, room); [] = none",
+    )
 
     @model_validator(mode="after")
     def _consistent(self) -> Config:
@@ -95,6 +101,7 @@ class Config(_Section):
             raise ValueError("vad.hangover_ms must be at least one frame")
         if self.agent.kind in ("llm", "hybrid") and self.llm.base_url is None:
             raise ValueError(f"agent.kind is {self.agent.kind!r} but llm.base_url is not set")
+        check_unique(self.satellites)
         return self
 
     @property

@@ -169,7 +169,7 @@ def allowed(schema: Schema) -> str:
         size = _length(schema, "minItems", "maxItems", "items")
         return f"list{f' ({size})' if size else ''} of {allowed(schema.get('items', {}))}"
     if kind is None:
-        words = "anything"
+        words = "mappings (keys below)" if "$ref" in schema else "anything"
     return f"{words} ({limit})" if limit else words
 
 
@@ -203,6 +203,9 @@ def _sections(schema: Schema, defs: dict[str, Schema], prefix: str = "") -> Iter
         if target.get("type") == "object" and "properties" in target:
             yield prefix + key, target
             yield from _sections(target, defs, f"{prefix}{key}.")
+        entry = _resolve(target.get("items", {}), defs)  # a list of sections (satellites)
+        if target.get("type") == "array" and "properties" in entry:
+            yield f"{prefix}{key}[]", entry
 
 
 def configuration_reference() -> str:

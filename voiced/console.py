@@ -38,6 +38,7 @@ from voiced.events import (
     WakeWindowClosed,
     WakeWordDetected,
 )
+from voiced.satellites.events import SatelliteEvent
 from voiced.tasks import cancel_and_wait
 
 _LOGGER = logging.getLogger(__name__)
@@ -98,6 +99,8 @@ def thought(event: Event) -> str | None:
 
 
 def describe(event: Event) -> str | None:
+    if isinstance(event, SatelliteEvent):
+        return event.described()
     if isinstance(event, Ready):
         return "voiced is ready; listening."
     if isinstance(event, Transcript):

@@ -73,8 +73,10 @@ class Ear:
         wake: WakeGate | None = None,
         stream: SpeechStream | None = None,
         reconsider: Reconsider | None = None,
+        first_turn: int = 0,
     ) -> None:
-        """`reconsider`: a second ear for turns whose words would not be acted on. `complete`:
+        """`first_turn`: turns are numbered after it (a satellite's room keeps its own range).
+        `reconsider`: a second ear for turns whose words would not be acted on. `complete`:
         whether the words heard at a pause are a whole request (the turn may end
         sooner); None: every turn waits the full hangover. `wake`: speech needs the wake word
         (or the conversation it opened) to become a turn; None: always listening. `stream`: gets
@@ -110,7 +112,7 @@ class Ear:
         self._raw: deque[bytes] = deque(
             maxlen=settings.frames(settings.max_utterance_ms + settings.pre_roll_ms + settings.onset_ms) + 1
         )
-        self._turn = 0
+        self._turn = first_turn
 
     async def run(self, deliver: Callable[[Utterance], None], hooks: BargeInHooks | None = None) -> None:
         """Listen until the source ends; each finished utterance is handed to `deliver`."""

@@ -15,6 +15,7 @@ from voiced.events import (
     TaskFailed,
     TaskRecovered,
 )
+from voiced.satellites.events import RoomTurnFinished, SatelliteConnected, SatelliteDisconnected
 from voiced.web.turns import TurnRecord
 
 # Seconds: a stage takes tens of milliseconds to a few seconds.
@@ -64,6 +65,18 @@ class Metrics:
             "voiced_tasks_degraded", "Background tasks failing or not yet well since a restart", registry=r
         )
         self._failing: set[str] = set()
+        self.satellites = Gauge(
+            "voiced_satellite_connected",
+            "1 while the satellite is connected",
+            ["satellite", "room"],
+            registry=r,
+        )
+        self.room_turns = Counter(
+            "voiced_room_turns",
+            "Turns taken through a satellite, by its room",
+            ["room", "satellite"],
+            registry=r,
+        )
 
     def observe(self, event: Event, finished: TurnRecord | None) -> None:
         if finished is not None:
@@ -88,6 +101,11 @@ class Metrics:
             self.task_failures.labels(task=event.task).inc()
             self._failing.add(event.task)
             self.degraded.set(len(self._failing))
+        elif isinstance(event, SatelliteConnected | SatelliteDisconnected):
+            up = isinstance(event, SatelliteConnected)
+            self.satellites.labels(satellite=event.satellite, room=event.room).set(1 if up else 0)
+        elif isinstance(event, RoomTurnFinished):
+            self.room_turns.labels(room=event.room, satellite=event.satellite).inc()
         elif isinstance(event, TaskRecovered):
             self._failing.discard(event.task)
             self.degraded.set(len(self._failing))

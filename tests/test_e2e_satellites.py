@@ -1,0 +1,250 @@
+"""End to end with real satellites: wyoming-satellite processes on loopback, the whole daemon in this
+process (run_daemon, as `voiced run` runs it), a real Mosquitto and the device simulator.
+
+The daemon's own microphone is typed lines that never come (a pipe nobody writes to), and its own
+room is the bedroom: what a satellite hears is that satellite's room's, and its reply goes to it alone.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+import os
+import socket
+import time
+import wave
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from tests.conftest import REPO, Broker, free_port
+from tests.home import SimulatedHome
+from tests.satellites import Satellite, at_ear_rate
+from tests.speech_fixtures import spoken
+from voiced.app import RunOptions, run_daemon
+from voiced.audio.sinks import WavFileSink
+from voiced.cli import check_all
+from voiced.config import Config
+from voiced.devices.registry import DeviceRegistry
+from voiced.ear.typed import TypedTurns
+from voiced.engines import Engines, load_engines
+
+pytestmark = pytest.mark.e2e
+REPLY_WITHIN_S = 30.0  # end of speech to the whole reply on the satellite, on a busy 2-core box
+
+
+@pytest.fixture(scope="module")
+def engines(registry: DeviceRegistry) -> Engines:
+    """Whisper and piper, loaded once for the module (every test's config keeps their defaults)."""
+    return load_engines(Config(devices_dir=REPO / "devices", models_dir=REPO / "models"), registry)
+
+
+def write_config(workdir: Path, broker: Broker, satellites: list[dict[str, str]]) -> Path:
+    config: dict[str, Any] = {
+        "devices_dir": str(REPO / "devices"),
+        "models_dir": str(REPO / "models"),
+        "audio": {"room": "bedroom"},  # the daemon's own room: never a satellite's "here"
+        "mqtt": {"port": broker.port, "connect_timeout_s": 3},
+        "brain": {"state_file": str(workdir / "state.sqlite")},
+        "homeassistant": {"discovery": False},
+        "satellites": satellites,
+    }
+    path = workdir / "config.yaml"
+    path.write_text(yaml.safe_dump(config))
+    return path
+
+
+class Events:
+    """The daemon's events file (`--events`), read as it grows."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def all(self) -> list[dict[str, Any]]:
+        if not self.path.exists():
+            return []
+        return [json.loads(line) for line in self.path.read_text().splitlines() if line.strip()]
+
+    async def count(self, kind: str, satellite: str, count: int, timeout_s: float) -> None:
+        deadline = time.monotonic() + timeout_s
+        while self._count(kind, satellite) < count:
+            assert time.monotonic() < deadline, (
+                f"{kind} of {satellite}: {self._count(kind, satellite)} of {count}"
+            )
+            await asyncio.sleep(0.1)
+
+    def _count(self, kind: str, satellite: str) -> int:
+        return sum(1 for e in self.all() if e["kind"] == kind and e.get("satellite") == satellite)
+
+
+class Daemon:
+    """run_daemon in this process, until its typed input ends."""
+
+    def __init__(self, workdir: Path, config_path: Path, engines: Engines) -> None:
+        self.config, self.registry = check_all(config_path, {}, models=False)
+        self.events = Events(workdir / "events.jsonl")
+        self.local_output = workdir / "local.wav"
+        self._engines = engines
+        self._read_end, self._write_end = os.pipe()
+        self.task: asyncio.Task[int] | None = None
+
+    def start(self) -> None:
+        source = TypedTurns.from_stream(io.FileIO(self._read_end, "rb"))
+        sink = WavFileSink(self.local_output, self._engines.synthesizer.sample_rate)
+        options = RunOptions(events_file=self.events.path)
+        run = run_daemon(self.config, self.registry, self._engines, source, sink, options)
+        self.task = asyncio.create_task(run, name="daemon")
+
+    async def stop(self) -> None:
+        os.close(self._write_end)  # the end of its input: it stops as `voiced run --text -` does
+        assert self.task is not None
+        await asyncio.wait_for(self.task, 30)
+
+    def heard_locally_s(self) -> float:
+        with wave.open(str(self.local_output)) as wav:
+            return wav.getnframes() / wav.getframerate()
+
+
+@pytest.fixture
+def home(tmp_path: Path, broker: Broker) -> Iterator[SimulatedHome]:
+    config = write_config(tmp_path / "simulator", broker, [])
+    with SimulatedHome(config, broker.port) as simulated:
+        yield simulated
+
+
+class Commands:
+    """The devices' commands on the broker, each matched once by the test."""
+
+    def __init__(self, home: SimulatedHome) -> None:
+        self._home = home
+        self._seen: list[tuple[str, object]] = []
+        self._matched: set[int] = set()
+
+    async def sent(self, wanted: tuple[str, str], timeout_s: float = REPLY_WITHIN_S) -> None:
+        """`wanted` (device, "ON"/"OFF") was published, within `timeout_s`, since the last it matched."""
+        deadline = time.monotonic() + timeout_s
+        while True:
+            self._seen += [(topic.split("/")[1], p.get("state")) for topic, p in self._home.published()]
+            for index, command in enumerate(self._seen):
+                if command == wanted and index not in self._matched:
+                    self._matched.add(index)
+                    return
+            assert time.monotonic() < deadline, f"no {wanted} on the broker; saw {self._seen}"
+            await asyncio.sleep(0.1)
+
+
+async def reply_heard(satellite: Satellite, count: int, engines: Engines, events: Events) -> str:
+    """The `count`-th reply played on `satellite`, as Whisper hears it, once its turn is over.
+
+    The satellite's speaker here is a file, written at once; the daemon still waits the reply's
+    length, deaf (half duplex) as it is while a real speaker plays it: a person waits for it too."""
+    replies = await asyncio.to_thread(satellite.wait_reply, count, REPLY_WITHIN_S)
+    await events.count("room_turn_finished", satellite.name, count, REPLY_WITHIN_S)
+    assert engines.transcriber is not None
+    return (await asyncio.to_thread(engines.transcriber.transcribe, at_ear_rate(replies[-1]))).lower()
+
+
+@pytest.fixture
+def workdir(tmp_path: Path) -> Path:
+    (tmp_path / "simulator").mkdir(exist_ok=True)
+    return tmp_path
+
+
+def test_a_kitchen_satellite_lights_the_kitchen_answers_there_and_comes_back_after_a_kill(
+    workdir: Path, broker: Broker, home: SimulatedHome, engines: Engines
+) -> None:
+    kitchen = Satellite(workdir, "kitchen_satellite")
+    kitchen.start()
+    try:
+        config = write_config(
+            workdir, broker, [{"name": kitchen.name, "uri": kitchen.uri, "room": "kitchen"}]
+        )
+        asyncio.run(asyncio.wait_for(_kitchen(workdir, config, kitchen, home, engines), 150))
+    finally:
+        kitchen.stop()
+
+
+async def _kitchen(
+    workdir: Path, config: Path, kitchen: Satellite, home: SimulatedHome, engines: Engines
+) -> None:
+    daemon = Daemon(workdir, config, engines)
+    daemon.start()
+    commands = Commands(home)
+    await daemon.events.count("satellite_connected", kitchen.name, 1, 60)
+
+    kitchen.say(spoken("Turn on the kitchen light."))
+    await commands.sent(("kitchen_light", "ON"))
+    assert "kitchen light" in await reply_heard(kitchen, 1, engines, daemon.events)
+
+    kitchen.say(spoken("Turn off the light in here."))  # here: the kitchen, not the daemon's bedroom
+    await commands.sent(("kitchen_light", "OFF"))
+    assert "kitchen" in await reply_heard(kitchen, 2, engines, daemon.events)
+
+    kitchen.kill()
+    await daemon.events.count("satellite_disconnected", kitchen.name, 1, 15)
+    kitchen.start()
+    await daemon.events.count("satellite_connected", kitchen.name, 2, 30)
+    kitchen.say(spoken("Turn on the light in here."))
+    await commands.sent(("kitchen_light", "ON"))
+    assert "kitchen" in await reply_heard(kitchen, 3, engines, daemon.events)
+
+    await daemon.stop()
+    assert daemon.heard_locally_s() == 0.0  # nothing played on the daemon's own speaker
+    heard = [e["text"] for e in daemon.events.all() if e["kind"] == "room_heard"]
+    assert len(heard) == 3 and all(
+        e["room"] == "kitchen" for e in daemon.events.all() if e["kind"] == "room_heard"
+    )
+
+
+def test_two_satellites_at_once_each_get_their_own_answer_and_a_mute_one_holds_nobody_up(
+    workdir: Path, broker: Broker, home: SimulatedHome, engines: Engines
+) -> None:
+    kitchen = Satellite(workdir, "kitchen_satellite")
+    bedroom = Satellite(workdir, "bedroom_satellite")
+    with socket.socket() as mute:  # accepts the connection and never says a word
+        mute.bind(("127.0.0.1", free_port()))
+        mute.listen()
+        mute_uri = f"tcp://127.0.0.1:{mute.getsockname()[1]}"
+        for satellite in (kitchen, bedroom):
+            satellite.start()
+        try:
+            satellites = [
+                {"name": "mute_satellite", "uri": mute_uri, "room": "living room"},
+                {"name": kitchen.name, "uri": kitchen.uri, "room": "kitchen"},
+                {"name": bedroom.name, "uri": bedroom.uri, "room": "bedroom"},
+            ]
+            config = write_config(workdir, broker, satellites)
+            asyncio.run(asyncio.wait_for(_two_rooms(workdir, config, kitchen, bedroom, home, engines), 150))
+        finally:
+            for satellite in (kitchen, bedroom):
+                satellite.stop()
+
+
+async def _two_rooms(
+    workdir: Path, config: Path, kitchen: Satellite, bedroom: Satellite, home: SimulatedHome, engines: Engines
+) -> None:
+    daemon = Daemon(workdir, config, engines)
+    daemon.start()
+    commands = Commands(home)
+    for satellite in (kitchen, bedroom):
+        await daemon.events.count("satellite_connected", satellite.name, 1, 60)
+
+    request = spoken("Turn on the light in here.")
+    kitchen.say(request)
+    bedroom.say(request)  # the same words at the same moment, in two rooms
+    await commands.sent(("kitchen_light", "ON"))
+    await commands.sent(("bedroom_light", "ON"))
+    kitchen_reply, bedroom_reply = await asyncio.gather(
+        reply_heard(kitchen, 1, engines, daemon.events), reply_heard(bedroom, 1, engines, daemon.events)
+    )
+    assert "kitchen" in kitchen_reply and "bedroom" not in kitchen_reply
+    assert "bedroom" in bedroom_reply and "kitchen" not in bedroom_reply
+
+    await daemon.stop()
+    assert len(kitchen.reply_files()) == 1 and len(bedroom.reply_files()) == 1  # one answer each
+    assert daemon.heard_locally_s() == 0.0
+    assert daemon.events._count("satellite_connected", "mute_satellite") == 0

@@ -1,0 +1,177 @@
+"""One satellite's room: its own ear, turns, dialogue and voice; the home's devices and engines shared.
+
+The room runs the daemon's own turn loop (`Daemon`) on a bus of its own, so its turn numbers,
+its replies and its half-duplex guard never meet another room's. Its ear is the daemon's ear
+(VAD, endpointing, Whisper) on the satellite's stream; its understanding is a `LocalIntentAgent`
+whose *here* is the satellite's room; its replies are synthesized once and sent to this satellite
+only. What a person or another part needs to know is relayed: to the satellite (voice-started,
+voice-stopped, transcript, synthesize), and to the home's bus as room events.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncGenerator, Callable
+from dataclasses import dataclass, field
+from types import TracebackType
+
+import openai
+from wyoming.asr import Transcript as WyomingTranscript
+from wyoming.tts import Synthesize
+from wyoming.vad import VoiceStarted, VoiceStopped
+
+from voiced.bus import EventBus, Subscription
+from voiced.config import Config
+from voiced.config_satellites import SatelliteConfig
+from voiced.daemon import Daemon, HalfDuplexGuard
+from voiced.devices.actions import DeviceActions
+from voiced.devices.registry import DeviceRegistry
+from voiced.ear.listener import Ear
+from voiced.ear.utterance import Heard
+from voiced.engines import Engines
+from voiced.events import AgentText, SpeechEnded, SpeechStarted, Transcript, TurnFinished
+from voiced.mouth.agent import NO_CONTEXT, Agent, TurnContext
+from voiced.mouth.hybrid import build_agent
+from voiced.mouth.intents import LocalIntentAgent
+from voiced.mouth.speech import SpeechOutput
+from voiced.mouth.vibe_control import VibeControl
+from voiced.satellites.audio import SatelliteMicrophone, SatelliteSpeaker
+from voiced.satellites.events import RoomHeard, RoomSaid, RoomTurnFinished
+from voiced.satellites.link import DEFAULT_TIMING, LinkTiming, SatelliteLink
+from voiced.supervision import Supervision
+from voiced.vibe.presets import preset_moods
+
+_LOGGER = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Home:
+    """What every room shares: the home's devices, engines, scenes and bus."""
+
+    config: Config
+    engines: Engines
+    registry: DeviceRegistry
+    actions: DeviceActions
+    bus: EventBus
+    vibe: VibeControl | None = None
+    client: openai.AsyncOpenAI | None = None
+    # Whether words heard at a pause are a whole request (app.ends_request), per room's intents.
+    ends_request: Callable[[LocalIntentAgent], Callable[[Heard], bool] | None] = lambda _intents: None
+    # what keeps the rooms' turns and relays running (restarted if they raise): the daemon's
+    supervision: Supervision = field(default_factory=Supervision)
+
+
+class BorrowedAgent:
+    """A room's agent, which closes nothing: the scenes and the LLM client are the home's."""
+
+    def __init__(self, agent: Agent) -> None:
+        self._agent = agent
+
+    def reply(self, turn: int, text: str, context: TurnContext = NO_CONTEXT) -> AsyncGenerator[str, None]:
+        return self._agent.reply(turn, text, context)
+
+    def spoken(self, turn: int, text: str, *, interrupted: bool) -> None:
+        self._agent.spoken(turn, text, interrupted=interrupted)
+
+    def understood(self, turn: int) -> bool:
+        return self._agent.understood(turn)
+
+    async def aclose(self) -> None:
+        return None
+
+
+class SatelliteRoom:
+    def __init__(
+        self, satellite: SatelliteConfig, home: Home, *, first_turn: int, timing: LinkTiming = DEFAULT_TIMING
+    ) -> None:
+        """`first_turn`: the room's turns are numbered after it, apart from every other room's."""
+        self.satellite = satellite
+        self._home = home
+        self._first_turn = first_turn
+        self._bus = EventBus()  # the room's own: its turns, its voice
+        self._microphone = SatelliteMicrophone()
+        self.link = SatelliteLink(
+            satellite,
+            home.bus,
+            on_audio=self._microphone.feed,
+            on_audio_end=self._microphone.end_of_stream,
+            timing=timing,
+        )
+        self._stack = contextlib.AsyncExitStack()
+        self._turns = f"room-{satellite.name}-turns"  # the supervised tasks' names
+        self._relayed = f"room-{satellite.name}-relay"
+
+    async def __aenter__(self) -> SatelliteRoom:
+        home, config = self._home, self._home.config
+        transcriber = home.engines.transcriber
+        if transcriber is None:
+            raise ValueError("a satellite's room needs Whisper: load the engines with whisper=True")
+        self._bus.bind_loop(asyncio.get_running_loop())
+        intents = await asyncio.to_thread(self._intents)  # its grammar takes a second to learn
+        speech = SpeechOutput(
+            home.engines.synthesizer,
+            SatelliteSpeaker(self.link),
+            self._bus,
+            sentence_silence_s=config.tts.sentence_silence_s,
+        )
+        agent = build_agent(
+            config, home.registry, home.actions, intents, vibe=home.vibe, bus=self._bus, client=home.client
+        )
+        ear = Ear(
+            self._microphone,
+            config.vad,
+            transcriber,
+            self._bus,
+            is_deaf=HalfDuplexGuard(speech),  # it hears the satellite's speaker: deaf while that plays
+            complete=home.ends_request(intents),
+            first_turn=self._first_turn,
+        )
+        daemon = Daemon(bus=self._bus, ear=ear, agent=BorrowedAgent(agent), speech=speech)
+        try:
+            await self._stack.enter_async_context(self.link)
+            supervision = home.supervision
+            supervision.follow(self._relayed, self._bus, self._relay)
+            self._stack.push_async_callback(supervision.stop, self._relayed)
+            supervision.start(self._turns, daemon.run)
+            self._stack.push_async_callback(supervision.stop, self._turns)  # first to stop
+        except BaseException:
+            await self._stack.aclose()
+            raise
+        return self
+
+    async def __aexit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None:
+        await self._stack.aclose()  # the turns, the relay, then the link
+
+    def _intents(self) -> LocalIntentAgent:
+        home, config = self._home, self._home.config
+        return LocalIntentAgent(
+            home.registry,
+            home.actions.state_of,
+            config.agent.brightness_step_pct,
+            room=self.satellite.room,
+            scent_limit=config.safety.scent_max_intensity,
+            moods=preset_moods(config.vibe.presets_file) if config.agent_kind == "local" else {},
+        )
+
+    async def _relay(self, events: Subscription) -> None:
+        """The room's turn, told to its satellite and to the home."""
+        link, home_bus = self.link, self._home.bus
+        name, room = self.satellite.name, self.satellite.room
+        while True:
+            event = await events.get()
+            if isinstance(event, SpeechStarted):
+                link.send(VoiceStarted().event())
+            elif isinstance(event, SpeechEnded):
+                link.send(VoiceStopped().event())
+            elif isinstance(event, Transcript) and event.text:
+                link.send(WyomingTranscript(text=event.text).event())
+                home_bus.publish(RoomHeard(satellite=name, room=room, turn=event.turn, text=event.text))
+            elif isinstance(event, AgentText):
+                link.send(Synthesize(text=event.text).event())
+                home_bus.publish(RoomSaid(satellite=name, room=room, turn=event.turn, text=event.text))
+            elif isinstance(event, TurnFinished):
+                home_bus.publish(RoomTurnFinished(satellite=name, room=room, turn=event.turn))
