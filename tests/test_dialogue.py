@@ -235,3 +235,14 @@ def test_a_remark_before_a_correction_asks_nothing() -> None:
     carried(known, agent.understand("turn on the kitchen light").commands)
     reply = agent.understand("oh, silly me, I meant the bedroom")
     assert LightSet(device="bedroom_light", state="ON") in reply.commands
+
+
+def test_corrections_of_a_value_said_several_ways() -> None:
+    agent, _ = home()
+    agent.understand("turn the kitchen light blue")
+    reply = agent.understand("sorry, pink I mean")
+    assert reply.commands[-1] == LightSet(device="kitchen_light", state="ON", color_hex="#FF69B4")  # pink
+    agent, _ = home()
+    agent.understand("set the kitchen light to 40 percent")
+    (command,) = agent.understand("no, sixty percent").commands
+    assert command == LightSet(device="kitchen_light", state="ON", brightness=152)  # 60 % of 254

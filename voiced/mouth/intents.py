@@ -28,10 +28,8 @@ from voiced.mouth.understanding import pronouns
 from voiced.mouth.understanding.asking import Question, answer, ask, here_unknown, which_room
 from voiced.mouth.understanding.corrections import (
     Correction,
-    as_said,
     correct,
     corrected,
-    correction,
     said_right,
     taken_back,
     unclear,
@@ -209,7 +207,7 @@ class LocalIntentAgent(HeardReadings):
         home_words = HomeVocabulary.of(self._registry)
         fix = None
         if said and self._question is None:
-            fix = said_right(text, home_words, self._language) or correction(as_said(text), home_words)
+            fix = said_right(text, home_words, self._language)
         if said and fix is not None and (fix.sort == "target" or corrected(said, fix, home_words)):
             undo = functools.partial(restore_all, was=was, kind_of=self._home.kind_of)
             reply, self._said = correct(said, fix, home_words, self._understand, self._home, undo)
@@ -229,7 +227,7 @@ class LocalIntentAgent(HeardReadings):
                     reply = self._understand(redo)
                     self._said = redo if reply.understood and not reply.missed else None
                     return reply
-        text = taken_back(as_said(text), home_words) or text  # "…, no, the bedroom light"
+        text = taken_back(text, home_words, self._language) or text  # "…, no, the bedroom light"
         before = self._home.last
         swapped = self._confused(text) if self._heard else None
         reply = swapped or self._joined(text, self._understand(text))

@@ -17,25 +17,14 @@ from dataclasses import dataclass, replace
 from voiced.devices.colours import COLOR_TEMPS, COLORS
 from voiced.devices.model import DeviceCommand
 from voiced.devices.vocabulary import HomeVocabulary
-from voiced.language import Language, Phrase, find, phrase, words
+from voiced.language import Language, Phrase, find, has, phrase, words
 from voiced.mouth.agent import AgentReply
 from voiced.mouth.understanding.grammar import human
 from voiced.mouth.understanding.home import Home, join
-from voiced.mouth.understanding.text import clean, normalise
+from voiced.mouth.understanding.values import number
 
 log = logging.getLogger(__name__)
 
-_OPENING = (
-    r"(?:no|nope|nah|sorry|oops|actually|wait|i mean|i meant|not that one|wrong one|wrong light|i said)"
-)
-_FILLER = re.compile(r"^(?:(?:oh|ah|um|er|hmm)[ ,]+)+")  # said before a correction's opening
-_CORRECTION = re.compile(
-    rf"^(?:{_OPENING}[ ,]+)*"
-    r"(?:not (?:the )?(?P<old>[^,]+?)[ ,]+(?:but |i meant |i mean )?)?"
-    r"(?:i meant |i mean |i wanted |i said |make it |to )?(?:the )?(?P<new>[^,]+?)"
-    r"(?: one| ones| instead| please| i mean| i meant)*$"
-)
-_PERCENT = re.compile(r"^\d+ percent$")
 _LIGHT_WORDS = r"(?: lights?| lamps?)?"
 
 
@@ -58,58 +47,63 @@ def _sorts(vocabulary: HomeVocabulary) -> dict[str, set[str]]:
     }
 
 
-def _sort_of(value: str, sorts: dict[str, set[str]]) -> str | None:
-    if _PERCENT.match(value):
-        return "percent"
-    bare = re.sub(rf"{_LIGHT_WORDS}$", "", value) if value not in sorts["target"] else value
-    return next((sort for sort, values in sorts.items() if value in values or bare in values), None)
-
-
-def correction(text: str, vocabulary: HomeVocabulary) -> Correction | None:
-    """The correction `text` makes (normalised, punctuation but commas gone), or None if it makes none.
-    It must open as a correction does ("no", "actually", "not X,"), or it is a request of its own."""
-    found = _CORRECTION.match(_FILLER.sub("", text.strip()))
-    if found is None or not re.match(rf"(?:{_OPENING}|not)\b", found.group(0)):
-        return None  # "the bedroom one" alone answers a question, it corrects nothing
-    sorts = _sorts(vocabulary)
-    new, old = found.group("new").strip(), found.group("old")
-    sort = _sort_of(new, sorts)
-    if sort is None:
-        return None
-    if old is not None and _sort_of(old.strip(), sorts) != sort:
-        return None
-    if sort == "target" and new not in sorts["target"]:
-        new = re.sub(rf"{_LIGHT_WORDS}$", "", new)
-    return Correction(new, None if old is None else old.strip(), sort)
-
-
 def said_right(text: str, vocabulary: HomeVocabulary, lang: Language) -> Correction | None:
     """A correction read word by word ("wait, no, leave the lounge on, I meant the kitchen", "nah, adele
-    instead", "no, pink! pink pink"): it opens with a correcting phrase, and after the last one only one
-    thing of this home is said, the right one, among small words; the same sort said before is the wrong
-    one. None when `text` is no such correction ("no, turn it off" is a request of its own)."""
+    instead", "no, pink! pink pink", "sorry, pink I mean", "not blue, green"): it opens with a correcting
+    phrase, and after the last one followed by a thing of this home only that thing is said, the right
+    one, among small words ("not X, Y": X is the wrong one); the same sort said before is the wrong one.
+    None when `text` is no such correction ("no, turn it off" is a request of its own)."""
     tokens = words(text)
     cues = find(tokens, lang.correcting)
-    if not cues:
-        return None
-    things: dict[Phrase, tuple[str, str]] = {
-        phrase(value): (sort, value) for sort, values in _sorts(vocabulary).items() for value in values
-    }
-    mentions = find(tokens, things)
-    if _asks(tokens[: cues[0][0]], lang):
+    opening = next((i for i, t in enumerate(tokens) if t not in lang.fillers), len(tokens))
+    if tokens[opening : opening + 1] == ["not"]:
+        cues = sorted([*cues, (opening, ("not",))])  # "not blue, green"; "not the bedroom" alone excludes
+    if not cues or _asks(tokens[: cues[0][0]], lang):
         return None  # "turn on the lamp, I meant …" is corrected in the same breath (`taken_back`)
-    end = max(start + len(p) for start, p in cues)
-    after = [(start, p) for start, p in mentions if start >= end]
-    said = {things[p] for _, p in after}
-    if len(said) != 1:
+    things = _things(vocabulary)
+    mentions = find(tokens, things)
+    spoken = [m for m, _ in mentions]
+    spoken += [i for i, t in enumerate(tokens) if t not in lang.correction_words and number(tokens, i, lang)]
+    ends = [start + len(p) for start, p in cues if any(m >= start + len(p) for m in spoken)]
+    if not ends:
         return None
-    covered = {i for start, p in after for i in range(start, start + len(p))}
+    end = max(ends)
+    after = [(start, p) for start, p in mentions if start >= end]
+    covered = {i for start, p in (*after, *cues) for i in range(start, start + len(p))}
+    said = [things[p] for _, p in after]
+    for i in range(end, len(tokens)):  # "no, forty percent"
+        found = None if i in covered or tokens[i] in lang.correction_words else number(tokens, i, lang)
+        if found is not None:
+            covered.update(range(i, i + found[1]))
+            covered.update(
+                j for j in (i + found[1],) if tokens[j : j + 1] and has(tokens[j : j + 1], lang.percent)
+            )
+            said.append(("percent", f"{found[0]} percent"))
     small = lang.correction_words | lang.fillers
     if any(i not in covered and tokens[i] not in small for i in range(end, len(tokens))):
         return None
-    sort, new = said.pop()
-    before = {things[p][1] for start, p in mentions if start < end and things[p][0] == sort} - {new}
-    return Correction(new, before.pop() if len(before) == 1 else None, sort)
+    said = list(dict.fromkeys(said))
+    old: str | None = None
+    if tokens[end - 1 : end] == ["not"]:  # "not blue, green"; "not the bedroom" alone takes it out
+        if len(said) != 2 or said[0][0] != said[1][0]:
+            return None
+        old = said.pop(0)[1]
+    if len(said) != 1:
+        return None
+    sort, new = said[0]
+    if old is None:
+        before = {things[p][1] for start, p in mentions if start < end and things[p][0] == sort} - {new}
+        old = before.pop() if len(before) == 1 else None
+    return Correction(new, old, sort)
+
+
+def _things(vocabulary: HomeVocabulary) -> dict[Phrase, tuple[str, str]]:
+    """Each way to say a thing of this home, with its sort and value."""
+    things: dict[Phrase, tuple[str, str]] = {}
+    for sort, values in _sorts(vocabulary).items():  # a colour before a title of the same words
+        for value in values:
+            things.setdefault(phrase(value), (sort, value))
+    return things
 
 
 def _asks(tokens: list[str], lang: Language) -> bool:
@@ -140,11 +134,6 @@ def corrected(last: str, fix: Correction, vocabulary: HomeVocabulary) -> str | N
     if len(candidates) != 1 or candidates[0] == fix.new:
         return None
     return re.sub(rf"\b{re.escape(candidates[0])}\b", fix.new, last, count=1)
-
-
-def as_said(text: str) -> str:
-    """The words as a correction is read: normalised and cleaned, the commas kept ("not blue, green")."""
-    return ", ".join(part for part in (clean(p) for p in normalise(text).split(",")) if part)
 
 
 def unclear(fix: Correction) -> str:
@@ -198,14 +187,15 @@ def correct(
     return reply, redo if reply.understood else None
 
 
-_TAKEN_BACK = re.compile(rf"^(?P<said>.+?),\s*(?P<fix>(?:{_OPENING})[ ,]+.+)$")
-
-
-def taken_back(text: str, vocabulary: HomeVocabulary) -> str | None:
-    """ "Turn off the kitchen light, no, the bedroom light": the request as corrected in the same breath
-    (`text` as `as_said` gives it), or None when it holds no such correction."""
-    found = _TAKEN_BACK.match(text)
-    if found is None:
-        return None
-    fix = correction(found.group("fix"), vocabulary)
-    return None if fix is None else corrected(found.group("said").replace(",", " "), fix, vocabulary)
+def taken_back(text: str, vocabulary: HomeVocabulary, lang: Language) -> str | None:
+    """ "Turn off the kitchen light, no, the bedroom light": the request as corrected in the same
+    breath, or None when it holds no such correction."""
+    tokens = words(text)
+    for start, _ in find(tokens, lang.correcting):
+        before = tokens[:start]
+        if not before or not (_asks(before, lang) or find(before, _things(vocabulary))):
+            continue
+        fix = said_right(" ".join(tokens[start:]), vocabulary, lang)
+        if fix is not None:
+            return corrected(" ".join(tokens[:start]), fix, vocabulary)
+    return None
