@@ -16,16 +16,15 @@ from collections.abc import Awaitable, Callable, Collection, Sequence
 from datetime import datetime
 from typing import Any
 
-from voiced.devices.model import DeviceCommand
 from voiced.devices.registry import DeviceRegistry
 from voiced.devices.vocabulary import HomeVocabulary
-from voiced.errors import DeviceError
-from voiced.language import Language, english, has, phrase, words
+from voiced.language import Language, english, phrase, words
 from voiced.mouth.agent import AgentReply
 from voiced.mouth.heard_readings import HeardReadings
+from voiced.mouth.one_request import OneRequest
 from voiced.mouth.understanding import frame as entity_frame
 from voiced.mouth.understanding import pronouns
-from voiced.mouth.understanding.asking import Question, answer, ask, here_unknown, which_room
+from voiced.mouth.understanding.asking import Question, answer, ask
 from voiced.mouth.understanding.corrections import (
     Correction,
     correct,
@@ -35,12 +34,10 @@ from voiced.mouth.understanding.corrections import (
     unclear,
 )
 from voiced.mouth.understanding.dialogue import Recent, assumed
-from voiced.mouth.understanding.framed import outcome as framed_outcome
 from voiced.mouth.understanding.framed import restore_all
 from voiced.mouth.understanding.grammar import human
 from voiced.mouth.understanding.handlers import handlers
-from voiced.mouth.understanding.hearing import Heard
-from voiced.mouth.understanding.home import WHICH_ONE, Home, Match, Outcome, join, pct_to_brightness
+from voiced.mouth.understanding.home import Home, Outcome, join, pct_to_brightness
 from voiced.mouth.understanding.learning import Learned, learn
 from voiced.mouth.understanding.replies import (
     CONDITIONAL,
@@ -52,7 +49,6 @@ from voiced.mouth.understanding.replies import (
     searches,
 )
 from voiced.mouth.understanding.reported import is_conditional, is_for_later, is_negated, is_reported
-from voiced.mouth.understanding.scoping import POINTED, names_one, scoped
 from voiced.mouth.understanding.text import looped, split_utterance
 from voiced.mouth.understanding.titles import ask as ask_title
 from voiced.mouth.understanding.titles import doubted_title, doubted_value, yes_or_no
@@ -63,7 +59,7 @@ log = logging.getLogger(__name__)
 __all__ = ["CONDITIONAL", "LATER", "NEGATED", "REPORTED", "LocalIntentAgent"]
 
 
-class LocalIntentAgent(HeardReadings):
+class LocalIntentAgent(OneRequest, HeardReadings):
     """Agent that needs no network: templates in, prepared device commands out."""
 
     def __init__(
@@ -309,146 +305,6 @@ class LocalIntentAgent(HeardReadings):
         names = join([human(c.device) for c in back])
         said = f"Okay, I put the {names} back as it was."
         return AgentReply(text=said, commands=tuple(back), understood=True)
-
-    def _shared_verb(self, segments: list[str], at: int, outcomes: list[Outcome]) -> Outcome | None:
-        """ "Kill the music and the diffuser": a segment naming only a device takes the request before it."""
-        if not outcomes or at == 0 or not outcomes[-1].commands:
-            return None
-        frame = self._frame(segments[at])
-        if frame is None or not frame.bare or len(frame.named) != 1:
-            return None
-        home_words = HomeVocabulary.of(self._registry)
-        redo = corrected(segments[at - 1], Correction(frame.named[0], None, "target"), home_words)
-        if redo is None:
-            return None
-        log.info("the request before, for %s: %r", frame.named[0], redo)
-        return self._one(redo)
-
-    def _first(self, segments: list[str]) -> Outcome | None:
-        outcome = self._one(" and ".join(segments), guess=len(segments) == 1)
-        if outcome is None and self._question is None and len(segments) > 1:
-            # "lights on, living room" is one request; strict templates only, fuzzy would guess
-            joined = " ".join(segments)
-            found = self._strict(joined, None, self._home.last)
-            if found is not None and not found[1]:
-                return self._remember(found[0])
-        return outcome
-
-    def _frame(self, text: str) -> entity_frame.Frame | None:
-        if not self._framing:
-            return None
-        tokens = words(text)
-        last = self._home.last
-        if has(tokens, self._language.pair):
-            last = self._recent.pair(last)
-        return entity_frame.read(
-            tokens,
-            self._words,
-            self._language,
-            room=self._room,
-            last=last,
-            heard=self._heard,
-            repeat=self._recent.direction,
-        )
-
-    def _one(self, text: str, guess: bool = True) -> Outcome | None:
-        """Strict, then with misheard names corrected, then the entity frame, then (`guess`: one
-        segment only) fuzzy. A kind of device the home lacks is refused before any of them."""
-        last = self._home.last
-        framed = self._frame(text)
-        resolved, stand_in = pronouns.resolve(text, last)
-        rooms = sorted({r for r in self._words.in_room.values() if r})
-        if self._room is None and (
-            here := here_unknown(text, rooms, self._words.title_phrases, self._language)
-        ):
-            self._question = here  # "the lights in here": which room is here, asked
-            return None
-        if (room := which_room(resolved, lambda: HomeVocabulary.of(self._registry).light_rooms)) is not None:
-            self._question = room  # "the room lamp": "bedroom" or "living room" misheard, as often as not
-            return None
-        first: tuple[Outcome, bool] | None = None
-        for candidate, who in ((resolved, stand_in), (text, None)) if stand_in else ((text, None),):
-            first = self._strict(candidate, who, last)
-            if first is not None and first[1] and who is not None:
-                first = None  # "play that way" is a title to look up, not "play the kitchen light way"
-            if first is not None:
-                break
-        if first is not None and first[1] and not guess:
-            first = None  # free text spanning several segments swallows requests ("play jazz and ...")
-        if first is not None and not first[1]:
-            if framed is not None and framed.recalled and set(first[0].targets) > set(framed.targets):
-                # "and brightness to 25" after the bedroom light: that light, not every light
-                found = self._prepared(framed_outcome(framed, self._home, self._handler_args[0]))
-                if found is not None:
-                    return self._remember(found)
-            return self._remember(first[0])
-        heard = self._vocabulary.hear(resolved)
-        if heard.widens:
-            log.info("not taking %s in %r: a guess would reach every light", heard.changes, text)
-            heard = Heard(resolved)
-        if heard.changes:
-            corrected = self._strict(heard.text, stand_in, last)
-            if corrected is not None and (first is None or not corrected[1]) and (guess or not corrected[1]):
-                log.info("heard %r as %s", text, heard.changes)
-                return self._remember(corrected[0])
-        if first is not None:  # free text (a title to search for) that no correction improves
-            return self._remember(first[0])
-        if heard.ambiguous is not None:
-            self._question = Question(resolved, heard.ambiguous[0], heard.ambiguous[1])
-            return None
-        if framed is not None and framed.refusal is not None:
-            self._refused = framed.refusal  # no guess may land it on another device
-            return None
-        if framed is not None and not framed.follow_up and guess:
-            found = self._prepared(framed_outcome(framed, self._home, self._handler_args[0]))
-            if found is not None:
-                log.info("entity frame: %r -> %s", text, found.commands)
-                return self._remember(found)
-        match = self._matcher.fuzzy(heard.text, self._vocabulary.unknown(heard.text)) if guess else None
-        if match is not None:
-            outcome = self._carry(pronouns.widen(match, stand_in, last), heard.text)
-            if outcome is not None:
-                log.info("fuzzy: %r -> %s %s", text, match.intent, match.slots)
-                return self._remember(outcome)
-        return None
-
-    def _strict(self, text: str, stand_in: str | None, last: tuple[str, ...]) -> tuple[Outcome, bool] | None:
-        """The first strict reading a handler carries out, and whether it took free text."""
-        for match in self._matcher.strict(text):
-            outcome = self._carry(pronouns.widen(match, stand_in, last), text)
-            if outcome is not None:
-                log.debug("%r -> %s %s", text, match.intent, match.slots)
-                return outcome, match.wild
-        return None
-
-    def _carry(self, match: Match, text: str) -> Outcome | None:
-        handler = self._handlers.get(match.intent)
-        match = scoped(self._home, match, text)
-        if handler is None:
-            return None
-        if match.intent in POINTED and pronouns.dangling(text, self._home.last) and not names_one(match):
-            return Outcome(WHICH_ONE, acted=False)
-        return self._prepared(handler(self._home, match))
-
-    def _prepared(self, outcome: Outcome | None) -> Outcome | None:
-        """Every command through `DeviceRegistry.prepare` (clamped, checked); None if none is left."""
-        if outcome is None or not outcome.commands:
-            return outcome
-        prepared: list[DeviceCommand] = []
-        for command in outcome.commands:
-            try:
-                prepared.append(self._registry.prepare(command)[1])
-            except DeviceError as exc:
-                log.warning("dropping command %s: %s", command, exc)
-        if not prepared:
-            return None
-        outcome.commands = prepared
-        return outcome
-
-    def _remember(self, outcome: Outcome) -> Outcome:
-        if outcome.targets:
-            self._home.last = outcome.targets
-        return outcome
 
     # -- the reply ------------------------------------------------------------------------------
 
