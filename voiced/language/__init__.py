@@ -79,6 +79,7 @@ class Language:
     many: tuple[Phrase, ...]  # "the lights": a kind's every device, not the one last acted on
     correcting: tuple[Phrase, ...]  # "no", "i meant": a correction opens so
     correction_words: frozenset[str]  # small words said around the right thing ("the other one")
+    guards: dict[str, tuple[str, ...]]  # reported speech, negation, later, conditions: patterns' parts
     not_percent: frozenset[str]  # a number before one of these is no percentage ("7 o'clock")
     music_only: tuple[Phrase, ...]  # words that only the music takes ("skip this one")
     vague_music: frozenset[str]  # "ambient stuff": the genre, not a title to look up
@@ -154,6 +155,7 @@ class Language:
             many=_phrases(raw["many"]),
             correcting=_phrases(raw["correcting"]),
             correction_words=frozenset(str(w) for w in raw["correction_words"]),
+            guards={str(k): tuple(str(w) for w in v) for k, v in raw["guards"].items()},
             not_percent=frozenset(str(w) for w in raw["not_percent"]),
             music_only=_phrases(raw["music_only"]),
             vague_music=frozenset(str(w) for w in raw["vague_music"]),
