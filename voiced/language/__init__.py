@@ -80,6 +80,10 @@ class Language:
     correcting: tuple[Phrase, ...]  # "no", "i meant": a correction opens so
     correction_words: frozenset[str]  # small words said around the right thing ("the other one")
     guards: dict[str, tuple[str, ...]]  # reported speech, negation, later, conditions: patterns' parts
+    misheard_openings: tuple[tuple[str, str], ...]  # (heard, said) at a segment's start
+    separators: tuple[str, ...]
+    courtesy: tuple[str, ...]
+    openers: frozenset[str]
     not_percent: frozenset[str]  # a number before one of these is no percentage ("7 o'clock")
     music_only: tuple[Phrase, ...]  # words that only the music takes ("skip this one")
     vague_music: frozenset[str]  # "ambient stuff": the genre, not a title to look up
@@ -156,6 +160,10 @@ class Language:
             correcting=_phrases(raw["correcting"]),
             correction_words=frozenset(str(w) for w in raw["correction_words"]),
             guards={str(k): tuple(str(w) for w in v) for k, v in raw["guards"].items()},
+            misheard_openings=tuple((str(c["heard"]), str(c["said"])) for c in raw["misheard_openings"]),
+            separators=tuple(str(w) for w in raw["separators"]),
+            courtesy=tuple(str(w) for w in raw["courtesy"]),
+            openers=frozenset(str(w) for w in raw["openers"]),
             not_percent=frozenset(str(w) for w in raw["not_percent"]),
             music_only=_phrases(raw["music_only"]),
             vague_music=frozenset(str(w) for w in raw["vague_music"]),

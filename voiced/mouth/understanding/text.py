@@ -2,21 +2,16 @@
 
 from __future__ import annotations
 
+import functools
 import re
 
+from voiced.language import Language, english
 from voiced.mouth.understanding.indirect import direct
 
 _PERCENT = re.compile(r"(\d)\s*%")
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")  # Whisper writes "4,000": one number, not two
 _KELVIN = re.compile(r"(\d)k\b")  # "4000k"
-_SEPARATORS = re.compile(r"(?:\s*(?:[,;!?:]|\.(?=\s|$)|\band\b|\bthen\b|\balso\b)\s*)+")
 _NOT_WORD = re.compile(r"[^\w\s']+")
-# How Whisper mishears the start of a request ("but on some jazz"): no request starts the other way.
-_MISHEARD_OPENINGS = (
-    ("but on ", "put on "),
-    ("i went to listen ", "i want to listen "),
-    ("i went to hear ", "i want to hear "),
-)
 # "dim every light of 15 percent": Whisper's "of" for a "to" between a device and a percentage (but
 # "a brightness of 50 percent", "instead of 50 percent", "half of 80 percent" keep it)
 _OF_PERCENT = re.compile(
@@ -32,9 +27,18 @@ _IN_FOR_AND = re.compile(r"(\bat \d+(?: percent)?) in (?=[a-z ]+? at \d)")
 _THAT_FOR_SET = re.compile(
     r"^that (?!(?:one|ones|it|lights?|lamps?|things?|devices?)\b)(?=[a-z ]+ to \d+ percent$)"
 )
-_COURTESY = re.compile(r"^(?:please|thanks|thank you)(?: |$)|(?:^| )(?:please|thanks|thank you)$")
-_OPENERS = frozenset({"no", "sorry", "oops", "actually", "wait", "ok", "okay", "so", "right", "well", "oh"})
 _QUOTES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": " ", "\u201d": " ", '"': " "})
+
+
+@functools.cache
+def _patterns(lang: Language) -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """The separators between requests, and the courtesy around one, from the language file."""
+    joined = "|".join(rf"\b{re.escape(w)}\b" for w in lang.separators)
+    courtesy = "|".join(re.escape(w) for w in lang.courtesy)
+    return (
+        re.compile(rf"(?:\s*(?:[,;!?:]|\.(?=\s|$)|{joined})\s*)+"),
+        re.compile(rf"^(?:{courtesy})(?: |$)|(?:^| )(?:{courtesy})$"),
+    )
 
 
 def clean(segment: str) -> str:
@@ -57,24 +61,28 @@ def split_utterance(text: str) -> list[str]:
     "set the bedroom to 50 percent"]. Apostrophes stay ("it's"); "50%" becomes "50 percent";
     other punctuation becomes a space.
     """
-    segments = (direct(_polite(_opening(clean(part)))) for part in _SEPARATORS.split(normalise(text)))
+    lang = english()
+    separators, _ = _patterns(lang)
+    segments = (
+        direct(_polite(_opening(clean(part), lang), lang)) for part in separators.split(normalise(text))
+    )
     kept = [segment for segment in segments if segment]
     # "Sorry, turn off the lounge": a word that only opens the request is no part of it (but in the
     # middle, "turn off the kitchen light, no, the bedroom light" takes something back: it stays)
-    while len(kept) > 1 and kept[0] in _OPENERS:
+    while len(kept) > 1 and kept[0] in lang.openers:
         kept.pop(0)
     return kept
 
 
-def _polite(segment: str) -> str:
+def _polite(segment: str, lang: Language) -> str:
     """Without the courtesy around it: "please" and "thanks" ask for nothing ("…, please.")."""
-    return _COURTESY.sub("", segment).strip()
+    return _patterns(lang)[1].sub("", segment).strip()
 
 
-def _opening(segment: str) -> str:
+def _opening(segment: str, lang: Language) -> str:
     segment = _THAT_FOR_SET.sub("set ", segment)
-    for heard, meant in _MISHEARD_OPENINGS:
-        if segment.startswith(heard):
+    for heard, meant in lang.misheard_openings:
+        if segment.startswith(heard + " "):  # a whole word: "but one" is no "but on"
             return meant + segment[len(heard) :]
     return segment
 
