@@ -84,6 +84,10 @@ class Language:
     separators: tuple[str, ...]
     courtesy: tuple[str, ...]
     openers: frozenset[str]
+    answers: dict[str, frozenset[str]]  # "yes", "after_yes", "no"
+    title_small_words: frozenset[str]
+    title_dangling: frozenset[str]
+    asks_to_play: tuple[str, ...]
     not_percent: frozenset[str]  # a number before one of these is no percentage ("7 o'clock")
     music_only: tuple[Phrase, ...]  # words that only the music takes ("skip this one")
     vague_music: frozenset[str]  # "ambient stuff": the genre, not a title to look up
@@ -164,6 +168,10 @@ class Language:
             separators=tuple(str(w) for w in raw["separators"]),
             courtesy=tuple(str(w) for w in raw["courtesy"]),
             openers=frozenset(str(w) for w in raw["openers"]),
+            answers={str(k): frozenset(str(w) for w in v) for k, v in raw["answers"].items()},
+            title_small_words=frozenset(str(w) for w in raw["title_small_words"]),
+            title_dangling=frozenset(str(w) for w in raw["title_dangling"]),
+            asks_to_play=tuple(str(w) for w in raw["asks_to_play"]),
             not_percent=frozenset(str(w) for w in raw["not_percent"]),
             music_only=_phrases(raw["music_only"]),
             vague_music=frozenset(str(w) for w in raw["vague_music"]),

@@ -11,21 +11,8 @@ import re
 from collections.abc import Collection, Sequence
 
 from voiced.devices.model import DeviceCommand, MusicSet
+from voiced.language import english
 
-YES = frozenset(
-    ["yes", "yeah", "yep", "yup", "sure", "correct", "right", "exactly", "ok", "okay", "please", "play", "go"]
-)
-AFTER_YES = frozenset(["it", "that", "that's", "one", "please", "go", "ahead", "do", "right", "play"])
-NO = frozenset(["no", "nope", "nah", "wrong", "not", "don't", "cancel", "never"])
-
-
-# Words no title is made of alone, and none ends on: "play that we album" and "play something like
-# my old name is" are mishearings Whisper was sure of, not names of music.
-_SMALL = """a an the and or but so of to in on at by for with from is are was were be been am do does did
-it its this that these those we us our you your i me my he him his she her they them their there here"""
-FUNCTION_WORDS = frozenset(_SMALL.split())
-_ENDS = "a an the and or but of to is are was were my your our their"
-_DANGLING = frozenset(_ENDS.split())
 AGREEING = 3  # the ear's other readings that must all hear a doubted one-word title for it to play
 
 
@@ -40,7 +27,8 @@ def doubted_title(
         if not isinstance(command, MusicSet) or not command.query:
             continue
         words = command.query.split()
-        if all(w in FUNCTION_WORDS for w in words) or words[-1] in _DANGLING:
+        lang = english()
+        if all(w in lang.title_small_words for w in words) or words[-1] in lang.title_dangling:
             return command.query
         agreed = all(f" {' '.join(words)} " in f" {' '.join(_words(a))} " for a in alternatives)
         if not agreed or (set(words) & set(doubtful) and not _overruled(words, alternatives)):
@@ -89,17 +77,15 @@ def yes_or_no(text: str) -> bool | None:
     words = text.lower().replace(",", " ").replace(".", " ").replace("!", " ").replace("?", " ").split()
     if not words or len(words) > 4:
         return None
-    if words[0] in NO or any(w in NO for w in words):
+    yes, after_yes, no = (english().answers[k] for k in ("yes", "after_yes", "no"))
+    if words[0] in no or any(w in no for w in words):
         return False
-    if words[0] in YES and all(w in YES or w in AFTER_YES for w in words):
+    if words[0] in yes and all(w in yes or w in after_yes for w in words):
         return True
     return None
-
-
-_ASKS_TO_PLAY = ("play", "playing", "put on", "listen", "queue")
 
 
 def may_name_a_title(text: str) -> bool:
     """Whether a transcript may hold a title to search for, so the ear should weigh its words."""
     words = f" {' '.join(text.lower().replace(',', ' ').replace('.', ' ').split())} "
-    return any(f" {cue} " in words for cue in _ASKS_TO_PLAY)
+    return any(f" {cue} " in words for cue in english().asks_to_play)
