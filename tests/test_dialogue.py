@@ -246,3 +246,22 @@ def test_corrections_of_a_value_said_several_ways() -> None:
     agent.understand("set the kitchen light to 40 percent")
     (command,) = agent.understand("no, sixty percent").commands
     assert command == LightSet(device="kitchen_light", state="ON", brightness=152)  # 60 % of 254
+
+
+def test_a_value_corrected_mid_sentence_and_the_request_goes_on() -> None:
+    agent, _ = home()
+    (command,) = agent.understand("kitchen light to 75 — sorry, 65 — warm white").commands
+    assert command == LightSet(device="kitchen_light", state="ON", brightness=165, color_temp=454)
+
+
+def test_all_the_way_up_is_an_amount_not_every_light() -> None:
+    agent, _ = home(kitchen_light={"state": "ON", "brightness": 100})
+    assert agent.understand("kitchen light all the way up").commands == (
+        LightSet(device="kitchen_light", state="ON", brightness=254),
+    )
+
+
+def test_should_i_and_later_ask_for_nothing_now() -> None:
+    agent, _ = home()
+    assert not agent.understand("Should I put the diffuser on or is that too much with the candles?").commands
+    assert not agent.understand("later when dessert's out I'll probably want some jazz").commands

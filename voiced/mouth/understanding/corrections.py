@@ -118,7 +118,7 @@ def corrected(last: str, fix: Correction, vocabulary: HomeVocabulary) -> str | N
     that sort or several (which one was wrong is not known)."""
     sorts = _sorts(vocabulary)
     if fix.sort == "percent":
-        candidates = sorted(set(re.findall(r"\b\d+ percent\b", last)))
+        candidates = sorted(set(re.findall(r"\b\d+(?: percent)?\b", last)))  # "to 75" as "to 75 percent"
     else:
         values = sorts[fix.sort]
         if fix.sort == "target" and fix.new in vocabulary.rooms:
@@ -198,4 +198,33 @@ def taken_back(text: str, vocabulary: HomeVocabulary, lang: Language) -> str | N
         fix = said_right(" ".join(tokens[start:]), vocabulary, lang)
         if fix is not None:
             return corrected(" ".join(tokens[:start]), fix, vocabulary)
+        going_on = _and_then(tokens, start, vocabulary, lang)
+        if going_on is not None:
+            return going_on
     return None
+
+
+def _and_then(tokens: list[str], cue: int, vocabulary: HomeVocabulary, lang: Language) -> str | None:
+    """ "Kitchen light to 75, sorry, 65, warm white": the thing said right after the correcting phrase
+    replaces its like before it, and the request goes on with the words after it."""
+    cue_end = next(start + len(p) for start, p in find(tokens, lang.correcting) if start == cue)
+    at = cue_end
+    while at < len(tokens) and tokens[at] in lang.correction_words:
+        at += 1
+    found = next(((s, p) for s, p in find(tokens, _things(vocabulary)) if s == at), None)
+    if found is not None:
+        sort, value = _things(vocabulary)[found[1]]
+        after = at + len(found[1])
+    elif at < len(tokens) and (number_at := number(tokens, at, lang)) is not None:
+        sort, value = "percent", f"{number_at[0]} percent"
+        after = (
+            at
+            + number_at[1]
+            + (1 if has(tokens[at + number_at[1] : at + number_at[1] + 1], lang.percent) else 0)
+        )
+    else:
+        return None
+    redo = corrected(" ".join(tokens[:cue]), Correction(value, None, sort), vocabulary)
+    if redo is None or after >= len(tokens):
+        return None  # nothing goes on after it: `said_right` had the whole of it
+    return f"{redo} {' '.join(tokens[after:])}"

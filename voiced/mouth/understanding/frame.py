@@ -141,9 +141,14 @@ def _read(
         return None  # "I don't like this off": not a plain request ("not the bedroom" takes one out)
     devices = [words.devices[p] for s, p in named if cut is None or s < cut]
     rooms = [words.rooms[p] for s, p in rooms_found if cut is None or s < cut]
-    if room and values.take(tokens, lang.here, taken):
+    here_said = bool(room and values.take(tokens, lang.here, taken))
+    if room and here_said:
         rooms.append(room)
-    every = bool(values.take(tokens, lang.every, taken))
+    # "all the way up" is an amount, not every device
+    amounts_at = {i for s, p in find(tokens, lang.amounts, set(taken)) for i in range(s, s + len(p))}
+    every_at = find(tokens, lang.every, taken | amounts_at)
+    taken.update(i for s, p in every_at for i in range(s, s + len(p)))
+    every = bool(every_at)
 
     titles = values.take(tokens, words.title_phrases, taken) if has(tokens, lang.play_words) else []
     scent = values.take(tokens, words.scents, taken)
@@ -159,14 +164,14 @@ def _read(
     )
     if genre and not (has(tokens, lang.play_words) or music_said):
         genre = []  # "turn the living room like blues": a genre is asked for with a word for playing
+    white = values.one_of(tokens, lang.whites, taken)  # before the colours: "warm white" is no "white"
+    if white is not None:
+        values.take(tokens, [p for ps in lang.whites.values() for p in ps], taken)
     colour_at = find(tokens, words.colours, set(taken))
     colour = values.take(tokens, words.colours, taken)
     light_words = lang.kinds.get("light", ())
     if any(find(tokens[s + len(p) : s + len(p) + 1], light_words) for s, p in colour_at):
         return None  # "turn on the green light": a light called so, which this home has not
-    white = values.one_of(tokens, lang.whites, taken)
-    if white is not None:
-        values.take(tokens, [p for ps in lang.whites.values() for p in ps], taken)
     minutes = values.minutes(tokens, taken, lang)
     percent = values.percent(tokens, taken, lang)
     felt = [(k, "down") for k, ps in lang.too_much.items() if find(tokens, ps, set(taken))]
@@ -197,6 +202,8 @@ def _read(
         if any(tokens[i] not in lang.known | home_words for i in beside):
             return None  # "the bedroom flibber", "the memory light": a device we do not know
     said = tuple(" ".join(p) for _, p in sorted([*named, *rooms_found]))
+    if here_said and room:
+        said = (*said, room)  # "same in here": here is our room
     valued = (titles, scent, genre, colour, white, minutes, percent, direction, action, power)
     if cut == 0 and any(v is not None and v != [] for v in valued):
         return None  # "not the kitchen to 50": what is wanted where is not clear
