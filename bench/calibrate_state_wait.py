@@ -36,7 +36,7 @@ ASK_TIMEOUT_S = 5.0
 
 
 async def round_trips(broker: Broker, registry: DeviceRegistry, asks: int, delay_s: float) -> list[float]:
-    simulator = DeviceSimulator(registry, broker.mqtt_config("calibrate-sim"), delay_s=delay_s)
+    simulator = DeviceSimulator(registry, broker.mqtt_config("calibrate-sim"), get_delay_s=delay_s)
     simulator.start()
     bus = EventBus()
     bus.bind_loop(asyncio.get_running_loop())

@@ -132,8 +132,10 @@ class DeviceSimulator:
         silent: Iterable[str] = (),
         offline: Iterable[str] = (),
         uncached: Iterable[str] = (),
+        get_delay_s: float = 0.0,
     ) -> None:
         self._delay_s = delay_s
+        self._get_delay_s = get_delay_s  # the answer to `/get` (Zigbee2MQTT answers from its cache at once)
         self._silent = set(silent)
         self._offline = set(offline)
         self._uncached = set(uncached)  # no state sent at start: never reported since the bridge started
@@ -224,7 +226,7 @@ class DeviceSimulator:
         asked = self._by_get_topic.get(topic)
         if asked is not None:
             if asked.name not in self._offline and asked.name not in self._silent:
-                self._report_soon(asked)
+                self._report_soon(asked, self._get_delay_s)
             return
         device = self._by_command_topic.get(topic)
         if device is None or device.name in self._offline:
@@ -240,14 +242,14 @@ class DeviceSimulator:
         self.applied += 1
         _LOGGER.info("%s <- %s", device.name, excerpt(payload))
         if device.name not in self._silent:
-            self._report_soon(device)
+            self._report_soon(device, self._delay_s)
 
-    def _report_soon(self, device: Device) -> None:
-        """The device's state, after `delay_s` as a radio answers (to a command or to `/get`)."""
-        if self._delay_s <= 0:
+    def _report_soon(self, device: Device, delay_s: float) -> None:
+        """The device's state, after `delay_s` as a radio answers."""
+        if delay_s <= 0:
             self._publish_state(device)
             return
-        timer = threading.Timer(self._delay_s, self._publish_later, args=(device,))
+        timer = threading.Timer(delay_s, self._publish_later, args=(device,))
         timer.daemon = True
         self._timers.add(timer)
         timer.start()
