@@ -10,11 +10,18 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import pytest
+
 from tests.conftest import Broker
+from tests.openai_server import ScriptedServer
 from tests.test_vibe import config_for
 from tests.vibe_home import Home, reply_of
+from voiced.config import LlmConfig
 from voiced.devices.registry import DeviceRegistry
+from voiced.mouth.agent import Agent
+from voiced.mouth.hybrid import HybridAgent
 from voiced.mouth.intents import LocalIntentAgent
+from voiced.mouth.llm import LlmAgent
 from voiced.mouth.local_agent import LocalAgent
 
 
@@ -22,12 +29,20 @@ def reported(home: Home, name: str) -> dict[str, Any]:
     return home.gateway.state_of(name) or {}
 
 
+@pytest.mark.parametrize("kind", ["local", "hybrid"])
 def test_never_mind_right_after_good_night_puts_the_home_back(
-    broker: Broker, registry: DeviceRegistry
+    broker: Broker, registry: DeviceRegistry, llm: ScriptedServer, kind: str
 ) -> None:
+    """With an LLM beside them (hybrid), the local intents take these turns the same way."""
+
     async def scenario() -> None:
         async with Home(broker, registry, config_for(broker)) as home:
-            agent = LocalAgent(LocalIntentAgent(registry, home.gateway.state_of), home.actions, home.vibe)
+            intents = LocalIntentAgent(registry, home.gateway.state_of)
+            agent: Agent = LocalAgent(intents, home.actions, home.vibe)
+            if kind == "hybrid":
+                config = LlmConfig(base_url=llm.base_url, model="chat")
+                chat = LlmAgent(config, registry, home.actions, bus=home.bus)
+                agent = HybridAgent(intents, chat, home.actions, home.vibe)
             watcher = home.watcher
             assert watcher is not None
             assert (await reply_of(agent, 1, "set the kitchen light to 40 percent")).startswith("Setting")
@@ -61,6 +76,7 @@ def test_never_mind_right_after_good_night_puts_the_home_back(
             assert await reply_of(agent, 5, "never mind") == "There's no scene being set up."
 
     asyncio.run(scenario())
+    assert llm.requests == []  # every turn was the local intents'
 
 
 def test_a_turn_between_makes_the_scene_the_way_things_are(broker: Broker, registry: DeviceRegistry) -> None:

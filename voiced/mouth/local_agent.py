@@ -74,6 +74,30 @@ async def carry_out(
     return CarriedOut(" ".join(said), tuple(sent))
 
 
+async def act(
+    turn: int,
+    reply: AgentReply,
+    actions: DeviceActions,
+    vibe: VibeControl | None,
+    undo: SceneUndo,
+    just_set: Before | None,
+) -> CarriedOut:
+    """`carry_out`, and a scene taken back: "never mind" right after one (`just_set`: the home before
+    the scene the last turn started) stops it if it still runs and puts back what it changed."""
+    if reply.reset_scene and just_set is not None and vibe is not None:
+        stopped = vibe.running is not None
+        if stopped:
+            await vibe.cancel("the user took the scene back")
+        back = undo.take_back(just_set, stopped)
+        return await carry_out(turn, AgentReply(text=back.said, commands=back.commands), actions)
+    if reply.scene is not None and vibe is not None:
+        undo.scene_starts(reply.scene)  # before it changes anything
+    done = await carry_out(turn, reply, actions, vibe)
+    if done.said == NO_BROKER_REPLY:
+        undo.forget()
+    return done
+
+
 async def confirmations(turn: int, actions: DeviceActions, sent: tuple[Sent, ...]) -> str:
     """What the devices themselves report, once they have (all waited for at once)."""
     lines = await asyncio.gather(*(actions.confirm(turn, one) for one in sent))
@@ -100,14 +124,7 @@ class LocalAgent:
             text, self._actions.refresh, context.doubtful, context.alternatives, heard=context.heard
         )
         self._understood = (turn, understood.understood)
-        if understood.reset_scene and just_set is not None and self._vibe is not None:
-            done = await self._take_back(turn, just_set, self._vibe)
-        else:
-            if understood.scene is not None and self._vibe is not None:
-                self._undo.scene_starts(understood.scene)  # before it changes anything
-            done = await carry_out(turn, understood, self._actions, self._vibe)
-            if done.said == NO_BROKER_REPLY:
-                self._undo.forget()
+        done = await act(turn, understood, self._actions, self._vibe, self._undo, just_set)
         if understood.repeat and self._last_said:
             done = CarriedOut(f"I said: {self._last_said}")
         said = " ".join(part for part in (context.say, news, done.said) if part)
@@ -118,14 +135,6 @@ class LocalAgent:
             return
         yield f"{said}\n"  # a finished sentence: it plays while the devices report
         yield await confirmations(turn, self._actions, done.sent)
-
-    async def _take_back(self, turn: int, before: Before, vibe: VibeControl) -> CarriedOut:
-        """ "Never mind" right after a scene: stopped if it still runs, and the home put back."""
-        stopped = vibe.running is not None
-        if stopped:
-            await vibe.cancel("the user took the scene back")
-        back = self._undo.take_back(before, stopped)
-        return await carry_out(turn, AgentReply(text=back.said, commands=back.commands), self._actions)
 
     def spoken(self, turn: int, text: str, *, interrupted: bool) -> None:
         return None  # the local path keeps no conversation history
