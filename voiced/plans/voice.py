@@ -71,6 +71,7 @@ class DoneNow(NamedTuple):
 
 
 PLAN_WORDS = ("plan", "plans", "it", "that")  # "cancel the plan": whichever plan there is
+PLAN_NOUNS = ("plan", "plans")  # "cancel it" with no plan going on may mean a scene: not ours to answer
 
 
 def _named(what: str, views: list[dict[str, Any]], *, by_steps: bool = True) -> dict[str, Any] | None:
@@ -122,10 +123,11 @@ class PlanAgent:
                 async for piece in pieces:
                     yield piece
             return
+        said = " ".join(part for part in (context.say, handled.said) if part)  # the brain's word first
         if not (context.confirm and handled.sent and self._plans.actions is not None):
-            yield f"{handled.said} {handled.then}".strip()
+            yield f"{said} {handled.then}".strip()
             return
-        yield f"{handled.said}\n"  # a finished sentence: it plays while the devices report
+        yield f"{said}\n"  # a finished sentence: it plays while the devices report
         reported = await confirmations(turn, self._plans.actions, handled.sent)
         yield f"{reported} {handled.then}".strip()
 
@@ -214,10 +216,13 @@ class PlanAgent:
             return None
         # nothing going on by that name: one that has finished, or none at all, is said plainly ("cancel
         # the music" names no plan, and is the main agent's)
-        ended = _named(m["what"].strip(), list(reversed(await self._engine.views())), by_steps=False)
+        what = m["what"].strip()
+        if what not in PLAN_NOUNS and what in PLAN_WORDS:
+            return None
+        ended = _named(what, list(reversed(await self._engine.views())), by_steps=False)
         if ended is not None:
             return say("plan_already", name=_called(ended), status=status_words(str(ended["status"])))
-        return say("plan_none_to_cancel") if m["what"].strip() in PLAN_WORDS else None
+        return say("plan_none_to_cancel") if what in PLAN_NOUNS else None
 
     def spoken(self, turn: int, text: str, *, interrupted: bool) -> None:
         self._inner.spoken(turn, text, interrupted=interrupted)
