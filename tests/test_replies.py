@@ -41,6 +41,17 @@ CASES: dict[str, tuple[Case, Case]] = {
             "so they may not change.",
         ),
     ),
+    "scene_partly_set": (
+        ((["the music"], None, {}), "Sorry, the scene is only partly set: the music couldn't be set."),
+        (
+            (["the music", "the diffuser"], None, {}),
+            "Sorry, the scene is only partly set: the music and the diffuser couldn't be set.",
+        ),
+    ),
+    "scene_did_change": (
+        ((ONE, None, {}), "The kitchen light did change."),
+        ((TWO, None, {}), "The kitchen light and the bedroom light did change."),
+    ),
     "scene_undone": (
         (
             ([], None, {"scene": "the relax scene"}),

@@ -131,7 +131,7 @@ def test_a_device_that_never_confirms_fails_its_step_by_name_and_the_rest_applie
             assert message.told  # said aloud at once, not left for the next turn
             assert home.narrations == [
                 "Sorry, the scene is only partly set: the music couldn't be set. "
-                "The living room light, diffuser did change."
+                "The living room light and the diffuser did change."
             ]
 
     asyncio.run(scenario())
