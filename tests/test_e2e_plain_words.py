@@ -89,10 +89,10 @@ def test_a_scenes_commands_are_the_turns_even_those_sent_after_it_finished(
     tmp_path: Path, broker: Broker
 ) -> None:
     """ "Movie time" sets the living room light twice: off, then on at 10 % once the light has
-    confirmed the first (2.5 s later here), so that command goes out after the turn has finished
+    confirmed the first (6 s later here), so that command goes out after the turn has finished
     speaking. It is in `/api/say`'s answer and in the turn's record all the same."""
-    config = plan_config(tmp_path, broker.port, vibe={"confirm_timeout_s": 8.0})
-    with SimulatedHome(config, broker.port, "--delay-ms", "2500"):
+    config = plan_config(tmp_path, broker.port, vibe={"confirm_timeout_s": 15.0})
+    with SimulatedHome(config, broker.port, "--delay-ms", "6000"):
         daemon = TypedDaemon(config, tmp_path)
         try:
             said = daemon.http("POST", "/api/say", {"text": "movie time"})
