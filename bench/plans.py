@@ -41,8 +41,10 @@ from voiced.plans.engine import PlanEngine  # noqa: E402
 from voiced.plans.model import ExecutionPlan, PlanStep  # noqa: E402
 from voiced.plans.supervisor import StepOutcome  # noqa: E402
 
+# for later, so it is read back (commands for now are done at once, with no read-back)
 MOVIE = (
-    "Movie night: dim the living room to 20 percent, turn off the kitchen light and play some jazz quietly"
+    "Movie night: at 11 pm dim the living room to 20 percent, turn off the kitchen light and play some jazz "
+    "quietly"
 )
 
 
@@ -90,7 +92,9 @@ def spoken_read_back(work: Path, config: Path, trials: int) -> tuple[list[float]
 def restart_to_step(work: Path, config: Path) -> tuple[float, float]:
     first = TypedDaemon(config, work, "before-kill")
     try:
-        first.reply_to("Bedtime: turn off the kitchen light, then in 2 seconds turn on the bedroom light")
+        first.reply_to(
+            "Bedtime: in 1 second turn off the kitchen light, then in 2 seconds turn on the bedroom light"
+        )
         after = len(first.events())
         first.say("yes")
         first.wait_for("plan_decision", lambda e: e["step"] == 0, after=after)

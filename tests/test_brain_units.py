@@ -11,12 +11,15 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import REPO
 from voiced.brain.analyst import OfflineAnalyst, missing_slots
+from voiced.brain.architect import Architect
 from voiced.brain.judge import OfflineJudge
 from voiced.brain.state import ConversationState, TurnRecord
 from voiced.brain.store import StateStore
 from voiced.brain.summary import OfflineSummary
 from voiced.brain.words import misheard, read
+from voiced.devices.registry import DeviceRegistry
 from voiced.devices.vocabulary import HomeVocabulary
 
 VOCABULARY = HomeVocabulary(
@@ -68,7 +71,7 @@ def test_the_analyst_learns_preferences_and_pain_points() -> None:
     )
     assert flags == [] and state.preferences.scents == ["lavender"]
     state, _ = run(analyst.analyse(state, record(2, "Dim the kitchen light, warm.", commands=[light])))
-    assert state.preferences.lights["evening"].model_dump(exclude_none=True) == {
+    assert state.preferences.device_lights["kitchen_light"]["evening"].model_dump(exclude_none=True) == {
         "brightness_pct": 30,
         "warmth": "warm",
     }
@@ -81,6 +84,36 @@ def test_the_analyst_learns_preferences_and_pain_points() -> None:
     )
     assert flags[0].kind == "device_offline" and state.pain_points[-1].kind == "device_offline"
     assert state.processed_turns == 5 and len(state.recent_turns) == 5
+
+
+def test_two_lights_set_in_the_morning_stay_two_habits_never_one_morning(tmp_path: Path) -> None:
+    """The brain once stored `"lights": {"morning": {...}}`: the kitchen at 100 % and the bedroom at
+    20 % merged into one morning preference. Each light keeps its own; the scenes use each."""
+    analyst = OfflineAnalyst(VOCABULARY, max_turns=10)
+    morning = datetime(2026, 11, 23, 8, 0).astimezone(UTC)
+    kitchen = {"device": "kitchen_light", "payload": {"state": "ON", "brightness": 254}}
+    bedroom = {"device": "bedroom_light", "payload": {"state": "ON", "brightness": 51, "color_temp": 454}}
+    said = TurnRecord(
+        turn=1, user="set the kitchen light and the bedroom light", commands=[kitchen, bedroom], at=morning
+    )
+    state, _ = run(analyst.analyse(ConversationState(session_id="s"), said))
+    prefs = state.preferences
+    assert prefs.lights == {}  # nothing was said of the lights in general
+    assert {
+        device: {part: habit.model_dump(exclude_none=True) for part, habit in parts.items()}
+        for device, parts in prefs.device_lights.items()
+    } == {
+        "kitchen_light": {"morning": {"brightness_pct": 100}},
+        "bedroom_light": {"morning": {"brightness_pct": 20, "warmth": "warm"}},
+    }
+    assert missing_slots(state).count("lights") == 0  # the interview does not ask again
+    registry = DeviceRegistry.load(REPO / "devices")
+    scenes = Architect(registry, tmp_path).design(state)
+    lit = {step["device"]: step for step in scenes["morning"]["steps"] if step["tool"] == "set_light"}
+    assert set(lit) == {"kitchen_light", "bedroom_light"}  # the rooms the user named
+    # the kitchen as it was set, warmth from the morning's default (cool); the bedroom as it was set
+    assert (lit["kitchen_light"]["brightness_pct"], lit["kitchen_light"]["color_temp"]) == (100, "cool")
+    assert (lit["bedroom_light"]["brightness_pct"], lit["bedroom_light"]["color_temp"]) == (20, "warm")
 
 
 def test_the_judge_turns_flags_into_notices() -> None:

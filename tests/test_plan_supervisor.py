@@ -132,6 +132,6 @@ def test_the_llm_supervisor_decides_by_validated_json_and_falls_back_to_the_rule
     # Ended by the model: the step left is not run, and the plan says why.
     assert [s for s in home.sent if s[0] == "plan-2"] == [("plan-2", 0, 1)]
     assert second["result"] == (
-        "the supervisor ended the plan (the rest makes no sense without f); 2 of 2 steps were not done"
+        "the supervisor ended the plan (the rest makes no sense without f); none of its 2 steps were done"
     )
     assert home.said[1] == "The q is only partly done: stopped early: the rest makes no sense without f."

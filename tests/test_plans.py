@@ -48,10 +48,12 @@ def test_the_supervisor_continues_retries_once_skips_and_ends() -> None:
     assert decide(StepOutcome(False, "late", missed=True), 1).decision == "skip"
     assert decide(StepOutcome(True, "ok"), 1, cancelled=True).decision == "end"
     assert overall(["completed", "completed"])[0] == "completed"
-    assert overall(["completed", "failed"]) == ("failed", "1 of 2 steps were not done")
+    assert overall(["completed", "failed"]) == ("failed", "1 of its 2 steps was not done")
+    assert overall(["completed", "failed", "failed"]) == ("failed", "2 of its 3 steps were not done")
+    assert overall(["failed"]) == ("failed", "its only step was not done")
     assert overall(["failed"], ended="no point", not_run=1) == (
         "failed",
-        "the supervisor ended the plan (no point); 2 of 2 steps were not done",
+        "the supervisor ended the plan (no point); none of its 2 steps were done",
     )
 
 
@@ -107,14 +109,15 @@ def test_the_rule_planner_builds_steps_from_our_own_understanding(planner: RuleP
         "Movie night: dim the living room to 20 percent, turn off the kitchen light and "
         "play some jazz quietly."
     )
-    assert movie.name == "movie night" and planner.needs_confirmation(movie)
+    # over the task API, three steps wait for an OK; said aloud they run at once (nothing risky)
+    assert movie.name == "movie night" and planner.needs_confirmation(movie) and not planner.risky(movie)
     assert [(s.device, s.command, s.at) for s in movie.steps] == [
         ("living_room_light", {"device": "living_room_light", "state": "ON", "brightness": 51}, None),
         ("kitchen_light", {"device": "kitchen_light", "state": "OFF"}, None),
         ("music", {"device": "music", "action": "play", "genre": "jazz", "volume": 25}, None),
     ]
     assert read_back(without(movie, "the music"), NOW.timestamp()) == (
-        "I'll set the living room light to 20 %, then turn off the kitchen light. Shall I go ahead?"
+        "I'll set the living room light to 20 % and turn off the kitchen light. Shall I go ahead?"
     )
     wake = planner.plan(
         "Wake me up at 7 with the bedroom light fading in over 15 minutes, then play some music."
@@ -234,11 +237,13 @@ def test_the_state_machine_waits_changes_runs_and_refuses(tmp_path: Path) -> Non
                 ("c", 1, "retry"),
                 ("c", 2, "skip"),
             ]
-            with pytest.raises(NotWaiting):
+            with pytest.raises(NotWaiting, match=r"^plan-1 has already ended: it is not waiting for a"):
                 await engine.confirm("plan-1", True)
             await engine.create("q", plan, needs_confirmation=True)
             assert await engine.confirm("plan-2", False, "not now") == "cancelled"
             assert [s for s in home.sent if s[0] == "plan-2"] == []
+            with pytest.raises(NotWaiting, match=r"^plan-2 was already cancelled$"):  # cancelled twice
+                await engine.cancel("plan-2", "again")
         finally:
             await engine.aclose()
 
@@ -382,8 +387,9 @@ def test_a_device_declared_confirm_makes_even_one_command_a_plan_read_back_first
     assert planner.candidate("turn on the oven light") and planner.candidate("turn off the kitchen light")
     assert not planner.candidate("turn off the bedroom light")
     kitchen = planner.plan("turn off the kitchen light")
-    assert len(kitchen.steps) == 1 and planner.needs_confirmation(kitchen)
+    assert len(kitchen.steps) == 1 and planner.needs_confirmation(kitchen) and planner.risky(kitchen)
     assert not planner.needs_confirmation(planner.plan("turn off the bedroom light"))
+    assert not planner.risky(planner.plan("turn off the bedroom light"))
 
 
 def test_the_plans_checkpoints_go_beside_the_brain_state_unless_configured(tmp_path: Path) -> None:

@@ -299,7 +299,7 @@ def test_a_thing_of_ours_said_in_words_not_taken_is_not_called_missing() -> None
 
 def test_are_all_the_lights_off_says_which_are_on() -> None:
     reply = AGENT.understand("are all the lights off")
-    assert reply.text == "The bedroom light is off. The kitchen light and living room light are on."
+    assert reply.text == "No, the kitchen light and the living room light are on. The bedroom light is off."
 
 
 def test_lower_and_higher_move_what_was_just_acted_on_or_ask_which() -> None:

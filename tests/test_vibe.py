@@ -131,7 +131,7 @@ def test_a_device_that_never_confirms_fails_its_step_by_name_and_the_rest_applie
             assert message.told  # said aloud at once, not left for the next turn
             assert home.narrations == [
                 "Sorry, the scene is only partly set: the music couldn't be set. "
-                "The living room light, diffuser did change."
+                "The living room light and the diffuser did change."
             ]
 
     asyncio.run(scenario())
@@ -216,8 +216,17 @@ def test_never_mind_cancels_the_running_scene(broker: Broker, registry: DeviceRe
             await home.until(lambda: home.of("vibe_tool_start", "vibe-1"), "the scene to start")
             # A step checks the broker answers before it publishes: wait for its first command.
             await home.until(lambda: home.watcher.commands(), "the scene's first command")
-            assert await reply_of(agent, 2, "never mind") == "Okay, I stopped the scene."
+            sent = len(home.watcher.commands())
+            # right after it: stopped, and what it had changed put back (voiced/mouth/scene_undo.py)
+            said = await reply_of(agent, 2, "never mind")
+            assert said == "Okay, I stopped the scene and put everything back as it was.", said
             assert (await home.finished("vibe-1")).kind == "vibe_cancelled"
+            assert home.watcher.commands()[sent:]  # the scene had changed something: put back
+            every = ("living_room_light", "kitchen_light", "bedroom_light", "diffuser")
+            await home.until(
+                lambda: all(home.simulator.state_of(name)["state"] == "OFF" for name in every),
+                "every device off again, as before the scene",
+            )
             assert await reply_of(agent, 3, "stop the scene") == "There's no scene being set up."
             assert json.loads(home.watcher.commands()[0][2])  # the scene had begun
 

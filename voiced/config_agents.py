@@ -123,14 +123,20 @@ class BrainConfig(_Section):
 
 
 class PlansConfig(_Section):
-    """Several commands, or timed ones, become plans: read back, confirmed, run step by step."""
+    """Commands for later become plans: read back, confirmed, run step by step (those for now run at once)."""
 
     enabled: bool = Field(True, description="multi-step and timed requests become plans (voiced/plans)")
     checkpoint_file: SafePath | None = Field(
         None,
         description="LangGraph's checkpoints (SQLite); null = voiced-plans.sqlite beside brain.state_file",
     )
-    confirm_over_steps: Int = Field(2, ge=0, le=64, description="plans with more steps are read back first")
+    confirm_over_steps: Int = Field(
+        2,
+        ge=0,
+        le=64,
+        description="a request with more commands is planned; over the task API such a plan waits for an OK "
+        "(said aloud, commands for now run at once, however many)",
+    )
     confirm_timeout_s: Float = Field(60.0, gt=0, le=3600, description="no answer by then cancels the plan")
     grace_s: Float = Field(
         120.0, ge=0, le=86400, description="a timed step that fell due while down still runs if this late"

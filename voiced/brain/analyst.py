@@ -56,15 +56,17 @@ def missing_slots(state: ConversationState) -> list[str]:
         "routine": bool(profile.wake_time or profile.bed_time),
         "scents": bool(prefs.scents or prefs.disliked_scents),
         "genres": bool(prefs.genres or prefs.disliked_genres),
-        "lights": bool(prefs.lights),
+        "lights": bool(prefs.lights or prefs.device_lights),
     }
     return [slot for slot in INTERVIEW_SLOTS if not filled[slot]]
 
 
 def _learn_from_commands(prefs: Preferences, record: TurnRecord) -> Preferences:
+    """What the turn's commands say of the user's tastes; a light's habit is kept for that light."""
     scents, genres = list(prefs.scents), list(prefs.genres)
-    lights = dict(prefs.lights)
+    lights = {device: dict(parts) for device, parts in prefs.device_lights.items()}
     volume = prefs.volume
+    part = part_of_day(record.at)
     for command in record.commands:
         payload: dict[str, Any] = command.get("payload", {})
         if isinstance(payload.get("scent"), str):
@@ -73,8 +75,12 @@ def _learn_from_commands(prefs: Preferences, record: TurnRecord) -> Preferences:
             genres = _front(genres, [payload["genre"]])
         if isinstance(payload.get("volume"), int):
             volume = payload["volume"]
-        if "brightness" in payload or "color_temp" in payload or "color" in payload:
-            habit = lights.get(part_of_day(record.at), LightHabit()).model_copy()
+        device = command.get("device")
+        if isinstance(device, str) and (
+            "brightness" in payload or "color_temp" in payload or "color" in payload
+        ):
+            habits = lights.setdefault(device, {})
+            habit = habits.get(part, LightHabit()).model_copy()
             if isinstance(payload.get("brightness"), int):
                 habit.brightness_pct = round(payload["brightness"] * 100 / 254)
             temp = payload.get("color_temp")
@@ -83,8 +89,9 @@ def _learn_from_commands(prefs: Preferences, record: TurnRecord) -> Preferences:
             color = payload.get("color")
             if isinstance(color, dict) and isinstance(color.get("hex"), str):
                 habit.color = color["hex"]
-            lights[part_of_day(record.at)] = habit
-    return prefs.model_copy(update={"scents": scents, "genres": genres, "lights": lights, "volume": volume})
+            habits[part] = habit
+    update = {"scents": scents, "genres": genres, "device_lights": lights, "volume": volume}
+    return prefs.model_copy(update=update)
 
 
 def _learn_from_words(

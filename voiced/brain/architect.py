@@ -35,6 +35,13 @@ def _light_step(device: str, habit: LightHabit) -> dict[str, Any]:
     return step
 
 
+def _habit(said: LightHabit, set_so: LightHabit | None) -> LightHabit:
+    """How one light is liked: what was set on it, over what was said of the lights in general."""
+    if set_so is None:
+        return said
+    return said.model_copy(update=set_so.model_dump(exclude_none=True))
+
+
 class Architect:
     def __init__(self, registry: DeviceRegistry, folder: Path) -> None:
         self._registry = registry
@@ -56,8 +63,12 @@ class Architect:
             ("morning", ["morning", "wake", "start", "breakfast"], 30, 25),
             ("evening", ["evening", "dinner", "cozy", "cosy"], 35, 30),
         ):
-            habit = prefs.lights.get(name) or _DEFAULTS[name]
-            steps = [_light_step(light, habit) for light in lights]
+            said = prefs.lights.get(name) or _DEFAULTS[name]
+            # each light as the user set it at that time of day, the rest as they like the lights
+            steps = [
+                _light_step(light, _habit(said, prefs.device_lights.get(light, {}).get(name)))
+                for light in lights
+            ]
             if scent and self._registry.by_kind("diffuser"):
                 steps.append({"tool": "set_scent", "state": "on", "scent": scent, "intensity": intensity})
             if genre and self._registry.by_kind("music"):

@@ -32,7 +32,10 @@ class Preferences(_Model):
     disliked_scents: list[str] = []
     genres: list[str] = []
     disliked_genres: list[str] = []
-    lights: dict[str, LightHabit] = {}  # by part of day: morning, afternoon, evening, night
+    # by part of day (morning, afternoon, evening, night), from what the user said of the lights
+    lights: dict[str, LightHabit] = {}
+    # by device, then part of day, from the commands given: two lights are never merged into one
+    device_lights: dict[str, dict[str, LightHabit]] = {}
     volume: int | None = Field(None, ge=0, le=100)
 
 

@@ -50,6 +50,10 @@ class DeviceActions:
     def state_of(self, name: str) -> dict[str, Any] | None:
         return self._gateway.state_of(name)
 
+    def kinds(self) -> dict[str, str]:
+        """Every device's kind, by name."""
+        return self._gateway.kinds()
+
     @property
     def connected(self) -> bool:
         return self._gateway.connected

@@ -122,6 +122,10 @@ class DeviceGateway:
             return False
         return True
 
+    def kinds(self) -> dict[str, str]:
+        """Every device's kind, by name (discovered ones too)."""
+        return {device.name: device.kind for device in self._registry}
+
     def state_of(self, name: str) -> dict[str, Any] | None:
         with self._lock:
             state = self._states.get(name)

@@ -15,7 +15,8 @@ from voiced.devices.registry import DeviceRegistry
 from voiced.mouth.agent import NO_CONTEXT, Agent, TurnContext
 from voiced.mouth.intents import LocalIntentAgent
 from voiced.mouth.llm import LlmAgent, LlmUnavailable
-from voiced.mouth.local_agent import LocalAgent, carry_out, confirmations, mentions
+from voiced.mouth.local_agent import LocalAgent, act, confirmations, mentions
+from voiced.mouth.scene_undo import SceneUndo
 from voiced.mouth.vibe_control import VibeControl
 
 _LOGGER = logging.getLogger(__name__)
@@ -76,17 +77,19 @@ class HybridAgent:
         self._llm = llm
         self._actions = actions
         self._vibe = vibe
+        self._undo = SceneUndo(actions)  # "never mind" right after a scene takes it back
 
     async def reply(
         self, turn: int, text: str, context: TurnContext = NO_CONTEXT
     ) -> AsyncGenerator[str, None]:
         messages = self._vibe.poll_messages() if self._vibe is not None else []
         news = [message.for_model() for message in messages]
+        just_set = self._undo.turn_begins()
         understood = await self._local.understand_fresh(
             text, self._actions.refresh, context.doubtful, context.alternatives, heard=context.heard
         )
         if understood.understood:
-            done = await carry_out(turn, understood, self._actions, self._vibe)
+            done = await act(turn, understood, self._actions, self._vibe, self._undo, just_set)
             said = " ".join(part for part in (context.say, mentions(messages), done.said) if part)
             self._llm.remember(turn, text, said, news)
             if not (context.confirm and done.sent):

@@ -8,8 +8,10 @@ from dataclasses import dataclass
 
 from voiced.devices.actions import DeviceActions
 from voiced.devices.gateway import Sent
+from voiced.language.replies import say
 from voiced.mouth.agent import NO_CONTEXT, AgentReply, TurnContext
 from voiced.mouth.intents import LocalIntentAgent
+from voiced.mouth.scene_undo import Before, SceneUndo
 from voiced.mouth.vibe_control import SceneNews, VibeControl
 
 NO_BROKER_REPLY = "Sorry, I can't reach the devices right now, so I didn't change anything."
@@ -53,14 +55,11 @@ async def carry_out(
             (failed if actions.is_online(command.device) else offline).append(name)
     said = [reply.text] if reply.text else []
     if offline:
-        verb, them = ("is", "it") if len(offline) == 1 else ("are", "them")
-        said.append(f"The {', '.join(offline)} {verb} offline, so I couldn't set {them}.")
+        said.append(say("device_offline", [f"the {name}" for name in offline]))
     if failed:
-        said.append(f"But I couldn't set the {', '.join(failed)}.")
+        said.append(say("device_failed", [f"the {name}" for name in failed]))
     if unacked:
-        said.append(
-            f"But the broker hasn't confirmed the command for the {', '.join(unacked)}, so it may not change."
-        )
+        said.append(say("device_unacked", [f"the {name}" for name in unacked]))
     if reply.reset_scene:
         stopped = vibe is not None and vibe.running is not None
         if vibe is not None:
@@ -73,6 +72,30 @@ async def carry_out(
             await vibe.start(reply.scene, turn)
             said.append(vibe.acknowledgement(reply.scene))
     return CarriedOut(" ".join(said), tuple(sent))
+
+
+async def act(
+    turn: int,
+    reply: AgentReply,
+    actions: DeviceActions,
+    vibe: VibeControl | None,
+    undo: SceneUndo,
+    just_set: Before | None,
+) -> CarriedOut:
+    """`carry_out`, and a scene taken back: "never mind" right after one (`just_set`: the home before
+    the scene the last turn started) stops it if it still runs and puts back what it changed."""
+    if reply.reset_scene and just_set is not None and vibe is not None:
+        stopped = vibe.running is not None
+        if stopped:
+            await vibe.cancel("the user took the scene back")
+        back = undo.take_back(just_set, stopped)
+        return await carry_out(turn, AgentReply(text=back.said, commands=back.commands), actions)
+    if reply.scene is not None and vibe is not None:
+        undo.scene_starts(reply.scene)  # before it changes anything
+    done = await carry_out(turn, reply, actions, vibe)
+    if done.said == NO_BROKER_REPLY:
+        undo.forget()
+    return done
 
 
 async def confirmations(turn: int, actions: DeviceActions, sent: tuple[Sent, ...]) -> str:
@@ -90,16 +113,18 @@ class LocalAgent:
         self._vibe = vibe
         self._understood: tuple[int, bool] = (0, True)  # the last turn and whether it was
         self._last_said = ""  # for "say that again"
+        self._undo = SceneUndo(actions)  # "never mind" right after a scene takes it back
 
     async def reply(
         self, turn: int, text: str, context: TurnContext = NO_CONTEXT
     ) -> AsyncGenerator[str, None]:
         news = mentions(self._vibe.poll_messages()) if self._vibe is not None else ""
+        just_set = self._undo.turn_begins()
         understood = await self._intents.understand_fresh(
             text, self._actions.refresh, context.doubtful, context.alternatives, heard=context.heard
         )
         self._understood = (turn, understood.understood)
-        done = await carry_out(turn, understood, self._actions, self._vibe)
+        done = await act(turn, understood, self._actions, self._vibe, self._undo, just_set)
         if understood.repeat and self._last_said:
             done = CarriedOut(f"I said: {self._last_said}")
         said = " ".join(part for part in (context.say, news, done.said) if part)

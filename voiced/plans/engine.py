@@ -34,6 +34,7 @@ from voiced.events import (
     PlanFailed,
     PlanWaitingConfirmation,
 )
+from voiced.language.replies import say
 from voiced.plans.checkpoints import Checkpoints
 from voiced.plans.graph import StepRunner, build_graph
 from voiced.plans.ledger import Ledger
@@ -47,7 +48,7 @@ from voiced.plans.model import (
     task_view,
 )
 from voiced.plans.supervisor import Supervisor, by_rules
-from voiced.plans.words import no_answer_line, outcome_line, read_back
+from voiced.plans.words import PlanWords, no_answer_line, outcome_line, status_words
 from voiced.sqlite_files import is_damage
 from voiced.tasks import cancel_and_wait
 
@@ -80,8 +81,10 @@ class PlanEngine:
         say: Say | None = None,
         clock: Callable[[], float] = time.time,
         supervisor: Supervisor = by_rules,
+        words: PlanWords | None = None,
     ) -> None:
         self._config = config
+        self._words = words or PlanWords()
         self._path = path
         self._bus = bus
         self._say = say
@@ -240,7 +243,7 @@ class PlanEngine:
         state = await self.state(task_id)
         status = state.get("status")
         if status == "waiting_confirmation":
-            said = read_back(plan_of(state), state.get("waiting_since", self._clock()))
+            said = self._words.read_back(plan_of(state), state.get("waiting_since", self._clock()))
             self._bus.publish(PlanWaitingConfirmation(task_id=task_id, detail=said))
             await self._arm(task_id, state)
         elif status in FINISHED:
@@ -311,7 +314,9 @@ class PlanEngine:
         """Approve, refuse, or change (`plan`: read back and asked again); the new status."""
         state = await self.state(task_id)
         if state.get("status") != "waiting_confirmation":
-            raise NotWaiting(f"{task_id} is {state.get('status')}, not waiting for a confirmation")
+            raise NotWaiting(
+                say("plan_not_waiting", task=task_id, status=status_words(str(state.get("status"))))
+            )
         answer: dict[str, Any] = {"approved": approved, "notes": notes}
         if plan is not None:
             answer["plan"] = plan.model_dump(mode="json")
@@ -327,7 +332,7 @@ class PlanEngine:
         """End a plan that has not finished; nothing of it is published after this returns."""
         state = await self.state(task_id)
         if state.get("status") in FINISHED:
-            raise NotWaiting(f"{task_id} has already {state.get('status')}")
+            raise NotWaiting(f"{task_id} {status_words(str(state.get('status')))}")
         live = [t for t in (self._runs.pop(task_id, None), self._timers.pop(task_id, None)) if t is not None]
         await cancel_and_wait(live)
         step = int(state.get("current_step", 0))

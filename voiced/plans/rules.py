@@ -2,26 +2,31 @@
 
 "Movie night: dim the living room to 20 percent, turn off the kitchen light and play some jazz
 quietly." → three steps at once. "In ten minutes turn off the bedroom light." → one step, due in
-ten minutes. "Wake me up at 7 with the bedroom light fading in over 15 minutes, then play some
-music." → five brightness steps from 7:00 to 7:15, then the music at 7:15. Each clause goes through
-the local understanding (LocalIntentAgent), so a plan's commands are exactly the ones the same words
-would send now: declared devices, typed and clamped values.
+ten minutes. "Turn on the kitchen light now and turn it off in 2 minutes" → one step at once, one in
+two minutes. "Turn on the diffuser for 10 minutes" → on at once, back as it was ten minutes later.
+"Wake me up at 7 with the bedroom light fading in over 15 minutes, then play some music." → five
+brightness steps from 7:00 to 7:15, then the music at 7:15. Each clause goes through the local
+understanding (LocalIntentAgent), so a plan's commands are exactly the ones the same words would
+send now: declared devices, typed and clamped values.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import datetime, timedelta
+from typing import Any
 
 from voiced.devices.model import DeviceCommand, LightSet, MusicSet
 from voiced.devices.registry import DeviceRegistry
+from voiced.devices.restore import undo
+from voiced.language.replies import say
 from voiced.mouth.intents import NEGATED, REPORTED, LocalIntentAgent
 from voiced.mouth.understanding.home import pct_to_brightness
 from voiced.mouth.understanding.reported import is_negated, is_reported
 from voiced.plans.model import ExecutionPlan, PlanStep, command_kind
 from voiced.plans.timewords import TRIGGERS, Part, has_time_words, parts
-from voiced.plans.words import clock, describe
+from voiced.plans.words import clock, describe, plan_language
 
 RAMP_STEPS = 5
 QUIET_VOLUME, LOUD_VOLUME = 25, 70
@@ -39,7 +44,8 @@ _QUIET = re.compile(r"\b(?:quietly|softly|gently|in the background)\b")
 _LOUD = re.compile(r"\b(?:loudly|loud)\b")
 # Whisper often ends a clause with no comma but starts the next with a capital: "to 20% Turn off ...".
 _CLAUSE_START = re.compile(r"(?<=[a-z0-9%])\s+(?=(?:Turn|Dim|Set|Play|Switch|Make|Put|Start|Stop|Then)\b)")
-VERBS = ("dim", "turn", "set", "play", "switch", "make", "put", "start", "stop", "fade", "wake")
+VERBS = tuple(str(verb) for verb in plan_language()["verbs"])
+States = Callable[[str], Mapping[str, Any] | None]
 
 
 class PlanRefused(Exception):
@@ -62,8 +68,11 @@ class RulePlanner:
         *,
         confirm_over_steps: int,
         now: Callable[[], datetime] = datetime.now,
+        states: States = lambda _name: None,
     ) -> None:
+        """`states`: each device's last report, so what is asked "for 10 minutes" is put back as it was."""
         self._registry = registry
+        self._states = states
         self._intents = intents
         self._confirm_over_steps = confirm_over_steps
         self._now = now
@@ -87,13 +96,31 @@ class RulePlanner:
         return verbs > self._confirm_over_steps
 
     def needs_confirmation(self, plan: ExecutionPlan) -> bool:
-        """Timed steps, more than `confirm_over_steps` steps, or a device declared `confirm: true`."""
+        """For a plan made over the task API: timed steps, more than `confirm_over_steps` steps, or a
+        device declared `confirm: true`. (Said aloud, steps for now run at once: voiced/plans/at_once.py.)"""
         if any(step.timed for step in plan.steps) or len(plan.steps) > self._confirm_over_steps:
             return True
+        return self.risky(plan)
+
+    def risky(self, plan: ExecutionPlan) -> bool:
+        """A step to a device declared `confirm: true`: the whole plan waits for a yes."""
         devices = {device.name: device for device in self._registry}
         return any(devices[step.device].confirm for step in plan.steps if step.device in devices)
 
     def plan(self, text: str) -> ExecutionPlan:
+        """The whole request read at once; if that means nothing (two states for one light), each
+        clause on its own: "turn on the kitchen light and turn it off in 2 minutes"."""
+        try:
+            return self._plan(text, each_clause=False)
+        except PlanRefused as refused:
+            if refused.understood:
+                raise
+            try:
+                return self._plan(text, each_clause=True)
+            except PlanRefused:
+                raise refused from None
+
+    def _plan(self, text: str, *, each_clause: bool) -> ExecutionPlan:
         lowered = " ".join(_CLAUSE_START.sub(", ", text).lower().replace("\u2019", "'").split())
         if is_reported(lowered):  # someone else's words: never a plan of ours
             raise PlanRefused(REPORTED, understood=True)
@@ -119,12 +146,14 @@ class RulePlanner:
         steps: list[PlanStep] = []
         end: datetime | None = None
         clock_time = False  # the chain so far hangs on a time of day ("at 7"), not on the plan's start
-        for part in parts(lowered, now):
+        for part in parts(lowered, now, each_clause=each_clause):
             start = self._start(part, now, end)
             clock_time = part.at is not None or (clock_time and part.then)
             commands, group = self._commands(part, start)
             if not commands:
                 continue
+            if part.for_s is not None:
+                commands += self._undone(commands, (start or now) + timedelta(seconds=part.for_s), start)
             for at, command in commands:
                 steps.append(self._step(len(steps), command, at, part.text, group, now, clock_time))
             end = commands[-1][0] if commands[-1][0] is not None else end
@@ -138,6 +167,20 @@ class RulePlanner:
             estimated_time=_estimate(steps, now),
             risks=_risks(steps),
         )
+
+    def _undone(
+        self, commands: list[tuple[datetime | None, DeviceCommand]], at: datetime, start: datetime | None
+    ) -> list[tuple[datetime | None, DeviceCommand]]:
+        """What ends commands said "for 10 minutes": each device as it was (when they run now and
+        its state is known), else the opposite."""
+        kinds = {device.name: device.kind for device in self._registry}
+        found: list[tuple[datetime | None, DeviceCommand]] = []
+        for _at, command in commands:
+            before = self._states(command.device) if start is None else None
+            back = undo(command, before, kinds.get(command.device, ""))
+            if back is not None:
+                found.append((at, back))
+        return found
 
     @staticmethod
     def _start(part: Part, now: datetime, end: datetime | None) -> datetime | None:
@@ -188,8 +231,7 @@ class RulePlanner:
                     (at, LightSet(device=light.device, state="ON", brightness=pct_to_brightness(pct)))
                 )
         names = " and ".join(sorted({light.device.replace("_", " ") for light in lights}))
-        minutes = round(over / 60)
-        return found, f"fade the {names} in over {minutes} minute{'s' if minutes != 1 else ''}"
+        return found, f"fade the {names} in {say('over_minutes', count=round(over / 60))}"
 
     def _step(
         self,

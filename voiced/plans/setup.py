@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import openai
 
@@ -22,6 +22,7 @@ from voiced.plans.model import ExecutionPlan
 from voiced.plans.rules import RulePlanner
 from voiced.plans.steps import DeviceSteps
 from voiced.plans.supervisor import Supervisor, by_rules
+from voiced.plans.words import PlanWords
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -31,6 +32,8 @@ class Plans:
     engine: PlanEngine
     planner: RulePlanner
     llm: LlmPlanner | None = None
+    actions: DeviceActions | None = None  # what a plan's steps for now are sent through, in their turn
+    words: PlanWords = field(default_factory=PlanWords)
 
     async def make(self, text: str) -> ExecutionPlan:
         """The LLM's plan when one is configured and it gives a valid one; else the rules' (PlanRefused)."""
@@ -71,8 +74,11 @@ def build_plans(
             model=config.vibe.planner_model or config.llm.model,
             timeout_s=timeout,
         )
-    engine = PlanEngine(config.plans, path, bus, steps, say=say, supervisor=supervisor)
-    planner = RulePlanner(registry, intents, confirm_over_steps=config.plans.confirm_over_steps)
+    words = PlanWords.of(registry)
+    engine = PlanEngine(config.plans, path, bus, steps, say=say, supervisor=supervisor, words=words)
+    planner = RulePlanner(
+        registry, intents, confirm_over_steps=config.plans.confirm_over_steps, states=actions.state_of
+    )
     llm = None
     if client is not None:
         timeout_s = config.vibe.plan_timeout_s
@@ -83,4 +89,4 @@ def build_plans(
             timeout_s=timeout_s,
             clock=time.time,
         )
-    return Plans(engine, planner, llm)
+    return Plans(engine, planner, llm, actions, words)

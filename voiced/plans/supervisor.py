@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
+from voiced.language.replies import say
 from voiced.plans.model import Decision
 
 MAX_TRIES = 2  # the first try and one retry
@@ -78,8 +79,12 @@ def overall(statuses: list[str], *, ended: str = "", not_run: int = 0) -> tuple[
     left unrun because the supervisor ended the plan (`ended`: its reason)."""
     undone = len([s for s in statuses if s != "completed"]) + not_run
     total = len(statuses) + not_run
-    if ended and undone:
-        return "failed", f"the supervisor ended the plan ({ended}); {undone} of {total} steps were not done"
     if not undone:
         return "completed", "every step was done"
-    return "failed", f"{undone} of {total} steps were not done"
+    if undone == total:
+        not_done = say("steps_none_done", count=total)
+    else:
+        not_done = say("steps_not_done", count=undone, total=total)
+    if ended:
+        return "failed", f"the supervisor ended the plan ({ended}); {not_done}"
+    return "failed", not_done

@@ -1,14 +1,21 @@
-"""Time words in a request, pure and clock-free: "in ten minutes", "at 7", "then", "over 15 minutes".
+"""Time words in a request, pure and clock-free: "in ten minutes", "at 7", "then", "over 15 minutes",
+"for 10 minutes".
 
 `parts(text)` cuts a request at "then" and takes each part's time words out of its text, so the
-words left are a plain command for the local understanding.
+words left are a plain command for the local understanding. Clauses joined by "and" or a comma are
+parts of their own when they are for different times: "turn on the kitchen light now and turn it off
+in 2 minutes" (a clause says "now", or more than one has time words); `each_clause` cuts them so
+whatever their time words (the planner's second reading, when the whole one means nothing).
 """
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+
+from voiced.plans.words import plan_language
 
 _UNITS = {"second": 1, "sec": 1, "minute": 60, "min": 60, "hour": 3600}
 _SMALL = [
@@ -40,6 +47,7 @@ _NUMBER = (
 )
 _UNIT = r"(?P<unit>seconds?|secs?|minutes?|mins?|hours?)"
 _IN = re.compile(rf"\b(?:in|after)\s+(?P<n>{_NUMBER})\s+{_UNIT}\b")
+_FOR = re.compile(rf"\bfor\s+(?:the\s+next\s+)?(?P<n>{_NUMBER})\s+{_UNIT}\b")
 _OVER = re.compile(rf"\b(?:over|during)\s+(?:the\s+next\s+)?(?P<n>{_NUMBER})\s+{_UNIT}\b")
 _AT = re.compile(
     rf"\bat\s+(?P<h>{_NUMBER})(?:[:.](?P<m>\d\d))?\s*(?P<ampm>a\.?m\.?|p\.?m\.?|o'?clock|in the morning|"
@@ -97,6 +105,31 @@ def next_time(hour: int, minute: int, ampm: str | None, now: datetime) -> dateti
     return best
 
 
+@functools.cache
+def _now_words() -> re.Pattern[str]:
+    said = sorted((str(w) for w in plan_language()["now"]), key=len, reverse=True)
+    return re.compile(r"\b(?:" + "|".join(re.escape(w) for w in said) + r")\b")
+
+
+@functools.cache
+def _clause_opening() -> re.Pattern[str]:
+    """What a clause of its own begins with, after "and" or a comma: a verb, or time words."""
+    verbs = "|".join(re.escape(str(v)) for v in plan_language()["verbs"])
+    return re.compile(rf"(?:please\s+)?(?:{verbs})\b|(?:in|after)\s+{_NUMBER}\s+{_UNIT}\b|at\s+{_NUMBER}\b")
+
+
+def clauses(chunk: str) -> list[str]:
+    """ "turn on the kitchen light now and turn it off in 2 minutes" → its two clauses."""
+    found: list[str] = []
+    start = 0
+    for joint in re.finditer(r"\s*,\s*(?:and\s+)?|\s+and\s+", chunk):
+        if _clause_opening().match(chunk, joint.end()) and chunk[start : joint.start()].strip():
+            found.append(chunk[start : joint.start()])
+            start = joint.end()
+    found.append(chunk[start:])
+    return [c.strip(" ,.;") for c in found if c.strip(" ,.;")]
+
+
 @dataclass(frozen=True)
 class Part:
     """One stretch of a request between "then"s: its words, and its time words read."""
@@ -106,31 +139,52 @@ class Part:
     delay_s: float | None = None  # "in ten minutes"
     at: datetime | None = None  # "at 7"
     over_s: float | None = None  # "over 15 minutes"
+    now: bool = False  # it said it is for now
+    for_s: float | None = None  # "for 10 minutes": undone after this long
+
+    @property
+    def timed(self) -> bool:
+        return any(v is not None for v in (self.delay_s, self.at, self.over_s, self.for_s))
 
 
-def parts(text: str, now: datetime) -> list[Part]:
+def parts(text: str, now: datetime, *, each_clause: bool = False) -> list[Part]:
     found: list[Part] = []
     for i, chunk in enumerate(_THEN.split(text.lower())):
         chunk = chunk.strip(" ,.;")
         if not chunk:
             continue
-        delay = at = over = None
-        if (m := _IN.search(chunk)) is not None:
-            delay = _seconds(m["n"], m["unit"])
-            chunk = chunk[: m.start()] + chunk[m.end() :]
-        if (m := _OVER.search(chunk)) is not None:
-            over = _seconds(m["n"], m["unit"])
-            chunk = chunk[: m.start()] + chunk[m.end() :]
-        if (m := _AT.search(chunk)) is not None:
-            hour = int(number(m["h"]))
-            minute = int(m["m"]) if m["m"] else 0
-            if 0 <= hour <= 23 and 0 <= minute <= 59:
-                at = next_time(hour, minute, m["ampm"], now)
-                chunk = chunk[: m.start()] + chunk[m.end() :]
-        found.append(Part(" ".join(chunk.split()).strip(" ,."), i > 0, delay, at, over))
+        pieces = [_read(clause, i > 0, now) for clause in clauses(chunk)]
+        apart = sum(p.timed for p in pieces) > 1 or any(p.now for p in pieces)
+        if len(pieces) > 1 and (apart or each_clause):
+            found += pieces
+        else:
+            found.append(_read(chunk, i > 0, now))
     return found
+
+
+def _read(chunk: str, then: bool, now: datetime) -> Part:
+    """One clause's time words, taken out of its text."""
+    delay = at = over = lasting = None
+    if (m := _FOR.search(chunk)) is not None:
+        lasting = _seconds(m["n"], m["unit"])
+        chunk = chunk[: m.start()] + chunk[m.end() :]
+    if (m := _IN.search(chunk)) is not None:
+        delay = _seconds(m["n"], m["unit"])
+        chunk = chunk[: m.start()] + chunk[m.end() :]
+    if (m := _OVER.search(chunk)) is not None:
+        over = _seconds(m["n"], m["unit"])
+        chunk = chunk[: m.start()] + chunk[m.end() :]
+    if (m := _AT.search(chunk)) is not None:
+        hour = int(number(m["h"]))
+        minute = int(m["m"]) if m["m"] else 0
+        if 0 <= hour <= 23 and 0 <= minute <= 59:
+            at = next_time(hour, minute, m["ampm"], now)
+            chunk = chunk[: m.start()] + chunk[m.end() :]
+    said_now = _now_words().search(chunk) is not None
+    chunk = _now_words().sub(" ", chunk)
+    return Part(" ".join(chunk.split()).strip(" ,."), then, delay, at, over, said_now, lasting)
 
 
 def has_time_words(text: str) -> bool:
     lowered = text.lower()
-    return any(p.search(lowered) for p in (_IN, _OVER, _AT, _THEN))
+    return any(p.search(lowered) for p in (_IN, _OVER, _AT, _THEN, _FOR))

@@ -2,10 +2,11 @@
 
 - A plan waiting for its confirmation takes the next turn's "yes" / "no" / "without the music"
   (anything else goes to the main agent, and the plan keeps waiting).
-- "What's planned?" lists the plans not yet finished; "cancel the movie night" / "never mind" cancels
-  (with no plan going on, "never mind" is the main agent's: it stops a scene).
-- Words worth planning (time words, a name before a colon, several commands) are planned; a plan
-  that needs no confirmation and has no time in it is left to the main agent, which does it now.
+- "What's planned?" says the plans not yet finished, each as a sentence; "cancel the movie night" /
+  "never mind" cancels (with no plan going on, "never mind" is the main agent's: it stops a scene).
+- Words worth planning (time words, a name before a colon, several commands) are planned; the steps
+  for now are done at once in this turn (voiced/plans/at_once.py), the ones for later read back
+  and confirmed. A device declared `confirm: true` makes the whole plan wait for a yes.
 """
 
 from __future__ import annotations
@@ -14,13 +15,17 @@ import logging
 import re
 from collections.abc import AsyncGenerator
 from contextlib import aclosing
-from typing import Any
+from typing import Any, NamedTuple
 
+from voiced.devices.gateway import Sent
+from voiced.language.replies import say
 from voiced.mouth.agent import NO_CONTEXT, Agent, TurnContext
+from voiced.mouth.local_agent import NO_BROKER_REPLY, confirmations
+from voiced.plans.at_once import run_now, split
 from voiced.plans.model import ExecutionPlan
 from voiced.plans.rules import PlanRefused, without
 from voiced.plans.setup import Plans
-from voiced.plans.words import join_then, phrases, planned_line, read_back
+from voiced.plans.words import status_words
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -57,6 +62,33 @@ def _clean(text: str) -> str:
     return " ".join(re.sub(r"[^a-z0-9' %-]+", " ", text.lower().replace("\u2019", "'")).split())
 
 
+class DoneNow(NamedTuple):
+    """A turn's steps for now, done: what to say of them, what was sent, and the read-back after."""
+
+    said: str
+    sent: tuple[Sent, ...]
+    then: str
+
+
+PLAN_WORDS = ("plan", "plans", "it", "that")  # "cancel the plan": whichever plan there is
+PLAN_NOUNS = ("plan", "plans")  # "cancel it" with no plan going on may mean a scene: not ours to answer
+
+
+def _named(what: str, views: list[dict[str, Any]], *, by_steps: bool = True) -> dict[str, Any] | None:
+    """The first plan `what` names: by its name, by what it does (`by_steps`), or any ("the plan")."""
+    for view in views:
+        plan = ExecutionPlan.model_validate(view["execution_plan"])
+        steps = " ".join(step.action for step in plan.steps)
+        if what in PLAN_WORDS or what in plan.name or (by_steps and len(what) > 3 and what in steps):
+            return view
+    return None
+
+
+def _called(view: dict[str, Any]) -> str:
+    """ "the movie night", "the plan to turn off the bedroom light"."""
+    return f"the {view['execution_plan'].get('name') or 'plan'}"
+
+
 class PlanAgent:
     def __init__(
         self,
@@ -73,21 +105,33 @@ class PlanAgent:
         self._engine = plans.engine
         self._planner = plans.planner
         self._clock = clock
+        self._words = plans.words
         self._asked: str | None = None  # the plan whose read-back was the last thing said
+
+    def _read_back(self, plan: ExecutionPlan) -> str:
+        return self._words.read_back(plan, self._clock())
 
     async def reply(
         self, turn: int, text: str, context: TurnContext = NO_CONTEXT
     ) -> AsyncGenerator[str, None]:
-        words = _clean(text)
-        said = await self._handle(words, text)
-        if said is not None:
-            yield said
+        handled = await self._handle(turn, _clean(text), text)
+        if isinstance(handled, str):
+            yield handled
             return
-        async with aclosing(self._inner.reply(turn, text, context)) as pieces:
-            async for piece in pieces:
-                yield piece
+        if handled is None:
+            async with aclosing(self._inner.reply(turn, text, context)) as pieces:
+                async for piece in pieces:
+                    yield piece
+            return
+        said = " ".join(part for part in (context.say, handled.said) if part)  # the brain's word first
+        if not (context.confirm and handled.sent and self._plans.actions is not None):
+            yield f"{said} {handled.then}".strip()
+            return
+        yield f"{said}\n"  # a finished sentence: it plays while the devices report
+        reported = await confirmations(turn, self._plans.actions, handled.sent)
+        yield f"{reported} {handled.then}".strip()
 
-    async def _handle(self, words: str, text: str) -> str | None:
+    async def _handle(self, turn: int, words: str, text: str) -> str | DoneNow | None:
         asked, self._asked = self._asked, None  # any turn but an answer leaves the question behind
         waiting = await self._engine.waiting()
         if waiting is not None:
@@ -104,20 +148,30 @@ class PlanAgent:
             plan = await self._plans.make(text)
         except PlanRefused as exc:
             return None if self._llm_fallback and not exc.understood else str(exc)
-        confirm = self._planner.needs_confirmation(plan)
-        if not confirm:
-            return None  # a few commands for now: the main agent does them as it always has
+        if self._planner.risky(plan) or self._plans.actions is None:  # all of it waits for a yes
+            return await self._ask(text, plan)
+        parts = split(plan, self._words)
+        if not parts.now.steps:
+            return await self._ask(text, parts.later)
+        done = await run_now(turn, parts.now, self._plans.actions, self._words)
+        if done.said == NO_BROKER_REPLY:
+            return f"{done.said} Nothing is planned." if parts.later.steps else done.said
+        later = await self._ask(text, parts.later) if parts.later.steps else ""
+        return DoneNow(done.said, done.sent, later)
+
+    async def _ask(self, text: str, plan: ExecutionPlan) -> str:
+        """The plan read back, waiting for its yes."""
         task = await self._engine.create(text, plan, needs_confirmation=True)
         self._asked = str(task["id"])
-        return read_back(plan, self._clock())
+        return self._read_back(plan)
 
     async def _answer(self, waiting: Any, words: str, text: str, asked: str | None) -> str | None:
         task_id = str(waiting["task_id"])
         plan = ExecutionPlan.model_validate(waiting["execution_plan"])
-        if task_id != asked and (is_yes(words) or is_no(words)):
+        if task_id != asked and (is_yes(words) or is_no(words)) and not CANCEL.match(words):
             # other turns came between the read-back and this yes or no: ask again, do not guess
             self._asked = task_id
-            return f"To be sure: {read_back(plan, self._clock())}"
+            return f"To be sure: {self._read_back(plan)}"
         change = WITHOUT.search(words)
         if change is not None and not NO.fullmatch(words) and not PLAIN_NO.match(words):
             smaller = without(plan, change["what"])
@@ -125,12 +179,12 @@ class PlanAgent:
                 return None  # "lights off except the bedroom", turns after the read-back: not about the plan
             self._asked = task_id
             if len(smaller.steps) == len(plan.steps):
-                return f'Sorry, nothing in the plan is "{change["what"]}". {read_back(plan, self._clock())}'
+                return f'Sorry, nothing in the plan is "{change["what"]}". {self._read_back(plan)}'
             if not smaller.steps:
                 await self._engine.confirm(task_id, False, notes=text)
                 return "Okay, that leaves nothing to do, so I cancelled it."
             await self._engine.confirm(task_id, False, notes=text, plan=smaller)
-            return f"Okay. {read_back(smaller, self._clock())}"
+            return f"Okay. {self._read_back(smaller)}"
         if is_yes(words):
             await self._engine.confirm(task_id, True, notes=text)
             return "Okay, going ahead."
@@ -142,35 +196,33 @@ class PlanAgent:
     async def _list(self) -> str:
         active = await self._engine.active()
         if not active:
-            return "Nothing is planned."
+            return say("plans_none")
         now = self._clock()
-        lines = [planned_line(view, now) for view in active[-5:]]
-        return f"{len(active)} plan{'s' if len(active) != 1 else ''}: " + "; ".join(lines) + "."
+        lines = [self._words.planned(view, now) for view in active[-5:]]
+        return say("plans_listed", count=len(active), plans=" ".join(lines))
 
     async def _cancel(self, words: str) -> str | None:
         active = await self._engine.active()
-        if not active:
-            return None
         chosen: dict[str, Any] | None = None
-        if NEVER_MIND.match(words):
+        m = CANCEL.match(words)
+        if NEVER_MIND.match(words) and active:
             chosen = active[-1]
-        elif (m := CANCEL.match(words)) is not None:
-            what = m["what"].strip()
-            for view in reversed(active):
-                name = str(view["execution_plan"].get("name", ""))
-                steps = " ".join(join_then(phrases(ExecutionPlan.model_validate(view["execution_plan"]), 0)))
-                if (
-                    what in ("plan", "plans", "it", "that")
-                    or what in name
-                    or (len(what) > 3 and what in steps)
-                ):
-                    chosen = view
-                    break
-        if chosen is None:
+        elif m is not None:
+            chosen = _named(m["what"].strip(), list(reversed(active)))
+        if chosen is not None:
+            await self._engine.cancel(str(chosen["id"]), "cancelled by voice")
+            return say("plan_cancelled", name=_called(chosen))
+        if m is None:
             return None
-        name = chosen["execution_plan"].get("name", "plan")
-        await self._engine.cancel(str(chosen["id"]), "cancelled by voice")
-        return f"Okay, I cancelled the {name}."
+        # nothing going on by that name: one that has finished, or none at all, is said plainly ("cancel
+        # the music" names no plan, and is the main agent's)
+        what = m["what"].strip()
+        if what not in PLAN_NOUNS and what in PLAN_WORDS:
+            return None
+        ended = _named(what, list(reversed(await self._engine.views())), by_steps=False)
+        if ended is not None:
+            return say("plan_already", name=_called(ended), status=status_words(str(ended["status"])))
+        return say("plan_none_to_cancel") if what in PLAN_NOUNS else None
 
     def spoken(self, turn: int, text: str, *, interrupted: bool) -> None:
         self._inner.spoken(turn, text, interrupted=interrupted)

@@ -1,16 +1,35 @@
-"""What a plan says: each command in words, the read-back, the list of plans, the outcome."""
+"""What a plan says: each command in words, steps said together as one, the read-back, the outcome.
+
+Steps that do the same thing at the same time to several devices are said once: "turn off all the
+lights in 10 minutes", "set the bedroom and kitchen lights to 40 %". `PlanWords` knows the home's
+devices by kind, so a group of them all is "all the lights"; the words are in
+voiced/language/plans_en.yaml and the sentences in replies_en.yaml.
+"""
 
 from __future__ import annotations
 
+import functools
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from voiced.devices.colours import COLORS
 from voiced.devices.model import DeviceCommand, DiffuserSet, LightSet, MusicSet, SwitchSet
+from voiced.devices.registry import DeviceRegistry
+from voiced.language import HERE
+from voiced.language.replies import join, knows, say
 from voiced.plans.model import ExecutionPlan, PlanStep
+from voiced.yamlfile import load_yaml
 
 _HEX_NAMES = {value.upper(): name for name, value in COLORS.items()}
+
+
+@functools.cache
+def plan_language() -> dict[str, Any]:
+    """voiced/language/plans_en.yaml."""
+    loaded: dict[str, Any] = load_yaml(HERE / "plans_en.yaml")
+    return loaded
 
 
 def _name(device: str) -> str:
@@ -21,27 +40,28 @@ def _pct(brightness: int) -> int:
     return round(brightness * 100 / 254)
 
 
-def describe(command: DeviceCommand) -> str:
-    """ "dim the living room light to 20 %", "turn off the kitchen light", "play jazz at volume 25"."""
-    name = _name(command.device)
+def describe(command: DeviceCommand, target: str | None = None) -> str:
+    """ "dim the living room light to 20 %", "turn off the kitchen light", "play jazz at volume 25";
+    `target` says the device another way ("all the lights")."""
+    who = target or f"the {_name(command.device)}"
     if isinstance(command, LightSet):
         if command.state == "OFF":
-            return f"turn off the {name}"
+            return f"turn off {who}"
         if command.brightness is not None:
-            return f"set the {name} to {_pct(command.brightness)} %"
+            return f"set {who} to {_pct(command.brightness)} %"
         if command.color_hex is not None:
-            return f"make the {name} {_HEX_NAMES.get(command.color_hex.upper(), command.color_hex)}"
+            return f"make {who} {_HEX_NAMES.get(command.color_hex.upper(), command.color_hex)}"
         if command.color_temp is not None:
-            return f"set the {name} to {command.color_temp} mireds"
-        return f"turn on the {name}"
+            return f"set {who} to {command.color_temp} mireds"
+        return f"turn on {who}"
     if isinstance(command, DiffuserSet):
         if command.state == "OFF":
-            return f"turn off the {name}"
+            return f"turn off {who}"
         scent = f" with {command.scent}" if command.scent else ""
         strength = f" at {command.intensity} %" if command.intensity is not None else ""
-        return f"turn on the {name}{scent}{strength}"
+        return f"turn on {who}{scent}{strength}"
     if isinstance(command, SwitchSet):
-        return f"turn {command.state.lower()} the {name}"
+        return f"turn {command.state.lower()} {who}"
     return _music(command)
 
 
@@ -57,38 +77,150 @@ def _music(command: MusicSet) -> str:
     return f"set the volume to {command.volume}" if command.volume is not None else "leave the music as it is"
 
 
+def doing(phrase: str) -> str:
+    """ "turn off the kitchen light" → "turning off the kitchen light"."""
+    verb, _, rest = phrase.partition(" ")
+    done = plan_language()["doing"].get(verb, verb)
+    return f"{done} {rest}".strip()
+
+
 def clock(at: float) -> str:
     """ "7:00 AM": what piper reads as a time."""
     return time.strftime("%I:%M %p", time.localtime(at)).lstrip("0")
 
 
-def _when(step: PlanStep, now: float) -> str:
-    if step.at is None and step.delay_s is None:
+def when(step: PlanStep, now: float, started: float | None = None) -> str:
+    """ "in 10 minutes", "at 7:00 AM", or "" (at once); `started`: when the plan began to run, so a
+    step due `delay_s` after it is said from `now`."""
+    due = step.at if step.at is not None else None
+    if due is None and step.delay_s is not None and started is not None:
+        due = started + step.delay_s
+    if due is None and step.delay_s is None:
         return ""
-    seconds = round(step.at - now if step.at is not None else step.delay_s or 0)
+    seconds = round(due - now if due is not None else step.delay_s or 0)
     if 0 < seconds < 90:
-        return f"in {seconds} second{'s' if seconds != 1 else ''}"
+        return say("in_seconds", count=seconds)
     minutes = round(seconds / 60)
     if step.at is None or 0 < minutes < 60:
-        return f"in {minutes} minute{'s' if minutes != 1 else ''}"
+        if minutes >= 60 and minutes % 60 == 0:
+            return say("in_hours", count=minutes // 60)
+        return say("in_minutes", count=max(minutes, 0))
     return f"at {clock(step.at)}"
 
 
-def phrases(plan: ExecutionPlan, now: float) -> list[str]:
-    """One phrase per step, or per group of steps said as one, in order."""
-    said: list[str] = []
-    seen: set[str] = set()
-    for step in plan.steps:
-        if step.group:
-            if step.group in seen:
+@dataclass(frozen=True)
+class PlanWords:
+    """`kinds`: every device's name by kind, so that several named together may be "all the lights"."""
+
+    kinds: Mapping[str, frozenset[str]] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, registry: DeviceRegistry | Iterable[Any]) -> PlanWords:
+        kinds: dict[str, set[str]] = {}
+        for device in registry:
+            kinds.setdefault(device.kind, set()).add(device.name)
+        return cls({kind: frozenset(names) for kind, names in kinds.items()})
+
+    def target(self, kind: str, devices: Sequence[str]) -> str:
+        """Several devices of one kind in words: all of them, or their names sharing one plural."""
+        language = plan_language()
+        if len(devices) > 1 and self.kinds.get(kind) == frozenset(devices):
+            whole = language["all_of_kind"].get(kind)
+            if whole:
+                return str(whole)
+        names = [_name(d) for d in devices]
+        last = {name.rsplit(" ", 1)[-1] for name in names}
+        plural = language["plurals"].get(next(iter(last))) if len(last) == 1 else None
+        if plural and all(" " in name for name in names):
+            return f"the {join([name.rsplit(' ', 1)[0] for name in names])} {plural}"
+        return join([f"the {name}" for name in names])
+
+    def phrases(
+        self, plan: ExecutionPlan, now: float, *, started: float | None = None, done: Iterable[int] = ()
+    ) -> list[str]:
+        """What the plan does, one phrase per moment: the steps due together said as one ("turn off
+        the kitchen light and play jazz in 10 minutes"), a ramp on its own; `done` steps left out."""
+        said: list[tuple[list[str], str, bool]] = []  # (actions, when, a ramp)
+        for action, moment, ramp in self._actions(plan, now, started, set(done)):
+            if said and said[-1][1] == moment and not ramp and not said[-1][2]:
+                said[-1][0].append(action)
+            else:
+                said.append(([action], moment, ramp))
+        return [f"{join(actions)} {moment}".strip() for actions, moment, _ramp in said]
+
+    def _actions(
+        self, plan: ExecutionPlan, now: float, started: float | None, done: set[int]
+    ) -> list[tuple[str, str, bool]]:
+        """Each step's action, when it is due, and whether it is a ramp (said once); the same command
+        to several devices of one kind at the same moment said once, for them all."""
+        found: list[tuple[str, str, bool]] = []
+        seen: set[str] = set()
+        left = [step for step in plan.steps if step.index not in done]
+        i = 0
+        while i < len(left):
+            step = left[i]
+            moment = when(step, now, started)
+            if step.group:
+                if step.group not in seen:
+                    seen.add(step.group)
+                    found.append((step.group, f"starting {moment}" if moment else "", True))
+                i += 1
                 continue
-            seen.add(step.group)
-            when = _when(step, now)
-            said.append(f"{step.group} starting {when}" if when else step.group)
-            continue
-        when = _when(step, now)
-        said.append(f"{step.action} {when}" if when else step.action)
-    return said
+            together = [step]
+            while i + len(together) < len(left) and _same(left[i + len(together)], step, now, started):
+                together.append(left[i + len(together)])
+            devices = list(dict.fromkeys(s.device for s in together))
+            action = (
+                describe(step.typed(), self.target(step.kind, devices)) if len(devices) > 1 else step.action
+            )
+            found.append((action, moment, False))
+            i += len(together)
+        return found
+
+    def read_back(self, plan: ExecutionPlan, now: float) -> str:
+        """ "I'll turn off all the lights in 10 minutes. Shall I go ahead?" """
+        return say("plan_read_back", steps=join_then(self.phrases(plan, now)))
+
+    def actions(self, plan: ExecutionPlan) -> list[str]:
+        """What the plan does, without when: ["turn off all the lights", "play jazz"]."""
+        return [action for action, _when, _ramp in self._actions(plan, 0.0, None, set())]
+
+    def doing_now(self, plan: ExecutionPlan) -> str:
+        """ "Turning off all the lights and playing jazz." """
+        return say("plan_doing_now", steps=join([doing(action) for action in self.actions(plan)]))
+
+    def planned(self, view: Mapping[str, Any], now: float) -> str:
+        """One plan not yet finished, as a sentence: what it will do and when, from `now`."""
+        plan = ExecutionPlan.model_validate(view["execution_plan"])
+        history = view.get("execution_history", [])
+        done = {e.get("step") for e in history if e.get("decision") in ("continue", "skip")}
+        started = view.get("started_at")
+        steps = self.phrases(plan, now, started=started, done=[d for d in done if d is not None])
+        waiting = view.get("status") == "waiting_confirmation"
+        named = f"For the {plan.name}, " if is_named(plan.name) else ""
+        return say(
+            "plan_line",
+            name=named,
+            steps=join_then(steps),
+            waiting=say("plan_waiting") if waiting else "",
+        )
+
+
+def _same(step: PlanStep, first: PlanStep, now: float, started: float | None) -> bool:
+    """The same command to another device of the same kind, due at the same moment."""
+    if step.group or step.kind != first.kind or step.device == first.device:
+        return False
+    fields = {k: v for k, v in step.command.items() if k != "device"}
+    if fields != {k: v for k, v in first.command.items() if k != "device"}:
+        return False
+    return (step.at, step.delay_s) == (first.at, first.delay_s) or when(step, now, started) == when(
+        first, now, started
+    )
+
+
+def is_named(name: str) -> bool:
+    """A name the user gave ("movie night"), not one made up from the steps ("plan to ...")."""
+    return name not in ("plan", "") and not name.startswith("plan to ")
 
 
 def join_then(parts: Sequence[str]) -> str:
@@ -99,16 +231,10 @@ def join_then(parts: Sequence[str]) -> str:
     return f"{', '.join(parts[:-1])}, then {parts[-1]}"
 
 
-def read_back(plan: ExecutionPlan, now: float) -> str:
-    """ "I'll dim the living room to 20 %, turn off the kitchen light, then play jazz at volume 25.
-    Shall I go ahead?" """
-    return f"I'll {join_then(phrases(plan, now))}. Shall I go ahead?"
-
-
-def planned_line(view: dict[str, Any], now: float) -> str:
-    plan = ExecutionPlan.model_validate(view["execution_plan"])
-    status = str(view["status"]).replace("_", " ")
-    return f"{plan.name}: {join_then(phrases(plan, now))} ({status})"
+def status_words(status: str) -> str:
+    """Where a plan is, after its id or name: "was already cancelled"."""
+    key = f"plan_status_{status}"
+    return say(key) if knows(key) else f"is {status}"
 
 
 def step_phrase(step: PlanStep) -> str:
@@ -131,3 +257,11 @@ def outcome_line(state: Mapping[str, Any]) -> str:
         said.append(f"stopped early: {state['ended']}")
     why = "; ".join(said) or state.get("result", "")
     return f"The {name} is only partly done: {why}."
+
+
+DEFAULT_WORDS = PlanWords()
+
+
+def read_back(plan: ExecutionPlan, now: float) -> str:
+    """The read-back without the home's devices (a group is named, never "all")."""
+    return DEFAULT_WORDS.read_back(plan, now)

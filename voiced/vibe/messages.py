@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
+from voiced.language.replies import say
 from voiced.vibe.plan import VibePlan
 
 
@@ -70,10 +71,9 @@ class Failed(VibeMessage):
             return "Sorry, I couldn't set up the scene."
         if not self.applied:
             return "Sorry, I couldn't set up the scene: none of the devices could be set."
-        names = failed[0] if len(failed) == 1 else ", ".join(failed[:-1]) + " and " + failed[-1]
-        done = ", ".join(_human(name) for name in self.applied)
-        rest = f" The {done} did change." if done else ""
-        return f"Sorry, the scene is only partly set: the {names} couldn't be set.{rest}"
+        said = say("scene_partly_set", [f"the {name}" for name in failed])
+        done = [f"the {_human(name)}" for name in self.applied]
+        return f"{said} {say('scene_did_change', done)}" if done else said
 
 
 @dataclass(frozen=True)

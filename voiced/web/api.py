@@ -12,11 +12,10 @@ from typing import Any, Protocol
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from voiced.bus import EventBus, Subscription
+from voiced.bus import EventBus
 from voiced.devices.actions import DeviceActions
 from voiced.devices.registry import DeviceRegistry
 from voiced.errors import short_repr
-from voiced.events import AgentText, CommandRefused, CommandSent, TurnFinished
 from voiced.mouth.vibe_control import VibeControl
 from voiced.plans.setup import Plans
 from voiced.supervision import Supervision
@@ -25,10 +24,12 @@ from voiced.web.command_words import command_words
 from voiced.web.device_view import ordered, row
 from voiced.web.metrics import CONTENT_TYPE, Metrics
 from voiced.web.turns import TurnLog
+from voiced.web.typed_turn import TypedTurn, finished, scenes_ended
 
 _LOGGER = logging.getLogger(__name__)
 
 SAY_TIMEOUT_S = 120.0  # a typed turn: the reply, spoken aloud, and any device confirmations
+SCENE_WAIT_S = 30.0  # then the scenes it started, until they end
 MAX_TURNS = 100
 
 
@@ -55,6 +56,7 @@ class Controls:
     supervision: Supervision = default(default_factory=Supervision)  # background tasks: degraded?
     actions: DeviceActions | None = None  # the page's device controls (voiced/web/device_control.py)
     say_timeout_s: float = SAY_TIMEOUT_S
+    scene_wait_s: float = SCENE_WAIT_S  # after the turn, its scenes' commands (voiced/web/typed_turn.py)
 
 
 class Api:
@@ -123,12 +125,15 @@ class Api:
         events = self._c.bus.subscribe("web-say")  # before the turn starts: none of its events is missed
         try:
             turn = self._c.take_turn(text)
+            typed = TypedTurn(turn)
             try:
-                reply = await asyncio.wait_for(_collect(events, turn), self._c.say_timeout_s)
+                await asyncio.wait_for(finished(events, typed), self._c.say_timeout_s)
             except TimeoutError:
                 return error(f"turn {turn} did not finish within {self._c.say_timeout_s:.0f} s", 504)
+            await scenes_ended(events, typed, self._c.scene_wait_s)
         finally:
             self._c.bus.unsubscribe(events)
+        reply = typed.answer()
         reply["commands"] = [self._with_words(command) for command in reply["commands"]]
         return JSONResponse({"turn": turn, "heard": text, **reply})
 
@@ -153,22 +158,3 @@ class Api:
             return error(str(exc), exc.status)
         self._c.mute(muted)
         return JSONResponse({"muted": self._c.is_muted()})
-
-
-async def _collect(events: Subscription, turn: int) -> dict[str, Any]:
-    said: list[str] = []
-    commands: list[dict[str, Any]] = []
-    understood = True
-    while True:
-        event = await events.get()
-        if getattr(event, "turn", None) != turn:
-            continue
-        if isinstance(event, AgentText):
-            said.append(event.text)
-            understood = understood and event.understood
-        elif isinstance(event, CommandSent):
-            commands.append({"device": event.device, "payload": event.payload, "result": "sent"})
-        elif isinstance(event, CommandRefused):
-            commands.append({"device": event.device, "reason": event.reason, "result": "refused"})
-        elif isinstance(event, TurnFinished):
-            return {"reply": " ".join(said), "understood": understood, "commands": commands}

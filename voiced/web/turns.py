@@ -1,5 +1,8 @@
 """Recent turns from bus events: heard, said, interrupted or not, commands, per-stage latency.
 
+A turn's commands include those of the scene it started, even when they are sent after the turn has
+finished ("goodnight": the reply is said while the scene runs).
+
 Stages as bench/latency.py measures them, from the events' monotonic `t`: hangover (end of voice
 to the segment closing), ASR (to the transcript), agent (to the first reply sentence), first TTS
 chunk (to the first audio), and end of speech to first audio. Typed turns have only the last two.
@@ -79,6 +82,15 @@ class TurnLog:
         if not isinstance(turn, int) or not turn:
             return None
         record = self._open.get(turn)
+        finished = (
+            None if record is not None else next((d for d in reversed(self._done) if d.turn == turn), None)
+        )
+        if (
+            finished is not None
+        ):  # after the turn: a scene it started still sends (its other news is not the turn's)
+            if isinstance(event, CommandSent | CommandRefused):
+                _command(finished, event)
+            return None
         if record is None:
             record = self._open[turn] = TurnRecord(turn, at=event.at)
             while len(self._open) > OPEN_KEPT:
@@ -98,12 +110,17 @@ class TurnLog:
             marks.setdefault("tts_started", event.t)
         elif isinstance(event, BargeIn):
             record.interrupted = True
-        elif isinstance(event, CommandSent):
-            record.commands.append({"device": event.device, "payload": event.payload, "result": "sent"})
-        elif isinstance(event, CommandRefused):
-            record.commands.append({"device": event.device, "reason": event.reason, "result": "refused"})
+        elif isinstance(event, CommandSent | CommandRefused):
+            _command(record, event)
         elif isinstance(event, TurnFinished):
             del self._open[turn]
             self._done.append(record)
             return record
         return None
+
+
+def _command(record: TurnRecord, event: CommandSent | CommandRefused) -> None:
+    if isinstance(event, CommandSent):
+        record.commands.append({"device": event.device, "payload": event.payload, "result": "sent"})
+    else:
+        record.commands.append({"device": event.device, "reason": event.reason, "result": "refused"})

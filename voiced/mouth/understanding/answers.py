@@ -6,6 +6,7 @@ from datetime import datetime
 from typing import Any
 
 from voiced.devices.colours import COLORS, hex_to_xy
+from voiced.language.replies import say
 from voiced.mouth.understanding.grammar import human
 from voiced.mouth.understanding.home import DOMAIN_KINDS, Home, Match, Outcome, join
 
@@ -23,7 +24,8 @@ def _is_on(home: Home, name: str) -> bool | None:
 
 
 def get_state(home: Home, match: Match, whole: bool = False) -> Outcome | None:
-    """`whole`: asked of them all ("are the lights off?"), so those that are not are named too."""
+    """`whole`: a yes-or-no question of them all ("are the lights off?"): yes, or no and which are
+    not; else ("which lights are on?") those that are."""
     domain = match.get("domain")
     kinds = DOMAIN_KINDS.get(str(domain)) if domain else ("light", "diffuser", "music", "switch")
     if kinds is None:
@@ -34,32 +36,38 @@ def get_state(home: Home, match: Match, whole: bool = False) -> Outcome | None:
     if not picked.names:
         return Outcome(f"There are no {picked.said.removeprefix('the ')}.", acted=False)
     asked_on = str(match.get("state", "on")).lower() == "on"
+    word, other = ("on", "off") if asked_on else ("off", "on")
     known = {n: _is_on(home, n) for n in picked.names}
-    unknown = [human(n) for n, v in known.items() if v is None]
-    matching = [human(n) for n, v in known.items() if v is not None and v == asked_on]
-    word = "on" if asked_on else "off"
-    if len(picked.names) == 1:
-        name = human(picked.names[0])
-        if unknown:
-            return Outcome(f"The {name} {NO_REPORT}.", targets=tuple(picked.names), acted=False)
-        answer = "Yes" if matching else "No"
-        return Outcome(
-            f"{answer}, the {name} is {word if matching else ('off' if asked_on else 'on')}.",
-            targets=tuple(picked.names),
-            acted=False,
-        )
-    said = (
-        f"The {join(matching)} {'is' if len(matching) == 1 else 'are'} {word}."
-        if matching
-        else f"None are {word}."
-    )
-    others = [human(n) for n, v in known.items() if v is not None and v != asked_on]
-    if whole and matching and others:  # "are all the lights off?": which are not, too
-        said += f" The {join(others)} {'is' if len(others) == 1 else 'are'} {'off' if asked_on else 'on'}."
+    unknown = [n for n, v in known.items() if v is None]
+    matching = [n for n, v in known.items() if v is not None and v == asked_on]
+    others = [n for n, v in known.items() if v is not None and v != asked_on]
+    targets = tuple(n for n in picked.names if known[n] == asked_on)
+    whole = whole or len(picked.names) == 1  # "is the kitchen light on?": yes or no
+
+    def told(key: str, names: list[str], **fields: str) -> str:
+        """`key` said of the devices: "all the lights" when they are all that was asked about."""
+        whole_group = len(names) > 1 and len(names) == len(picked.names)
+        things = [picked.said] if whole_group else [f"the {human(n)}" for n in names]
+        return say(key, things, count=len(names), **fields)
+
+    said: list[str] = []
+    if whole and matching and not others:
+        said.append(told("state_yes" if not unknown else "state_is", matching, state=word))
+    elif whole and others:
+        said.append(told("state_no", others, other=other))
+        if matching:
+            said.append(told("state_is", matching, state=word))
+    elif matching:
+        said.append(told("state_is", matching, state=word))
+    elif not unknown or others:
+        group = picked.said.removeprefix("all ")
+        said.append(say("state_none", [group], count=len(picked.names), state=word))
     if unknown:
-        said += f" The {join(unknown)} {NO_REPORT}."
+        said.append(told("no_report", unknown))
     # "are any lights on?" then "turn it off": "it" is what the answer named
-    return Outcome(said, targets=tuple(n for n in picked.names if known[n] == asked_on), acted=False)
+    return Outcome(
+        " ".join(said), targets=targets if len(picked.names) > 1 else tuple(picked.names), acted=False
+    )
 
 
 def light_level(home: Home, match: Match) -> Outcome | None:
@@ -232,5 +240,5 @@ def what_is_on(home: Home, match: Match) -> Outcome:
             named.append(device.name)
     said = f"On right now: {join(on)}." if on else "Nothing is on right now."
     if unknown:
-        said += f" The {join(unknown)} {NO_REPORT}."
+        said += " " + say("no_report", [f"the {name}" for name in unknown])
     return Outcome(said, targets=tuple(named), acted=False)  # "turn them all off" next: these

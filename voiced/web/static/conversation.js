@@ -93,9 +93,16 @@ export function showMemory(state) {
   const dislikes = [...(p.disliked_scents || []), ...(p.disliked_genres || [])];
   if (likes.length) lines.push(`You like ${listOf(likes)}.`);
   if (dislikes.length) lines.push(`You don't like ${listOf(dislikes)}.`);
+  const howOf = (habit) => [habit.brightness_pct != null ? `${habit.brightness_pct} %` : "", habit.warmth ? `${habit.warmth} white` : "", habit.color || ""].filter(Boolean);
   for (const [part, habit] of Object.entries(p.lights || {})) {
-    const how = [habit.brightness_pct != null ? `${habit.brightness_pct} %` : "", habit.warmth ? `${habit.warmth} white` : "", habit.color || ""].filter(Boolean);
+    const how = howOf(habit);
     if (how.length) lines.push(`In the ${part} you like the lights ${listOf(how)}.`);
+  }
+  for (const [device, parts] of Object.entries(p.device_lights || {})) {
+    for (const [part, habit] of Object.entries(parts)) {
+      const how = howOf(habit);
+      if (how.length) lines.push(`In the ${part} you set the ${device.replaceAll("_", " ")} to ${listOf(how)}.`);
+    }
   }
   if (p.volume != null) lines.push(`You like music at volume ${p.volume} %.`);
   const profile = state.user_profile || {};

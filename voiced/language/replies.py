@@ -1,0 +1,69 @@
+"""Replies as data (`replies_en.yaml`): a template said of one thing and of several.
+
+`say("device_offline", ["the kitchen light", "the bedroom light"])` picks the template's `many` form
+(its `one` form for a single thing, or when `count` is 1), joins the things with "and", fills the
+other fields and gives a whole sentence its capital (a piece of one, "in 5 seconds", keeps none).
+A template without forms is said as it is.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from voiced.language import HERE
+from voiced.yamlfile import load_yaml
+
+Template = str | Mapping[str, str]
+
+
+def join(items: Sequence[str], last: str = "and") -> str:
+    """ "a", "a and b", "a, b and c"."""
+    if not items:
+        return ""
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + f" {last} " + items[-1]
+
+
+def capital(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+@dataclass(frozen=True)
+class Replies:
+    templates: Mapping[str, Template]
+
+    @classmethod
+    def load(cls, path: Path) -> Replies:
+        raw = load_yaml(path)
+        for key, value in raw.items():
+            forms = set(value) if isinstance(value, dict) else None
+            if not isinstance(value, str) and forms != {"one", "many"}:
+                raise ValueError(f"{path.name}: {key} must be a sentence, or its 'one' and 'many' forms")
+        return cls(raw)
+
+    def form(self, key: str, count: int) -> str:
+        template = self.templates[key]
+        if isinstance(template, str):
+            return template
+        return template["one"] if count == 1 else template["many"]
+
+    def say(self, key: str, things: Sequence[str] = (), *, count: int | None = None, **fields: object) -> str:
+        """The template `key` for `things` (`count` of them: len(things) unless given)."""
+        count = len(things) if count is None else count
+        text = self.form(key, count).format(things=join(things), count=count, **fields)
+        return capital(text) if text.endswith((".", "?", "!")) else text  # a sentence, not a piece of one
+
+
+@functools.cache
+def replies() -> Replies:
+    return Replies.load(HERE / "replies_en.yaml")
+
+
+def knows(key: str) -> bool:
+    return key in replies().templates
+
+
+def say(key: str, things: Sequence[str] = (), *, count: int | None = None, **fields: object) -> str:
+    return replies().say(key, things, count=count, **fields)
