@@ -87,11 +87,8 @@ def test_for_10_minutes_puts_it_back_as_it_was_after() -> None:
         ("bedroom_light", {"state": "OFF"}, None, None),
         ("bedroom_light", {"state": "ON", "brightness": 102, "color_temp": 370}, None, 600),
     ]
-    diffuser = planner().plan("turn on the diffuser for 10 minutes")  # never reported: the opposite
-    assert steps(diffuser) == [
-        ("diffuser", {"state": "ON"}, None, None),
-        ("diffuser", {"state": "OFF"}, None, 600),
-    ]
+    diffuser = planner().plan("turn on the diffuser for 10 minutes")  # it switches itself off: told so
+    assert steps(diffuser) == [("diffuser", {"state": "ON", "duration_min": 10}, None, None)]
     music = planner().plan("play jazz for an hour")
     assert read_back(music) == "I'll play jazz, then stop the music in 1 hour. Shall I go ahead?"
     later = planner().plan("in 5 minutes turn on the kitchen light for 10 minutes")  # later: the opposite

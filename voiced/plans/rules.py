@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping
 from datetime import datetime, timedelta
 from typing import Any
 
-from voiced.devices.model import DeviceCommand, LightSet, MusicSet
+from voiced.devices.model import DeviceCommand, DiffuserSet, LightSet, MusicSet
 from voiced.devices.registry import DeviceRegistry
 from voiced.devices.restore import undo
 from voiced.language.replies import say
@@ -153,7 +153,8 @@ class RulePlanner:
             if not commands:
                 continue
             if part.for_s is not None:
-                commands += self._undone(commands, (start or now) + timedelta(seconds=part.for_s), start)
+                commands, later = _timed_natively(commands, part.for_s)
+                commands += self._undone(later, (start or now) + timedelta(seconds=part.for_s), start)
             for at, command in commands:
                 steps.append(self._step(len(steps), command, at, part.text, group, now, clock_time))
             end = commands[-1][0] if commands[-1][0] is not None else end
@@ -256,6 +257,20 @@ class RulePlanner:
             reason=f'you asked: "{reason}"',
             group=group,
         )
+
+
+def _timed_natively(
+    commands: list[tuple[datetime | None, DeviceCommand]], for_s: float
+) -> tuple[list[tuple[datetime | None, DeviceCommand]], list[tuple[datetime | None, DeviceCommand]]]:
+    """ "The diffuser for 30 minutes": a device that switches itself off after a time (the diffuser's
+    `duration_min`) is told so, with no later step; the others are ended by a step of the plan."""
+    minutes = max(1, min(1440, round(for_s / 60)))
+    told = [(at, c.model_copy(update={"duration_min": minutes}) if _runs_for(c) else c) for at, c in commands]
+    return told, [(at, c) for at, c in commands if not _runs_for(c)]
+
+
+def _runs_for(command: DeviceCommand) -> bool:
+    return isinstance(command, DiffuserSet) and command.state != "OFF"
 
 
 def _with_volume(command: DeviceCommand, volume: int | None) -> DeviceCommand:
