@@ -265,3 +265,8 @@ def test_should_i_and_later_ask_for_nothing_now() -> None:
     agent, _ = home()
     assert not agent.understand("Should I put the diffuser on or is that too much with the candles?").commands
     assert not agent.understand("later when dessert's out I'll probably want some jazz").commands
+
+
+def test_a_transcript_that_says_the_same_words_twice_is_a_loop_and_acts_on_nothing() -> None:
+    agent, _ = home()
+    assert not agent.understand("Turn better, lamp, red, turn better, lamp, red.", heard=True).commands

@@ -102,4 +102,11 @@ def looped(text: str) -> bool:
     # words or more; "stop, stop" is only said twice)
     clauses = [clean(s) for s in text.split(",")]
     clauses = [c for c in clauses if c]
-    return len(clauses) > 1 and len(set(clauses)) == 1 and len(clauses[0].split()) >= 3
+    if len(clauses) > 1 and len(set(clauses)) == 1 and len(clauses[0].split()) >= 3:
+        return True
+    # "Turn better, lamp, red, turn better, lamp, red.": the same words again, however punctuated
+    said = clean(text).split()
+    return any(
+        len(said) % size == 0 and said == said[:size] * (len(said) // size)
+        for size in range(3, len(said) // 2 + 1)
+    )
