@@ -152,9 +152,5 @@ def build_grammar(registry: DeviceRegistry, room: str | None) -> dict[str, Any]:
     return data
 
 
-def load_intents(registry: DeviceRegistry, room: str | None) -> Intents:
-    return Intents.from_dict(build_grammar(registry, room))
-
-
 def load_unsupported() -> Intents:
     return Intents.from_dict(_ours(UNSUPPORTED))
