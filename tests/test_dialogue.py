@@ -270,3 +270,28 @@ def test_should_i_and_later_ask_for_nothing_now() -> None:
 def test_a_transcript_that_says_the_same_words_twice_is_a_loop_and_acts_on_nothing() -> None:
     agent, _ = home()
     assert not agent.understand("Turn better, lamp, red, turn better, lamp, red.", heard=True).commands
+
+
+def test_a_value_the_light_cannot_take_is_answered_with_why(tmp_path: Path) -> None:
+    (tmp_path / "sofa_light.yaml").write_text(
+        "kind: light\nname: sofa_light\nroom: living room\ncommand_topic: z/sofa_light/set\n"
+        "state_topic: z/sofa_light\nfeatures: [brightness, color_temp]\n",
+        encoding="utf-8",
+    )
+    agent = LocalIntentAgent(DeviceRegistry.load(tmp_path), {"sofa_light": {"state": "ON"}}.get)
+    reply = agent.understand("turn the sofa light red")
+    assert (
+        not reply.commands
+        and reply.text == "Sorry, the sofa light cannot change colour, so I didn't change anything."
+    )
+
+
+def test_a_correction_after_a_follow_up_that_named_no_device() -> None:
+    agent, known = home(bedroom_light={"state": "OFF", "brightness": 100})
+    for said in ("turn on the bedroom light and set it to 40 %", "a bit brighter"):
+        carried(known, agent.understand(said).commands)
+    reply = agent.understand("no, the kitchen")
+    assert any(
+        c.device == "kitchen_light" and isinstance(c, LightSet) and c.state == "ON" for c in reply.commands
+    )
+    assert LightSet(device="bedroom_light", state="ON", brightness=102) in reply.commands  # put back

@@ -170,11 +170,15 @@ class OneRequest:
         if outcome is None or not outcome.commands:
             return outcome
         prepared: list[DeviceCommand] = []
+        unable: list[str] = []
         for command in outcome.commands:
             try:
                 prepared.append(self._registry.prepare(command)[1])
             except DeviceError as exc:
-                log.warning("dropping command %s: %s", command, exc)
+                log.info("dropping command %s: %s", command, exc)
+                unable += [str(exc)] if " cannot " in str(exc) else []
+        if not prepared and unable:  # "turn the sofa light red" on a light with no colour: heard, and why not
+            return Outcome(f"Sorry, the {unable[0]}, so I didn't change anything.", acted=False)
         if not prepared:
             return None
         outcome.commands = prepared

@@ -113,9 +113,10 @@ def _asks(tokens: list[str], lang: Language) -> bool:
     return bool(find(tokens, asking))
 
 
-def corrected(last: str, fix: Correction, vocabulary: HomeVocabulary) -> str | None:
+def corrected(last: str, fix: Correction, vocabulary: HomeVocabulary, *, alone: bool = False) -> str | None:
     """The last request with the corrected target or value in place; None when it holds no word of
-    that sort or several (which one was wrong is not known)."""
+    that sort or several (which one was wrong is not known). `alone`: the last request acted on one
+    device without naming it ("a bit brighter"), so the right one is said after it."""
     sorts = _sorts(vocabulary)
     if fix.sort == "percent":
         candidates = sorted(set(re.findall(r"\b\d+(?: percent)?\b", last)))  # "to 75" as "to 75 percent"
@@ -131,6 +132,8 @@ def corrected(last: str, fix: Correction, vocabulary: HomeVocabulary) -> str | N
     if fix.old is not None:  # the wrong one named: it picks among several; said another way, it is no help
         named = [c for c in candidates if c == fix.old or c == re.sub(rf"{_LIGHT_WORDS}$", "", fix.old)]
         candidates = named or candidates
+    if not candidates and fix.sort == "target" and fix.old is None and alone:
+        return f"{last} {fix.new}"  # "a bit brighter" of one device, named none: again, of the right one
     if len(candidates) != 1 or candidates[0] == fix.new:
         return None
     return re.sub(rf"\b{re.escape(candidates[0])}\b", fix.new, last, count=1)
@@ -177,7 +180,7 @@ def correct(
     undo: Callable[[list[str]], list[DeviceCommand]] = lambda _names: [],
 ) -> tuple[AgentReply, str | None]:
     """The reply to a correction of `said`, and the request it made (what a next correction redoes)."""
-    redo = corrected(said, fix, vocabulary)
+    redo = corrected(said, fix, vocabulary, alone=len(home.last) == 1)
     if redo is None:
         log.info("a correction to %s of %r, but which part is not clear", fix.new, said)
         return AgentReply(text=unclear(fix), understood=True), None
