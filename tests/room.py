@@ -139,6 +139,9 @@ class EchoRoom:
         started = self._wait("tts_started", lambda e: e["turn"] == turn, 5, "the reply")
         time.sleep(max(0.0, started["t"] + after_s - time.monotonic()))
 
+    def _ended(self, turn: int) -> bool:
+        return any(e["kind"] == "tts_stopped" and e["turn"] == turn for e in self.daemon.events())
+
     def _barge(self, turn: int) -> Event | None:
         return next((e for e in self.daemon.events() if e["kind"] == "barge_in" and e["turn"] == turn), None)
 
@@ -281,6 +284,8 @@ class EchoRoom:
                 decided = None if onset is None else barge["t"] - onset
                 return [Trial("uh-huh", True, self.reply_end(turn), decided_s=decided)]
             trials.append(self._resumed(turn, played_at))
+            if self._ended(turn):  # "stop" would be a request of its own, not said over the reply
+                return [*trials, Trial("stop", False, self.reply_end(turn), problem="the reply ended first")]
             played_at = self.daemon.play(self._line("stop")[0])
             reply_s = self.reply_end(turn)
             barge = self._barge(turn)

@@ -55,7 +55,7 @@ def test_never_mind_right_after_good_night_puts_the_home_back(
             assert await reply_of(agent, 3, "goodnight") == "Good night."
             assert (await home.finished("vibe-1")).kind == "vibe_complete"
             # the watcher is a client of its own: wait until it has seen the scene's five commands
-            await home.until(lambda: len(watcher.commands()[before:]) == 5, "the scene's commands")
+            await home.until(lambda: len(watcher.commands()[before:]) >= 5, "the scene's commands")
             assert home.simulator.state_of("kitchen_light")["state"] == "OFF"
             sent = len(watcher.commands())
             said = await reply_of(agent, 4, "never mind")
@@ -90,7 +90,7 @@ def test_a_turn_between_makes_the_scene_the_way_things_are(broker: Broker, regis
             before = len(watcher.commands())
             await reply_of(agent, 2, "goodnight")
             assert (await home.finished("vibe-1")).kind == "vibe_complete"
-            await home.until(lambda: len(watcher.commands()[before:]) == 5, "the scene's commands")
+            await home.until(lambda: len(watcher.commands()[before:]) >= 5, "the scene's commands")
             await reply_of(agent, 3, "what time is it")
             sent = len(watcher.commands())
             assert await reply_of(agent, 4, "never mind") == "There's no scene being set up."

@@ -233,6 +233,28 @@ def test_never_mind_cancels_the_running_scene(broker: Broker, registry: DeviceRe
     asyncio.run(scenario())
 
 
+def test_never_mind_puts_back_a_change_sent_but_not_yet_reported(broker: Broker, registry: DeviceRegistry) -> None:
+    """Devices that report 2 s after a command: the scene's first change is on its way, not yet
+    in any report, when "never mind" comes; it is put back all the same."""
+
+    async def scenario() -> None:
+        async with Home(broker, registry, config_for(broker), simulator_options={"delay_s": 2.0}) as home:
+            agent = LocalAgent(LocalIntentAgent(registry, home.gateway.state_of), home.actions, home.vibe)
+            every = ("living_room_light", "kitchen_light", "bedroom_light", "diffuser")
+            before = {name: home.simulator.state_of(name)["state"] for name in every}
+            await reply_of(agent, 1, "something for a dinner party")
+            await home.until(lambda: home.watcher.commands(), "the scene's first command")
+            said = await reply_of(agent, 2, "never mind")
+            assert said == "Okay, I stopped the scene and put everything back as it was.", said
+            await asyncio.sleep(2.5)  # every report is in by now, the scene's and the putting back's
+            await home.until(
+                lambda: {name: home.simulator.state_of(name)["state"] for name in every} == before,
+                "every device as before the scene",
+            )
+
+    asyncio.run(scenario())
+
+
 def test_a_silent_device_already_in_the_asked_state_is_not_taken_as_confirmed(
     broker: Broker, registry: DeviceRegistry
 ) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections import Counter
 from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any
@@ -46,6 +47,12 @@ class DeviceActions:
         self._ack_timeout_s = ack_timeout_s
         self._confirm_timeout_s = confirm_timeout_s
         self._state_wait_s = state_wait_s
+        self._sends: Counter[str] = Counter()  # commands the broker took, per device
+        self._last: dict[str, DeviceCommand] = {}
+
+    def sends(self, name: str) -> tuple[int, DeviceCommand | None]:
+        """How many commands were sent to `name`, and the last: a change on its way, not reported yet."""
+        return self._sends[name], self._last.get(name)
 
     def state_of(self, name: str) -> dict[str, Any] | None:
         return self._gateway.state_of(name)
@@ -78,6 +85,8 @@ class DeviceActions:
                 CommandRefused(turn=turn, device=command.device, reason=str(exc), task_id=task_id)
             )
             return ActionResult(False, f"not sent: {exc}", broker_down=isinstance(exc, BrokerUnavailable))
+        self._sends[command.device] += 1
+        self._last[command.device] = command
         sent_event = CommandSent(
             turn=turn, device=command.device, topic=sent.topic, payload=sent.payload, task_id=task_id
         )

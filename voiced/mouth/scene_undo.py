@@ -28,6 +28,7 @@ class Before:
 
     scene: str
     states: dict[str, dict[str, Any] | None]
+    sends: dict[str, int]  # commands sent to each device so far: later ones are the scene's
 
     @property
     def called(self) -> str:
@@ -54,7 +55,8 @@ class SceneUndo:
 
     def scene_starts(self, scene: str) -> None:
         states = {name: copy.deepcopy(self._actions.state_of(name)) for name in self._actions.kinds()}
-        self._before = Before(scene, states)
+        sends = {name: self._actions.sends(name)[0] for name in states}
+        self._before = Before(scene, states, sends)
 
     def forget(self) -> None:
         self._before = None
@@ -65,14 +67,21 @@ class SceneUndo:
         unknown: list[str] = []
         for name, kind in self._actions.kinds().items():
             was, now = before.states.get(name), self._actions.state_of(name)
-            if was == now:
+            # a command the scene sent may not have been reported yet: it changes the device all the same
+            count, last = self._actions.sends(name)
+            on_its_way = (
+                count > before.sends.get(name, 0)
+                and last is not None
+                and bool(mismatches(now, expected_state(last)))
+            )
+            if was == now and not on_its_way:
                 continue
             command = restore(name, kind, was)
             if command is None:
                 if was is None:  # it had not reported before the scene: how it was is not known
                     unknown.append(f"the {name.replace('_', ' ')}")
                 continue
-            if mismatches(now, expected_state(command)):
+            if on_its_way or mismatches(now, expected_state(command)):
                 back.append(command)
         _LOGGER.info("taking %s back: %d device(s) to put back", before.called, len(back))
         if back:
