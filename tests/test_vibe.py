@@ -233,7 +233,9 @@ def test_never_mind_cancels_the_running_scene(broker: Broker, registry: DeviceRe
     asyncio.run(scenario())
 
 
-def test_never_mind_puts_back_a_change_sent_but_not_yet_reported(broker: Broker, registry: DeviceRegistry) -> None:
+def test_never_mind_puts_back_a_change_sent_but_not_yet_reported(
+    broker: Broker, registry: DeviceRegistry
+) -> None:
     """Devices that report 2 s after a command: the scene's first change is on its way, not yet
     in any report, when "never mind" comes; it is put back all the same."""
 
