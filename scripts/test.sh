@@ -11,4 +11,10 @@ $PY/ruff format --check voiced tests bench
 echo "== mypy"
 $PY/mypy voiced
 echo "== pytest"
-$PY/pytest -q -ra --durations=15 "$@"
+if [ $# -gt 0 ]; then
+  exec $PY/pytest -q -ra --durations=15 "$@"
+fi
+# Two workers, a file each at a time: most end-to-end tests wait on audio played in real time.
+# The barge-in trials run alone afterwards: they load both cores with stress-ng on purpose.
+$PY/pytest -q -ra --durations=15 -n 2 --dist loadfile --ignore=tests/test_e2e_bargein.py
+$PY/pytest -q -ra --durations=5 tests/test_e2e_bargein.py

@@ -17,7 +17,7 @@ from tests.live import spawn_collecting
 from tests.test_e2e_wav import Recorder
 
 READY = "simulator: playing"
-UP_WITHIN_S = 20.0
+UP_WITHIN_S = 60.0  # a start-up deadline: the suite runs two files at once on two cores
 
 
 def voiced(config: Path, *args: str) -> list[str]:
