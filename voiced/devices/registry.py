@@ -90,7 +90,7 @@ class DeviceRegistry:
             try:
                 device = _DEVICE_ADAPTER.validate_python(load_yaml(path))
             except ValidationError as exc:
-                raise ConfigError(describe_validation_error(path, exc, tagged=True)) from None
+                raise ConfigError(describe_validation_error(path, exc, tagged=True, schema=Device)) from None
             for field in ("command_topic", "state_topic", "availability_topic"):
                 topic = getattr(device, field)
                 if topic is not None and len(topic.encode("utf-8")) > _MQTT_MAX_BYTES:
