@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import REPO
+from tests.pulse import PulseServer
 from voiced.cli import load_all
 from voiced.config import load_config
 from voiced.errors import ConfigError
@@ -208,3 +209,48 @@ def test_a_key_far_from_any_lists_the_keys_there_and_device_files_are_matched_by
     assert result.returncode == 2
     alias = "zz.yaml: invalid configuration\n  alias: Extra inputs are not permitted (got ['x'])"
     assert f"{alias}; did you mean 'aliases'?" in result.stderr, result.stderr
+
+
+def test_check_audio_needs_no_config_or_device_files(tmp_path: Path, pulse: PulseServer) -> None:
+    """From an empty folder (no config.yaml, no devices/) it checks the default devices, as `run` would."""
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    result = subprocess.run(
+        [sys.executable, "-m", "voiced", "check-audio"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=empty,
+        env={**pulse.env(), "PYTHONPATH": str(REPO)},
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "microphone: ok" in result.stdout, result.stdout
+    # `run` from there still needs device files, and says where they are looked for and how to set it
+    run = subprocess.run(
+        [sys.executable, "-m", "voiced", "run", "--text", "-"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=empty,
+        stdin=subprocess.DEVNULL,
+        env={**pulse.env(), "PYTHONPATH": str(REPO)},
+    )
+    assert run.returncode == 2
+    assert f"devices_dir: {empty / 'devices'} not found; set devices_dir in the config file" in run.stderr
+
+
+def test_check_audio_without_a_microphone_says_the_ways_out(tmp_path: Path, pulse: PulseServer) -> None:
+    config = tmp_path / "config.yaml"
+    config.write_text("audio:\n  input_device: no such microphone\n")
+    result = subprocess.run(
+        [sys.executable, "-m", "voiced", "check-audio", "-c", str(config)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=tmp_path,
+        env={**pulse.env(), "PYTHONPATH": str(REPO)},
+    )
+    assert result.returncode == 3, result.stdout + result.stderr
+    assert "microphone: not available" in result.stdout
+    assert "speaker:    ok" in result.stdout
+    assert "audio.input_device" in result.stderr and "--text" in result.stderr

@@ -233,11 +233,14 @@ def satellites(args: argparse.Namespace, config: Config, registry: DeviceRegistr
     return 0 if all(found.software is not None for found in probes) else EXIT_SATELLITE
 
 
-def check_audio(args: argparse.Namespace, config: Config, registry: DeviceRegistry) -> int:
+def check_audio(args: argparse.Namespace, config: Config) -> int:
+    """The microphone and speaker of audio.input_device and audio.output_device (defaults if no config)."""
     mic_ok, mic = has_microphone(config.audio.input_device)
     speaker_ok, speaker = has_speaker(config.audio.output_device)
     print(f"microphone: {'ok' if mic_ok else 'not available'} ({mic})")
     print(f"speaker:    {'ok' if speaker_ok else 'not available'} ({speaker})")
+    if not mic_ok:
+        print(f"voiced: no microphone: {NO_MICROPHONE}", file=sys.stderr)
     return 0 if mic_ok else EXIT_AUDIO
 
 
