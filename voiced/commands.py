@@ -209,7 +209,8 @@ def devices(args: argparse.Namespace, config: Config, registry: DeviceRegistry) 
             for device in registry:
                 state = gateway.state_of(device.name)
                 shown = json.dumps(state, separators=(",", ":")) if state is not None else "(no state yet)"
-                online = "online" if gateway.is_online(device.name) else "offline"
+                heard = gateway.availability(device.name)
+                online = "unknown" if heard is None else "online" if heard else "offline"
                 source = registry.source_of(device.name)
                 row = f"{device.name:<20} {device.kind:<9} {online:<8} {device.command_topic:<34} {shown}"
                 print(f"{row}  [{source}]")

@@ -202,7 +202,7 @@ def controls(device: Device) -> dict[str, Any]:
 
 
 def row(
-    device: Device, state: dict[str, Any] | None, online: bool, areas: dict[str, str] | None
+    device: Device, state: dict[str, Any] | None, online: bool | None, areas: dict[str, str] | None
 ) -> dict[str, Any]:
     room = room_of(device, areas)
     return {
