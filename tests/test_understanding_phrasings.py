@@ -140,7 +140,8 @@ def test_a_colder_and_a_warmer_white_move_from_the_lights_own_white() -> None:
 
 
 def test_what_colour_is_the_light_answers_from_its_report() -> None:
-    assert AGENT.understand("what colour is the kitchen light").text == "The kitchen light is a cool white."
+    said = AGENT.understand("what colour is the kitchen light").text
+    assert said == "The kitchen light is a neutral white."  # 300 mireds, 3333 K: between warm and cool
     assert AGENT.understand("what color is the living room light?").text == "The living room light is blue."
     assert AGENT.understand("what colour is the bedroom light").text == "The bedroom light is off."
 
