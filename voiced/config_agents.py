@@ -132,10 +132,10 @@ class PlansConfig(_Section):
     enabled: bool = Field(True, description="multi-step and timed requests become plans (voiced/plans)")
     checkpoint_file: SafePath | None = Field(
         None,
-        description="the plans' checkpoints (LangGraph, SQLite), so a plan waiting or running goes on after a "
-        "restart; its ledger of steps sent and plans confirmed is a second file beside it, named with -ledger "
-        "(voiced-plans-ledger.sqlite); null = voiced-plans.sqlite beside brain.state_file. With voiced "
-        "stopped both may be deleted: the plans not yet done are forgotten",
+        description="the plans' checkpoints (LangGraph, SQLite), so a plan waiting or running goes on "
+        "after a restart; its ledger of steps sent and plans confirmed is a second file beside it, named "
+        "with -ledger (voiced-plans-ledger.sqlite); null = voiced-plans.sqlite beside brain.state_file. "
+        "With voiced stopped both may be deleted: the plans not yet done are forgotten",
     )
     confirm_over_steps: Int = Field(
         2,
