@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import REPO
+from tests.pulse import PulseServer
 from voiced.cli import load_all
 from voiced.config import load_config
 from voiced.errors import ConfigError
@@ -167,3 +168,89 @@ def test_an_error_about_the_whole_config_never_shows_the_password_from_the_envir
     with pytest.raises(ConfigError) as caught:
         load_config(path, {"VOICED_MQTT_PASSWORD": "hunter2"})
     assert "llm.base_url is not set" in str(caught.value) and "hunter2" not in str(caught.value)
+
+
+@pytest.mark.parametrize("command", [["check-config"], ["run", "--text", "-"]])
+def test_a_misspelt_key_or_choice_names_the_closest_valid_ones(tmp_path: Path, command: list[str]) -> None:
+    config = project_copy(tmp_path)
+    config.write_text("mqtt:\n  hots: broker.lan\nbrain:\n  state_fil: s.json\nagent:\n  kind: hybird\n")
+    result = subprocess.run(
+        [sys.executable, "-m", "voiced", *command, "--config", str(config)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=tmp_path,
+        stdin=subprocess.DEVNULL,
+    )
+    assert result.returncode == 2, result.stderr
+    assert f"{config}: invalid configuration" in result.stderr
+    expected = [
+        "mqtt.hots: Extra inputs are not permitted (got 'broker.lan'); did you mean 'host'?",
+        "brain.state_fil: Extra inputs are not permitted (got 's.json'); did you mean 'state_file'?",
+        "agent.kind: Input should be 'auto', 'local', 'llm' or 'hybrid' (got 'hybird')"
+        "; did you mean 'hybrid'?",
+    ]
+    for line in expected:
+        assert line in result.stderr, result.stderr
+
+
+def test_a_key_far_from_any_lists_the_keys_there_and_device_files_are_matched_by_kind(tmp_path: Path) -> None:
+    config = project_copy(tmp_path)
+    config.write_text("vad:\n  zzzz: 1\n")
+    result = check_config(config)
+    far = "vad.zzzz: Extra inputs are not permitted (got 1); the keys here are "
+    assert far in result.stderr, result.stderr
+    assert "aggressiveness" in result.stderr and "hangover_ms" in result.stderr
+    config.write_text("")
+    (tmp_path / "devices" / "zz.yaml").write_text(
+        "kind: diffuser\nname: zz\ncommand_topic: zz/set\nstate_topic: zz\nalias: [x]\n"
+    )
+    result = check_config(config)
+    assert result.returncode == 2
+    alias = "zz.yaml: invalid configuration\n  alias: Extra inputs are not permitted (got ['x'])"
+    assert f"{alias}; did you mean 'aliases'?" in result.stderr, result.stderr
+
+
+def test_check_audio_needs_no_config_or_device_files(tmp_path: Path, pulse: PulseServer) -> None:
+    """From an empty folder (no config.yaml, no devices/) it checks the default devices, as `run` would."""
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    result = subprocess.run(
+        [sys.executable, "-m", "voiced", "check-audio"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=empty,
+        env={**pulse.env(), "PYTHONPATH": str(REPO)},
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "microphone: ok" in result.stdout, result.stdout
+    # `run` from there still needs device files, and says where they are looked for and how to set it
+    run = subprocess.run(
+        [sys.executable, "-m", "voiced", "run", "--text", "-"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=empty,
+        stdin=subprocess.DEVNULL,
+        env={**pulse.env(), "PYTHONPATH": str(REPO)},
+    )
+    assert run.returncode == 2
+    assert f"devices_dir: {empty / 'devices'} not found; set devices_dir in the config file" in run.stderr
+
+
+def test_check_audio_without_a_microphone_says_the_ways_out(tmp_path: Path, pulse: PulseServer) -> None:
+    config = tmp_path / "config.yaml"
+    config.write_text("audio:\n  input_device: no such microphone\n")
+    result = subprocess.run(
+        [sys.executable, "-m", "voiced", "check-audio", "-c", str(config)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=tmp_path,
+        env={**pulse.env(), "PYTHONPATH": str(REPO)},
+    )
+    assert result.returncode == 3, result.stdout + result.stderr
+    assert "microphone: not available" in result.stdout
+    assert "speaker:    ok" in result.stdout
+    assert "audio.input_device" in result.stderr and "--text" in result.stderr

@@ -244,13 +244,15 @@ def test_discovered_devices_come_and_go_live_and_are_usable_by_voice(
             publisher.close()
 
 
-def test_voiced_devices_shows_source_and_online(tmp_path: Path, broker: Broker) -> None:
+def test_voiced_devices_shows_source_and_online_only_once_heard_from(tmp_path: Path, broker: Broker) -> None:
     registry_dir = tmp_path / "devices"
     shutil.copytree(REPO / "devices", registry_dir)
     publisher = Publisher(broker.port)
     try:
         publisher.retain(HUE_COLOUR[0], encoded(HUE_COLOUR[1]))
         publisher.retain("zigbee2mqtt/Hue Go/availability", b'{"state":"offline"}')
+        publisher.retain("zigbee2mqtt/bedroom_light/availability", b'{"state":"online"}')
+        publisher.retain("zigbee2mqtt/living_room_light", b'{"state":"ON"}')  # a state, no availability
         config = tmp_path / "config.yaml"
         config.write_text(
             f"devices_dir: {registry_dir}\nmqtt:\n  port: {broker.port}\n"
@@ -267,7 +269,9 @@ def test_voiced_devices_shows_source_and_online(tmp_path: Path, broker: Broker) 
     assert shown.returncode == 0, shown.stderr
     rows = {line.split()[0]: line for line in shown.stdout.splitlines()}
     assert " offline " in rows["hue_go"] and f"[homeassistant {HUE_COLOUR[0]}]" in rows["hue_go"]
-    assert " online " in rows["kitchen_light"] and "kitchen_light.yaml]" in rows["kitchen_light"]
+    assert " online " in rows["bedroom_light"] and " online " in rows["living_room_light"]
+    # nothing retained and nobody answers its /get: not heard from, so not called online
+    assert " unknown " in rows["kitchen_light"] and "kitchen_light.yaml]" in rows["kitchen_light"]
 
 
 def _wait_for(output: list[str], text: str, proc: subprocess.Popen[str], timeout: float) -> None:

@@ -140,7 +140,8 @@ def test_a_colder_and_a_warmer_white_move_from_the_lights_own_white() -> None:
 
 
 def test_what_colour_is_the_light_answers_from_its_report() -> None:
-    assert AGENT.understand("what colour is the kitchen light").text == "The kitchen light is a cool white."
+    said = AGENT.understand("what colour is the kitchen light").text
+    assert said == "The kitchen light is a neutral white."  # 300 mireds, 3333 K: between warm and cool
     assert AGENT.understand("what color is the living room light?").text == "The living room light is blue."
     assert AGENT.understand("what colour is the bedroom light").text == "The bedroom light is off."
 
@@ -340,3 +341,33 @@ def test_every_light_but_the_one_named() -> None:
         LightSet(device="living_room_light", state="OFF"),
     )
     assert AGENT.understand("turn off all lights except the bathroom").commands == ()  # no such light
+
+
+def test_a_word_only_one_device_is_called_by_names_that_device(tmp_path: Path) -> None:
+    """ "the lamp" in a home with a desk lamp beside room lights is the desk lamp, whatever room we
+    are in; "the lamps" are still all of them, and "kitchen lamp" still the kitchen light."""
+    devices = tmp_path / "devices"
+    devices.mkdir()
+    for source in (Path(__file__).parent.parent / "devices").glob("*.yaml"):
+        (devices / source.name).write_text(source.read_text())
+    (devices / "desk_lamp.yaml").write_text(
+        "kind: light\nname: desk_lamp\nroom: office\ncommand_topic: z/desk/set\nstate_topic: z/desk\n"
+    )
+    registry = DeviceRegistry.load(devices)
+    lights = ["bedroom_light", "desk_lamp", "kitchen_light", "living_room_light"]
+    for room in (None, "kitchen"):
+        home = LocalIntentAgent(registry, {}.get, room=room)
+
+        def targets(text: str) -> list[str]:
+            return [command.device for command in home.understand(text).commands]  # noqa: B023
+
+        assert targets("turn on the lamp") == ["desk_lamp"], room
+        assert targets("dim the lamp") == ["desk_lamp"], room
+        assert targets("make the lamp red") == ["desk_lamp"], room
+        assert targets("turn on the desk") == ["desk_lamp"], room
+        assert targets("turn on the kitchen lamp") == ["kitchen_light"], room
+        assert targets("turn off the lamps") == (lights if room is None else ["kitchen_light"]), room
+        assert targets("turn off all the lamps except the desk lamp") == [
+            n for n in lights if "desk" not in n
+        ]
+        assert home.understand("turn on the lamp").text == "Turning on the desk lamp."

@@ -40,8 +40,8 @@ class Devices:
     def state_of(self, name: str) -> dict[str, Any] | None:
         return self.states.get(name)
 
-    def is_online(self, name: str) -> bool:
-        return name != "bedroom_light"
+    def availability(self, name: str) -> bool | None:
+        return {"bedroom_light": False, "kitchen_light": True}.get(name)
 
 
 class ScriptedTurns:
@@ -129,6 +129,7 @@ def test_health_devices_turns_and_state(registry: DeviceRegistry) -> None:
             ("Living room", "Music"),
         ]
         assert devices["bedroom_light"]["online"] is False
+        assert devices["music"]["online"] is None  # not heard from yet
         assert (await client.get("/api/state")).json() == {"mood": "calm"}
         page = await client.get("/")
         assert page.status_code == 200 and "EventSource" not in page.text and "app.js" in page.text

@@ -79,7 +79,7 @@ def test_controls_send_through_the_tools_and_answer_with_the_confirmed_state(
         body = dimmed.json()
         assert body["sent"] == {"state": "ON", "brightness": 102}  # 40 % of 254, as the voice sends it
         assert body["state"]["brightness"] == 102 and body["view"]["brightness_pct"] == 40
-        assert body["confirmed"] == "Kitchen light says: on · 40 % · cool white"  # its 300 mireds
+        assert body["confirmed"] == "Kitchen light says: on · 40 % · neutral white"  # its 300 mireds
         assert sent_to(home, "kitchen_light") == [{"state": "ON", "brightness": 102}]
 
         clamped = (await client.post("/api/devices/kitchen_light", json={"brightness_pct": 150})).json()

@@ -141,7 +141,11 @@ def _parser() -> argparse.ArgumentParser:
     check = sub.add_parser("check-config", parents=[common], help="validate config, device files and models")
     check.add_argument("file", type=Path, nargs="?", help="config file (default: as -c)")
     sub.add_parser("devices", parents=[common], help="list devices and their last known state")
-    sub.add_parser("check-audio", parents=[common], help="exit 0 if a microphone can be opened")
+    sub.add_parser(
+        "check-audio",
+        parents=[common],
+        help="exit 0 if a microphone can be opened (needs no config file or device files)",
+    )
     sub.add_parser("satellites", parents=[common], help="list the satellites and whether each answers")
     sub.add_parser("state", parents=[common], help="print the brain's conversation state (JSON)")
     return parser
@@ -165,6 +169,10 @@ def main(argv: list[str] | None = None) -> int:
     args.notify = notify_settings(dict(os.environ))
     config_path = getattr(args, "file", None) or args.config or _default_config()
     try:
+        if args.command == "check-audio":  # the sound devices only: no device files, models or broker
+            from voiced.commands import check_audio
+
+            return check_audio(args, load_config(config_path, os.environ))
         config, registry = check_all(config_path, os.environ, models=args.command == "check-config")
         if args.command == "check-config":
             print(f"{config_path or 'defaults'}: OK ({len(registry)} devices from {config.devices_dir})")
@@ -176,7 +184,6 @@ def main(argv: list[str] | None = None) -> int:
             "demo": commands.demo,
             "simulate": commands.simulate,
             "devices": commands.devices,
-            "check-audio": commands.check_audio,
             "satellites": commands.satellites,
             "state": commands.state,
         }[args.command]

@@ -209,7 +209,8 @@ def devices(args: argparse.Namespace, config: Config, registry: DeviceRegistry) 
             for device in registry:
                 state = gateway.state_of(device.name)
                 shown = json.dumps(state, separators=(",", ":")) if state is not None else "(no state yet)"
-                online = "online" if gateway.is_online(device.name) else "offline"
+                heard = gateway.availability(device.name)
+                online = "unknown" if heard is None else "online" if heard else "offline"
                 source = registry.source_of(device.name)
                 row = f"{device.name:<20} {device.kind:<9} {online:<8} {device.command_topic:<34} {shown}"
                 print(f"{row}  [{source}]")
@@ -233,11 +234,14 @@ def satellites(args: argparse.Namespace, config: Config, registry: DeviceRegistr
     return 0 if all(found.software is not None for found in probes) else EXIT_SATELLITE
 
 
-def check_audio(args: argparse.Namespace, config: Config, registry: DeviceRegistry) -> int:
+def check_audio(args: argparse.Namespace, config: Config) -> int:
+    """The microphone and speaker of audio.input_device and audio.output_device (defaults if no config)."""
     mic_ok, mic = has_microphone(config.audio.input_device)
     speaker_ok, speaker = has_speaker(config.audio.output_device)
     print(f"microphone: {'ok' if mic_ok else 'not available'} ({mic})")
     print(f"speaker:    {'ok' if speaker_ok else 'not available'} ({speaker})")
+    if not mic_ok:
+        print(f"voiced: no microphone: {NO_MICROPHONE}", file=sys.stderr)
     return 0 if mic_ok else EXIT_AUDIO
 
 

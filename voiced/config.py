@@ -138,7 +138,7 @@ def load_config(path: Path | None, environ: Mapping[str, str]) -> Config:
     try:
         config = Config.model_validate(data)
     except ValidationError as exc:
-        raise ConfigError(describe_validation_error(path or "defaults", exc)) from None
+        raise ConfigError(describe_validation_error(path or "defaults", exc, schema=Config)) from None
     origin = path or "defaults"
     state_file = base / config.brain.state_file
     if config.brain.enabled:

@@ -37,8 +37,10 @@ class VibeConfig(_Section):
     )
     checkpoint_file: SafePath | None = Field(
         None,
-        description="scenes' checkpoints (SQLite), so a scene cut off by a restart resumes; "
-        "null = voiced-scenes.sqlite beside brain.state_file",
+        description="scenes' checkpoints (SQLite), so a scene cut off by a restart resumes; its ledger of "
+        "steps sent is a second file beside it, named with -ledger (voiced-scenes-ledger.sqlite); "
+        "null = voiced-scenes.sqlite beside brain.state_file. With voiced stopped both may be deleted: "
+        "only a scene cut off by the stop is forgotten",
     )
     resume_within_s: Float = Field(
         300.0,
@@ -105,7 +107,9 @@ class BrainConfig(_Section):
     enabled: bool = Field(True, description="analyst, judge and summary in the background")
     state_file: SafePath = Field(
         Path("voiced-state.sqlite"),
-        description="the conversation state (SQLite), relative to the config file; `voiced state` prints it",
+        description="the conversation state (SQLite), relative to the config file; `voiced state` prints it. "
+        "The scenes' and plans' files go beside it (vibe.checkpoint_file, plans.checkpoint_file). With "
+        "voiced stopped it may be deleted: the conversation and what the brain learned start afresh",
     )
     new_session: bool = Field(False, description="start a new session instead of resuming the last")
     barrier_timeout_s: Float = Field(
@@ -128,7 +132,10 @@ class PlansConfig(_Section):
     enabled: bool = Field(True, description="multi-step and timed requests become plans (voiced/plans)")
     checkpoint_file: SafePath | None = Field(
         None,
-        description="LangGraph's checkpoints (SQLite); null = voiced-plans.sqlite beside brain.state_file",
+        description="the plans' checkpoints (LangGraph, SQLite), so a plan waiting or running goes on "
+        "after a restart; its ledger of steps sent and plans confirmed is a second file beside it, named "
+        "with -ledger (voiced-plans-ledger.sqlite); null = voiced-plans.sqlite beside brain.state_file. "
+        "With voiced stopped both may be deleted: the plans not yet done are forgotten",
     )
     confirm_over_steps: Int = Field(
         2,

@@ -23,6 +23,7 @@ from voiced.brain.state import (
 )
 from voiced.brain.words import misheard, read
 from voiced.devices.vocabulary import HomeVocabulary
+from voiced.language.whites import white_name
 
 LOW_CONFIDENCE = 0.45  # Whisper's mean token probability below this: it was guessing
 REPEAT_WINDOW = 2  # a request said again within this many turns is a repeat
@@ -85,7 +86,7 @@ def _learn_from_commands(prefs: Preferences, record: TurnRecord) -> Preferences:
                 habit.brightness_pct = round(payload["brightness"] * 100 / 254)
             temp = payload.get("color_temp")
             if isinstance(temp, int):
-                habit.warmth = "warm" if temp >= 400 else "cool" if temp <= 260 else "neutral"
+                habit.warmth = white_name(temp)
             color = payload.get("color")
             if isinstance(color, dict) and isinstance(color.get("hex"), str):
                 habit.color = color["hex"]

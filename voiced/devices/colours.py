@@ -18,7 +18,8 @@ COLORS: dict[str, str] = {
     "brown": "#A52A2A",
 }
 
-# Mireds, as Zigbee2MQTT takes them.
+# Mireds, as Zigbee2MQTT takes them; each is named back as itself by voiced/language/whites.py
+# (neutral is 3500 K, the middle of the neutral band; it had been 370, a 2700 K warm white).
 COLOR_TEMPS: dict[str, int] = {
     "warm": 454,
     "warm white": 454,
@@ -26,7 +27,7 @@ COLOR_TEMPS: dict[str, int] = {
     "cool white": 250,
     "cold": 250,
     "cold white": 250,
-    "neutral": 370,
+    "neutral": 286,
     "daylight": 200,
     "candle light": 500,
 }

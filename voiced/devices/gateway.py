@@ -143,6 +143,14 @@ class DeviceGateway:
                 return False
             return self._online.get(name, True)
 
+    def availability(self, name: str) -> bool | None:
+        """As shown to people: None until the device has been heard from (its availability, or
+        for one without an availability topic its state); commands are not refused meanwhile."""
+        if not self.is_online(name):
+            return False
+        with self._lock:
+            return True if name in self._online or name in self._states else None
+
     def _handle_status(self, connected: bool, detail: str) -> None:
         self._bus.publish_threadsafe(BrokerStatus(connected=connected, detail=detail))
         if connected:  # Zigbee2MQTT retains no state: ask for what we do not know

@@ -81,7 +81,8 @@ class DeviceRegistry:
     def load(cls, directory: Path) -> DeviceRegistry:
         if not directory.is_dir():
             what = "is not a directory" if directory.exists() else "not found"
-            raise ConfigError(f"devices_dir: {directory} {what}")
+            hint = "set devices_dir in the config file to your folder of device files (docs/devices.md)"
+            raise ConfigError(f"devices_dir: {directory} {what}; {hint}")
         files = sorted(p for p in [*directory.glob("*.yaml"), *directory.glob("*.yml")] if p.stem != "areas")
         if not files:
             raise ConfigError(f"devices_dir: no device files (*.yaml) in {directory}")
@@ -90,7 +91,7 @@ class DeviceRegistry:
             try:
                 device = _DEVICE_ADAPTER.validate_python(load_yaml(path))
             except ValidationError as exc:
-                raise ConfigError(describe_validation_error(path, exc, tagged=True)) from None
+                raise ConfigError(describe_validation_error(path, exc, tagged=True, schema=Device)) from None
             for field in ("command_topic", "state_topic", "availability_topic"):
                 topic = getattr(device, field)
                 if topic is not None and len(topic.encode("utf-8")) > _MQTT_MAX_BYTES:

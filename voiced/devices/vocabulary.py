@@ -3,10 +3,12 @@ the mouth's hearing corrections and the brain's reading of preferences all share
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from voiced.devices.colours import COLORS
 from voiced.devices.registry import DeviceRegistry
+from voiced.language import english
 
 
 @dataclass(frozen=True)
@@ -39,6 +41,18 @@ class HomeVocabulary:
                 dict.fromkeys(t for d in registry.by_kind("music") for t in getattr(d, "library", []))
             ),
         )
+
+    def own_words(self) -> dict[str, str]:
+        """Each word of a device's name or aliases that no other device's has ("lamp" of the desk
+        lamp beside the room lights) and that names no room, colour, scent or genre: its device."""
+        owners: dict[str, set[str]] = {}
+        for text, name in self.named:
+            for word in re.findall(r"[a-z]+", text.lower()):
+                owners.setdefault(word, set()).add(name)
+        lang = english()
+        skip = {*lang.determiners, *(w for p in lang.room_words for w in p)}
+        skip |= {w for text in (*self.rooms, *self.scents, *self.genres, *self.colours) for w in text.split()}
+        return {w: next(iter(n)) for w, n in owners.items() if len(n) == 1 and len(w) > 2 and w not in skip}
 
     @property
     def terms(self) -> tuple[str, ...]:

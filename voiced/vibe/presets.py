@@ -96,7 +96,7 @@ class PresetPlanner:
         try:
             presets = _PRESETS.validate_python(load_yaml(path) or {})
         except ValidationError as exc:
-            raise ConfigError(describe_validation_error(path, exc)) from None
+            raise ConfigError(describe_validation_error(path, exc, schema=dict[str, Preset])) from None
         tools = DeviceTools(registry)
         self.plans: dict[str, tuple[Preset, tuple[VibeStep, ...]]] = {}
         for name, preset in presets.items():

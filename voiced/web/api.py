@@ -39,7 +39,7 @@ class DeviceView(Protocol):
 
     def state_of(self, name: str) -> dict[str, Any] | None: ...
 
-    def is_online(self, name: str) -> bool: ...
+    def availability(self, name: str) -> bool | None: ...
 
 
 @dataclass(frozen=True)
@@ -95,7 +95,7 @@ class Api:
         view = self._c.devices
         areas = self._c.registry.areas
         rows = [
-            row(device, view.state_of(device.name), view.is_online(device.name), areas)
+            row(device, view.state_of(device.name), view.availability(device.name), areas)
             for device in ordered(list(self._c.registry), areas)
         ]
         return JSONResponse({"broker_connected": view.connected, "devices": rows})

@@ -15,12 +15,11 @@ from voiced.devices.colours import COLORS, hex_to_xy
 from voiced.devices.model import Device, DiffuserDevice, LightDevice, MusicDevice, SwitchDevice
 from voiced.devices.tools import DEVICE_TOOLS
 from voiced.devices.z2m import friendly_name
+from voiced.language.whites import white_name
 
 NO_ROOM = "elsewhere"
-WARM_ABOVE = 412  # mireds; halfway between what "warm" (454) and "neutral" (370) set
-COOL_BELOW = 310  # halfway between "neutral" (370) and "cool" (250)
-# A white's swatch as the word reads, not as physics has it (3300 K is "cool" to the voice, and
-# peach on a screen): warm is amber, neutral is cream, cool is a blue-white.
+# A white's swatch as the word reads, not as physics has it (3500 K is peach on a screen): warm is
+# amber, neutral is cream, cool is a blue-white.
 WHITE_SWATCHES = {"warm": "#ffc47a", "neutral": "#fff3e0", "cool": "#e3efff"}
 NAMED_WITHIN = 0.06  # xy distance within which a reported colour is called by a colour's name
 _XY_NAMES = {name: hex_to_xy(hex_colour) for name, hex_colour in COLORS.items() if name != "white"}
@@ -70,9 +69,7 @@ def xy_to_css(x: float, y: float) -> str:
 
 def warmth(mireds: float) -> str:
     """A colour temperature in the words the voice takes: warm, neutral or cool."""
-    if mireds > WARM_ABOVE:
-        return "warm"
-    return "cool" if mireds < COOL_BELOW else "neutral"
+    return white_name(mireds)
 
 
 def reported_colour(colour: object) -> str | None:
@@ -202,7 +199,7 @@ def controls(device: Device) -> dict[str, Any]:
 
 
 def row(
-    device: Device, state: dict[str, Any] | None, online: bool, areas: dict[str, str] | None
+    device: Device, state: dict[str, Any] | None, online: bool | None, areas: dict[str, str] | None
 ) -> dict[str, Any]:
     room = room_of(device, areas)
     return {

@@ -7,6 +7,7 @@ from typing import Any
 
 from voiced.devices.colours import COLORS, hex_to_xy
 from voiced.language.replies import say
+from voiced.language.whites import white_name
 from voiced.mouth.understanding.grammar import human
 from voiced.mouth.understanding.home import DOMAIN_KINDS, Home, Match, Outcome, join
 
@@ -180,11 +181,7 @@ def cannot_do(home: Home, match: Match) -> Outcome:
 
 
 def _white(mireds: int) -> str:
-    if mireds >= 420:
-        return "a warm white"
-    if mireds >= 320:
-        return "a neutral white"
-    return "a cool white" if mireds >= 225 else "daylight white"
+    return f"a {white_name(mireds)} white"
 
 
 def _colour_name(state: dict[str, Any]) -> str | None:

@@ -56,12 +56,15 @@ class Words:
     colours: tuple[Phrase, ...]
     titles: dict[Phrase, str]
     title_phrases: tuple[Phrase, ...]
+    own: frozenset[Phrase] = frozenset()  # one word of one device's name ("lamp" of the desk lamp)
 
     @classmethod
     def of(cls, registry: DeviceRegistry) -> Words:
         vocabulary = HomeVocabulary.of(registry)
+        # a whole name first; one word of it only when no other device's name has that word
+        own: dict[Phrase, str] = {(word,): name for word, name in vocabulary.own_words().items()}
         return cls(
-            devices={phrase(text): name for text, name in vocabulary.named},
+            devices={**own, **{phrase(text): name for text, name in vocabulary.named}},
             rooms={phrase(room): room for room in vocabulary.rooms},
             kinds={d.name: d.kind for d in registry},
             in_room={d.name: (d.room or "").lower() for d in registry},
@@ -70,6 +73,7 @@ class Words:
             colours=tuple(phrase(c) for c in COLORS),
             titles={phrase(t): t for t in vocabulary.titles},
             title_phrases=tuple(phrase(t) for t in vocabulary.titles),
+            own=frozenset(own),
         )
 
     def of_kind(self, kind: str) -> list[str]:
@@ -125,6 +129,10 @@ def _read(
     negated = has(tokens, lang.negations) and not values.felt_only_negation(tokens, lang)
     taken: set[int] = set()
     named = find(tokens, words.devices, taken)
+    # "the lamps" are many: one word of a device's name names it only as said ("the lamp")
+    plural = [(s, p) for s, p in named if p in words.own and tokens[s] != p[0]]
+    taken.difference_update(s for s, _ in plural)
+    named = [found for found in named if found not in plural]
     for label, phrases in lang.absent.items():
         if find(tokens, phrases, set(taken)):
             return Frame(refusal=f"There's no {label} here, so I didn't change anything.")

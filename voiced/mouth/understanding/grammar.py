@@ -17,6 +17,7 @@ from home_assistant_intents import get_intents
 
 from voiced.devices.colours import COLOR_TEMPS, COLORS
 from voiced.devices.registry import DeviceRegistry
+from voiced.devices.vocabulary import HomeVocabulary
 
 OURS = Path(__file__).parent.parent / "intents_en.yaml"
 UNSUPPORTED = Path(__file__).parent.parent / "unsupported_en.yaml"
@@ -62,6 +63,8 @@ def _values(entries: dict[str, tuple[str, dict[str, Any]]]) -> dict[str, Any]:
 def spoken_names(registry: DeviceRegistry) -> dict[str, tuple[str, dict[str, Any]]]:
     """Every way a device is named: its name, aliases, and for lights "<room> light/lamp"."""
     names: dict[str, tuple[str, dict[str, Any]]] = {}
+    # "the lamp" beside room lights is the desk lamp: a word only one device's name has (names first)
+    own = HomeVocabulary.of(registry).own_words()
     for device in registry:
         context = {"domain": DOMAINS[device.kind]}
         bases = {human(device.name), *device.aliases}
@@ -71,6 +74,8 @@ def spoken_names(registry: DeviceRegistry) -> dict[str, tuple[str, dict[str, Any
             bases |= {f"{alias} {word}" for alias in device.aliases for word in LIGHT_WORDS}
         for text in sorted(bases):
             names.setdefault(text.lower(), (device.name, context))
+    for word, name in own.items():
+        names.setdefault(word, (name, {"domain": DOMAINS[registry.get(name).kind]}))
     return names
 
 

@@ -144,7 +144,8 @@ export function show(name, { state, view, online } = {}, flash = true) {
   const { card: node, parts, row } = entry;
   if (online !== undefined) {
     row.online = online;
-    node.classList.toggle("offline", !online);
+    node.classList.toggle("offline", online === false);
+    node.classList.toggle("unheard", online === null);
   }
   if (view !== undefined) {
     row.view = view;
@@ -158,7 +159,9 @@ export function show(name, { state, view, online } = {}, flash = true) {
     }
   }
   const v = row.view || {};
-  parts.summary.textContent = capital(v.summary || "") + (row.online === false ? " (offline)" : "");
+  // online null: nothing heard from it yet (no availability, no state), so neither online nor offline
+  parts.summary.textContent =
+    row.online === null ? "Not heard from yet" : capital(v.summary || "") + (row.online === false ? " (offline)" : "");
   parts.toggle.setAttribute("aria-pressed", String(v.on === true));
   parts.toggle.textContent = row.kind === "music" ? (v.on ? "Pause" : "Play") : v.on ? "On" : "Off";
   parts.toggle.setAttribute("aria-label", `${row.label}: ${parts.toggle.textContent}`);
@@ -203,7 +206,8 @@ export async function load() {
 }
 
 export const handlers = {
-  device_state(e) { show(e.device, { state: e.state, view: e.view }); },
+  // a state is news from the device: heard from, if its availability had said nothing yet
+  device_state(e) { show(e.device, { state: e.state, view: e.view, online: cards.get(e.device)?.row.online ?? true }); },
   device_availability(e) { show(e.device, { online: e.online }); },
   devices_changed() { load().catch(() => {}); },
 };
