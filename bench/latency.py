@@ -2,7 +2,10 @@
 
 Prints, over every turn, the time from the end of speech to the first reply audio
 (p50, p95) and the share spent in VAD hangover, ASR, agent and the first TTS chunk,
-plus the daemon's peak RSS. Run: scripts/bench.sh [--turns N]
+plus the daemon's peak RSS. Then the paused-commands set (bench/paused/commands.yaml, its held-out
+half by default: commands with 200-600 ms pauses mid-sentence) in the same run: premature ends (a
+command cut before its last part) beside its own p50/p95. Run: scripts/bench.sh [--turns N]
+[--paused held-out|tuning|all|none]
 """
 
 from __future__ import annotations
@@ -20,13 +23,18 @@ import tempfile
 import time
 from pathlib import Path
 
+import numpy as np
+
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from bench.options import add_set_option  # noqa: E402
+from bench.paused.spoken_set import Said, load, speak, split  # noqa: E402
+from bench.paused.spoken_set import score as score_paused  # noqa: E402
 from tests.wyoming_servers import wyoming_servers  # noqa: E402
+from voiced.audio.pcm import EAR_RATE, write_wav  # noqa: E402
 from voiced.config import TtsConfig  # noqa: E402
-from voiced.demo import write_script_wav  # noqa: E402
+from voiced.demo import speak_script  # noqa: E402
 from voiced.mouth.piper_tts import PiperSynthesizer  # noqa: E402
 
 COMMANDS = [
@@ -101,6 +109,7 @@ def per_turn(events: list[dict[str, object]]) -> list[dict[str, float]]:
                     "tts_first_chunk": marks["tts_started"] - marks["agent_text"],
                     "asr_compute": marks["asr_compute"],
                     "asr_early": marks["asr_early"],
+                    "closed": marks["speech_ended"],
                 }
             )
     return rows
@@ -123,6 +132,12 @@ def main() -> int:
         action="store_true",
         help="Whisper and piper on the real Wyoming servers (wyoming-faster-whisper, -piper) on loopback",
     )
+    parser.add_argument(
+        "--paused",
+        choices=("held-out", "tuning", "all", "none"),
+        default="held-out",
+        help="which half of the paused-commands set follows the commands (tuning: what was tuned on)",
+    )
     args = parser.parse_args()
     source = QUESTIONS if args.llm else COMMANDS
     lines = [source[i % len(source)] for i in range(args.turns)]
@@ -131,7 +146,22 @@ def main() -> int:
         print(f"bench: synthesizing {len(lines)} spoken commands…", flush=True)
         # Without generator noise every run plays the very same WAV: local and --wyoming hear equal audio.
         voice = PiperSynthesizer(TtsConfig(noise_scale=0.0, noise_w_scale=0.0), REPO / "models")
-        seconds = write_script_wav(voice, lines, work / "in.wav")
+        audio = speak_script(voice, lines)
+        paused: list[Said] = []
+        if args.paused != "none":
+            seed, pause_ms, commands = load()
+            halves = dict(zip(("tuning", "held-out"), split(commands, seed), strict=True))
+            chosen = commands if args.paused == "all" else halves[args.paused]
+            more, paused = speak(chosen, seed, pause_ms, REPO / "models", gap_s=2.5)
+            offset = len(audio) / EAR_RATE
+            paused = [
+                Said(s.text, s.voice, s.pauses_ms, tuple(t + offset for t in s.starts), s.end + offset)
+                for s in paused
+            ]
+            audio = np.concatenate([audio, more])
+            print(f"bench: then {len(paused)} paused commands ({args.paused} half)…", flush=True)
+        write_wav(work / "in.wav", audio, EAR_RATE)
+        seconds = len(audio) / EAR_RATE
         broker, port = start_broker(work)
         config = work / "config.yaml"
         config.write_text(f"devices_dir: {REPO / 'devices'}\nweb:\n  port: 0\nmqtt:\n  port: {port}\n")
@@ -193,6 +223,12 @@ def main() -> int:
     rows = per_turn(events)
     if not rows:
         raise SystemExit("bench: no complete turns recorded")
+    # Where in the track each turn closed: the ear is Ready at the track's first frame.
+    start = next(float(e["t"]) for e in events if e["kind"] == "ready")
+    closes = [float(e["t"]) - start for e in events if e["kind"] == "speech_ended"]
+    paused_from = paused[0].starts[0] - 0.5 if paused else float("inf")
+    paused_rows = [row for row in rows if row["closed"] - start >= paused_from]
+    rows = [row for row in rows if row["closed"] - start < paused_from]
     if args.llm:  # the model's own thinking time is not ours to count
         for row in rows:
             row["total"] -= FIRST_TOKEN_S
@@ -219,6 +255,21 @@ def main() -> int:
         f"  (Whisper itself ran p50 {statistics.median(compute) * 1000:.0f} ms; it started at the first "
         f"pause in {early} of {len(rows)} turns, so most of it overlapped the hangover)"
     )
+    if paused:
+        premature, closed_after = score_paused(paused, closes)
+        totals = [row["total"] for row in paused_rows] or [float("nan")]
+        print(
+            f"\npaused commands ({args.paused} half): premature ends {len(premature)} of {len(paused)}; "
+            f"end of speech -> first reply audio p50 {statistics.median(totals) * 1000:.0f} ms, "
+            f"p95 {p95(totals) * 1000:.0f} ms over {len(paused_rows)} turns"
+        )
+        if closed_after:
+            print(
+                f"  end of the last word -> turn closed p50 {statistics.median(closed_after) * 1000:.0f} ms, "
+                f"p95 {p95(closed_after) * 1000:.0f} ms"
+            )
+        for item in premature:
+            print(f"  cut: {item.voice:8} {item.text!r} pauses {item.pauses_ms} ms")
     print(f"peak RSS of the daemon: {peak_rss_mb:.0f} MB")
     return 0
 

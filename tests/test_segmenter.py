@@ -175,6 +175,15 @@ def test_a_request_judged_whole_at_a_pause_ends_after_the_shorter_silence() -> N
     assert ended[0].reason == "complete" and ended[0].trailing_silence_ms == 180
 
 
+def test_the_caller_may_name_the_silence_a_judged_request_needs() -> None:
+    segmenter = Segmenter(COMPLETING)
+    feed(segmenter, "ssss...")
+    assert segmenter.commit(300) == []  # 10 frames this time, not complete_ms's 6
+    assert [type(e).__name__ for _, e in feed(segmenter, "......")] == []
+    ended = [e for _, e in feed(segmenter, ".")]
+    assert isinstance(ended[0], UtteranceEnded) and ended[0].trailing_silence_ms == 300
+
+
 def test_a_judgement_that_comes_late_ends_the_utterance_at_once() -> None:
     segmenter = Segmenter(COMPLETING)
     feed(segmenter, "ssss" + "." * 8)  # the transcript took longer than complete_ms

@@ -34,6 +34,7 @@ from voiced.devices.registry import DeviceRegistry
 from voiced.devices.vocabulary import HomeVocabulary
 from voiced.ear.asr_queue import Reconsider
 from voiced.ear.bargein import GuardSettings
+from voiced.ear.end_of_turn import Pause, words_of
 from voiced.ear.frontend import EchoCancellingVad
 from voiced.ear.listener import Ear
 from voiced.ear.mute import MuteSwitch
@@ -85,7 +86,7 @@ def build_ear(
     speech: SpeechOutput,
     options: RunOptions,
     stack: contextlib.AsyncExitStack,
-    complete: Callable[[Heard], bool] | None = None,
+    judge: Callable[[Heard], Pause] | None = None,
     muted: Callable[[], bool] = lambda: False,
     wake: WakeGate | None = None,
     reconsider: Reconsider | None = None,
@@ -104,7 +105,7 @@ def build_ear(
             transcriber,
             bus,
             is_deaf=muted,
-            complete=complete,
+            judge=judge,
             wake=wake,
             stream=stream,
             reconsider=reconsider,
@@ -118,7 +119,7 @@ def build_ear(
             transcriber,
             bus,
             is_deaf=deaf,
-            complete=complete,
+            judge=judge,
             wake=wake,
             stream=stream,
             reconsider=reconsider,
@@ -142,7 +143,7 @@ def build_ear(
         guard=guard,
         echo_db=audio.echo_unexplained_db,
         is_deaf=muted,
-        complete=complete,
+        judge=judge,
         wake=wake,
         stream=stream,
         reconsider=reconsider,
@@ -172,12 +173,17 @@ def mpd_players(registry: DeviceRegistry, config: Config) -> list[MpdPlayer]:
     ]
 
 
-def ends_request(config: Config, intents: LocalIntentAgent) -> Callable[[Heard], bool] | None:
-    """What lets the ear end a turn at a short pause: words Whisper is sure of that the local
-    intents take as a whole request. Not for the LLM alone, which takes anything."""
+def ends_request(config: Config, intents: LocalIntentAgent) -> Callable[[Heard], Pause] | None:
+    """What the ear's end-of-turn rule is told of words heard at a pause: whether the local intents
+    take them as a whole request and Whisper is sure of them. Not for the LLM alone, which takes
+    anything."""
     if config.agent_kind == "llm" or not config.vad.complete_hangover_ms:
         return None
-    return lambda heard: heard.confidence >= COMPLETE_MIN_CONFIDENCE and intents.complete(heard.text)
+    return lambda heard: Pause(
+        whole=intents.complete(heard.text),
+        confident=heard.confidence >= COMPLETE_MIN_CONFIDENCE,
+        words=words_of(heard.text),
+    )
 
 
 async def run_daemon(

@@ -24,6 +24,7 @@ from voiced.bus import EventBus
 from voiced.config import VadConfig
 from voiced.ear.asr_queue import AsrQueue, Priority, Reconsider
 from voiced.ear.bargein import Action, BargeInGuard, Evidence, GuardSettings
+from voiced.ear.end_of_turn import Pause, settings_for, silence_needed
 from voiced.ear.frontend import FrameClassifier, PlainVad
 from voiced.ear.segmenter import (
     Segmenter,
@@ -69,22 +70,24 @@ class Ear:
         guard: GuardSettings | None = None,
         echo_db: float = -10.0,
         is_deaf: Callable[[], bool] = lambda: False,
-        complete: Callable[[Heard], bool] | None = None,
+        judge: Callable[[Heard], Pause] | None = None,
         wake: WakeGate | None = None,
         stream: SpeechStream | None = None,
         reconsider: Reconsider | None = None,
         first_turn: int = 0,
     ) -> None:
         """`first_turn`: turns are numbered after it (a satellite's room keeps its own range).
-        `reconsider`: a second ear for turns whose words would not be acted on. `complete`:
-        whether the words heard at a pause are a whole request (the turn may end
-        sooner); None: every turn waits the full hangover. `wake`: speech needs the wake word
+        `reconsider`: a second ear for turns whose words would not be acted on. `judge`:
+        what the words heard at a pause are (a whole request may end the turn sooner, see
+        end_of_turn.py); None: every turn waits the full hangover. `wake`: speech needs the wake word
         (or the conversation it opened) to become a turn; None: always listening. `stream`: gets
         each utterance's audio as it is spoken (a remote ASR server)."""
         self._source = source
         self._stream = stream
         self._wake = wake
-        self._complete = complete
+        self._judge = judge
+        self._end_of_turn = settings_for(config.complete_hangover_ms, config.hangover_ms)
+        self._pauses: list[Pause] = []  # what was heard at this utterance's pauses
         self._judged: asyncio.Task[Heard] | None = None  # the early transcript already judged
         self._asr = AsrQueue(transcriber, reconsider)
         self._early: asyncio.Task[Heard] | None = None
@@ -193,12 +196,14 @@ class Ear:
         """The early transcript at this pause is in and a whole request: end the turn now (checked
         once per frame, so the decision follows the audio, not the clock)."""
         early = self._early
-        if self._complete is None or early is None or not early.done() or early is self._judged:
+        if self._judge is None or early is None or not early.done() or early is self._judged:
             return []
         self._judged = early
         if early.cancelled() or early.exception() is not None or self._guard.active:
             return []  # over our reply the barge-in checks decide, at their own pace
-        return self._segmenter.commit() if self._complete(early.result()) else []
+        self._pauses.append(self._judge(early.result()))
+        needed = silence_needed(self._pauses, self._end_of_turn)
+        return self._segmenter.commit(needed) if needed < self._config.hangover_ms else []
 
     def _watch(self, work: Coroutine[Any, Any, None]) -> None:
         task = asyncio.create_task(work, name=f"ear-check-{self._turn}")
@@ -307,6 +312,7 @@ class Ear:
         _LOGGER.debug("turn %d: %s", self._turn, type(event).__name__)
         if isinstance(event, UtteranceStarted):
             self._turn += 1
+            self._pauses = []
             playing = self._is_playing()
             self._bus.publish(SpeechStarted(turn=self._turn, over_reply=playing))
             if playing:

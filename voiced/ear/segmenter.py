@@ -90,6 +90,7 @@ class Segmenter:
         self._speech_frames = 0
         self._silence_run = 0
         self._complete = False  # the caller found what was said so far a whole request
+        self._commit_frames = self._complete_frames  # the silence that then ends it
         self._pre_roll.clear()
         self._pauses = self._pause_frames  # this utterance's pause (see pause_after)
         self._pause_short = False
@@ -110,13 +111,16 @@ class Segmenter:
         self._pauses = self._s.frames(ms) if ms else 0
         self._pause_short = short_too
 
-    def commit(self) -> list[SegmenterEvent]:
-        """What was said up to this pause is a whole request: end it after `complete_ms` of
-        silence rather than the full hangover. Speech before then withdraws the judgement."""
-        if not (self._in_speech and self._complete_frames and self._silence_run >= self._pauses > 0):
+    def commit(self, silence_ms: int | None = None) -> list[SegmenterEvent]:
+        """What was said up to this pause is a whole request: end it after `silence_ms` (default
+        `complete_ms`) of silence rather than the full hangover. Speech before then withdraws the
+        judgement."""
+        frames = self._s.frames(silence_ms) if silence_ms else self._complete_frames
+        if not (self._in_speech and frames and self._silence_run >= self._pauses > 0):
             return []
         self._complete = True
-        return [self._close("complete")] if self._silence_run >= self._complete_frames else []
+        self._commit_frames = frames
+        return [self._close("complete")] if self._silence_run >= frames else []
 
     def reset(self) -> None:
         """Drop whatever is in progress (e.g. while our own voice is playing)."""
@@ -143,7 +147,7 @@ class Segmenter:
             self._silence_run += 1
         if self._silence_run >= self._hangover_frames:
             return [self._close("silence")]
-        if self._complete and self._silence_run >= self._complete_frames:
+        if self._complete and self._silence_run >= self._commit_frames:
             return [self._close("complete")]
         if len(self._frames) >= self._max_frames:
             return [self._close("max_length")]

@@ -28,6 +28,7 @@ from voiced.config_satellites import SatelliteConfig
 from voiced.daemon import Daemon, HalfDuplexGuard
 from voiced.devices.actions import DeviceActions
 from voiced.devices.registry import DeviceRegistry
+from voiced.ear.end_of_turn import Pause
 from voiced.ear.listener import Ear
 from voiced.ear.utterance import Heard
 from voiced.engines import Engines
@@ -58,7 +59,7 @@ class Home:
     vibe: VibeControl | None = None
     client: openai.AsyncOpenAI | None = None
     # Whether words heard at a pause are a whole request (app.ends_request), per room's intents.
-    ends_request: Callable[[LocalIntentAgent], Callable[[Heard], bool] | None] = lambda _intents: None
+    ends_request: Callable[[LocalIntentAgent], Callable[[Heard], Pause] | None] = lambda _intents: None
     # what keeps the rooms' turns and relays running (restarted if they raise): the daemon's
     supervision: Supervision = field(default_factory=Supervision)
 
@@ -125,7 +126,7 @@ class SatelliteRoom:
             transcriber,
             self._bus,
             is_deaf=HalfDuplexGuard(speech),  # it hears the satellite's speaker: deaf while that plays
-            complete=home.ends_request(intents),
+            judge=home.ends_request(intents),
             first_turn=self._first_turn,
         )
         daemon = Daemon(bus=self._bus, ear=ear, agent=BorrowedAgent(agent), speech=speech)

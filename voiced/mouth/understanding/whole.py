@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
+from voiced.language import english
 from voiced.mouth.understanding.matcher import Matcher
 from voiced.mouth.understanding.reported import is_conditional, is_for_later, is_negated, is_reported
 from voiced.mouth.understanding.text import split_utterance
 
-# A request ending in one of these is still being said ("turn on the light and ...").
-GOES_ON = frozenset({"and", "then", "also", "but", "or", "to", "the", "a", "in", "at", "with", "for", "of"})
 MAX_SEGMENTS = 8  # longer utterances are matched segment by segment only
 
 
@@ -17,7 +16,7 @@ def is_whole(text: str, matcher: Matcher) -> bool:
     if is_reported(text) or is_negated(text) or is_for_later(text) or is_conditional(text):
         return False
     words = text.lower().replace(",", " ").rstrip(" .!?").split()
-    if not words or words[-1] in GOES_ON:
+    if not words or words[-1] in english().goes_on:
         return False
     segments = split_utterance(text)
     if not segments or len(segments) > MAX_SEGMENTS:
