@@ -95,6 +95,7 @@ class Language:
     where_played: tuple[str, ...]  # "jazz on the speaker": what follows is where, not what
     negations: tuple[Phrase, ...]
     being: tuple[Phrase, ...]
+    finite_verbs: frozenset[str]  # a clause with one has a verb of its own (remarks.py)
     function_words: frozenset[str]
     alone_words: int  # at most this many words: a value or action said alone is for the last device
     confusions: tuple[tuple[Phrase, Phrase], ...]  # (heard, said): a request's opening words misheard
@@ -180,6 +181,7 @@ class Language:
             where_played=tuple(str(w) for w in raw["where_played"]),
             negations=_phrases(raw["negations"]),
             being=_phrases(raw["being"]),
+            finite_verbs=frozenset(str(w) for w in raw["finite_verbs"]),
             function_words=frozenset(str(w) for w in raw["function_words"]),
             alone_words=int(raw["alone_words"]),
             confusions=tuple((phrase(str(c["heard"])), phrase(str(c["said"]))) for c in raw["confusions"]),

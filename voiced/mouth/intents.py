@@ -39,6 +39,7 @@ from voiced.mouth.understanding.grammar import human
 from voiced.mouth.understanding.handlers import handlers
 from voiced.mouth.understanding.home import Home, Outcome, join, pct_to_brightness
 from voiced.mouth.understanding.learning import Learned, learn
+from voiced.mouth.understanding.remarks import Remarks
 from voiced.mouth.understanding.replies import (
     CONDITIONAL,
     LATER,
@@ -89,6 +90,7 @@ class LocalIntentAgent(OneRequest, HeardReadings):
         self._words = entity_frame.Words.of(registry)
         self._language = language or english()
         self._moods = {n: tuple(map(phrase, w)) for n, w in (moods or {}).items()}
+        self._remarks = self._remarks_of(registry)
         self._was: dict[str, dict[str, Any]] = {}  # the last reply's devices as they were before it
         self._refused: str | None = None  # this utterance named a kind of device the home lacks
         self._framing = True  # off while reading a guess (a comma dropped, the ear's other readings)
@@ -103,7 +105,12 @@ class LocalIntentAgent(OneRequest, HeardReadings):
     def adopt(self, learned: Learned) -> None:
         self._matcher, self._vocabulary, self._rooms = learned
         self._words = entity_frame.Words.of(self._registry)
+        self._remarks = self._remarks_of(self._registry)
         self._question = None  # it offered readings of the old grammar
+
+    def _remarks_of(self, registry: DeviceRegistry) -> Remarks:
+        moods = (p for phrases in self._moods.values() for p in phrases)
+        return Remarks.of(HomeVocabulary.of(registry), self._language, moods)
 
     def forget(self) -> None:
         """A new conversation: no "it", no question waiting for its answer, no muted volume kept."""
@@ -191,6 +198,8 @@ class LocalIntentAgent(OneRequest, HeardReadings):
         `alternatives`: the ear's other readings of the audio, tried in order when `text` means nothing
         here, each only if it cannot turn a mishearing into a wrong effect (`readings.safe_readings`)."""
         self._home.unknown, self._home.switched_on = set(), set()
+        if not self._heard:  # heard, a clause of no known word may be a name misheard: not talk
+            text = self._remarks.without(text)  # "okay, I'm back, resume the music"
         doubted, self._doubted = self._doubted, None
         if doubted is not None and (answer := yes_or_no(text)) is not None:
             if answer:

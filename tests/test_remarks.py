@@ -1,0 +1,69 @@
+"""Remarks said around a request (`voiced/mouth/understanding/remarks.py`): plain asserts."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+
+from voiced.devices.model import LightSet, MusicSet
+from voiced.devices.registry import DeviceRegistry
+from voiced.devices.vocabulary import HomeVocabulary
+from voiced.language import english, phrase
+from voiced.mouth.intents import LocalIntentAgent
+from voiced.mouth.understanding.remarks import Remarks
+
+REGISTRY = DeviceRegistry.load(Path(__file__).parent.parent / "devices")
+REMARKS = Remarks.of(HomeVocabulary.of(REGISTRY), english(), moods=[phrase("romantic")])
+STATES = {"music": {"state": "paused", "volume": 50}, "kitchen_light": {"state": "OFF"}}
+
+
+def agent() -> LocalIntentAgent:
+    return LocalIntentAgent(REGISTRY, STATES.get, room="living room", now=lambda: datetime(2026, 11, 28, 15))
+
+
+def test_talk_around_a_request_is_dropped() -> None:
+    assert REMARKS.without("okay I'm back, resume the music") == "resume the music"
+    assert REMARKS.without("Right, he's gone. You can carry on now.") == "Right, You can carry on now."
+    assert REMARKS.without("Lights off everywhere, I'm going to bed") == "Lights off everywhere"
+
+
+def test_a_time_with_a_verb_of_its_own_is_talk_but_a_bare_time_is_when() -> None:
+    said = "It's our anniversary tonight. Something romantic."
+    assert REMARKS.without(said) == "Something romantic."
+    assert (
+        REMARKS.without("In an hour, turn off the bedroom light") == "In an hour, turn off the bedroom light"
+    )
+
+
+def test_nothing_that_carries_meaning_is_dropped() -> None:
+    for kept in (
+        "he said, turn off the lights",  # reported speech
+        "my brother, turn off all the lights",  # who is speaking
+        "don't bother, turn on the kitchen light",  # a negation
+        "if it gets dark, turn on the lights",  # a condition
+        "is it raining, turn on the kitchen light",  # a question
+        "play the song, glad to loom",  # after "play": maybe the title
+        "perfect, leave it like that for an hour",  # how long
+        "what a day, honestly",  # all talk: nothing to keep apart
+    ):
+        assert REMARKS.without(kept) == kept, kept
+
+
+def test_the_request_beside_the_talk_acts() -> None:
+    reply = agent().understand("okay I'm back, resume the music")
+    assert [type(c) for c in reply.commands] == [MusicSet] and reply.commands[0].action == "play"
+    reply = agent().understand("I have finals tomorrow, turn on the kitchen light")
+    assert reply.commands == (LightSet(device="kitchen_light", state="ON"),)
+
+
+def test_the_guards_still_hold_beside_talk() -> None:
+    assert agent().understand("okay I'm back, in ten minutes turn on the kitchen light").commands == ()
+    assert agent().understand("he's gone, she said turn on the kitchen light").commands == ()
+    assert agent().understand("turn on the kitchen fan, it's so hot").commands == ()  # a kind the home lacks
+
+
+def test_words_heard_from_audio_keep_their_talk() -> None:
+    """A clause of no known word in a transcript may be a name misheard: it still stops the rest."""
+    typed = agent().understand("okay I'm back, resume the music")
+    heard = agent().understand("okay I'm back, resume the music", heard=True)
+    assert typed.commands and not heard.commands
