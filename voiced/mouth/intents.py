@@ -50,6 +50,7 @@ from voiced.mouth.understanding.replies import (
     searches,
 )
 from voiced.mouth.understanding.reported import is_conditional, is_for_later, is_negated, is_reported
+from voiced.mouth.understanding.spoken_of import answered
 from voiced.mouth.understanding.text import looped, split_utterance
 from voiced.mouth.understanding.titles import ask as ask_title
 from voiced.mouth.understanding.titles import doubted_title, doubted_value, yes_or_no
@@ -298,6 +299,8 @@ class LocalIntentAgent(OneRequest, HeardReadings):
                 elif not set(words(segments[start])) <= self._language.fillers:  # "right", "ok": no request
                     missed.append(segments[start])
                 start += 1
+        if not outcomes and (asked := answered(text, self._words, self._home, self._language)):
+            outcomes, missed = [self._remember(asked)], []  # "is the bedroom light still on?"
         return self._reply(text, outcomes, missed)
 
     def _left_out(self, excluding: tuple[str, ...], was: dict[str, dict[str, Any]]) -> AgentReply | None:
