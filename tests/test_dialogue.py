@@ -295,3 +295,19 @@ def test_a_correction_after_a_follow_up_that_named_no_device() -> None:
         c.device == "kitchen_light" and isinstance(c, LightSet) and c.state == "ON" for c in reply.commands
     )
     assert LightSet(device="bedroom_light", state="ON", brightness=102) in reply.commands  # put back
+
+
+def test_the_kitchen_as_well_after_a_request_made_in_here_is_the_kitchen_alone() -> None:
+    known = {"kitchen_light": {"state": "OFF"}, "bedroom_light": {"state": "OFF"}}
+    agent = LocalIntentAgent(REGISTRY, known.get, room="bedroom")
+    assert [c.device for c in agent.understand("make it warm white in here").commands] == ["bedroom_light"]
+    again = agent.understand("and do that in the kitchen as well").commands
+    assert [c.device for c in again] == ["kitchen_light"] and isinstance(again[0], LightSet)
+    assert again[0].color_temp is not None
+
+
+def test_ditto_is_the_same_again() -> None:
+    agent, _ = home()
+    agent.understand("make the lounge light yellow")
+    (command,) = agent.understand("ditto for the kitchen").commands
+    assert isinstance(command, LightSet) and command.device == "kitchen_light" and command.color_hex

@@ -18,7 +18,7 @@ from typing import Any
 
 from voiced.devices.registry import DeviceRegistry
 from voiced.devices.vocabulary import HomeVocabulary
-from voiced.language import Language, english, phrase, words
+from voiced.language import Language, english, find, phrase, words
 from voiced.mouth.agent import AgentReply
 from voiced.mouth.heard_readings import HeardReadings
 from voiced.mouth.one_request import OneRequest
@@ -239,8 +239,9 @@ class LocalIntentAgent(OneRequest, HeardReadings):
         reply = swapped or self._joined(text, self._understand(text))
         if reply.understood and not reply.missed and (reply.commands or self._home.last):
             # what a correction or "the kitchen too" redoes: "make it yellow" as "make the kitchen
-            # light yellow"
-            self._said = pronouns.resolve(" and ".join(split_utterance(text)), before)[0]
+            # light yellow"; "make it warm in here" as "make the bedroom light warm"
+            joined = " and ".join(split_utterance(text))
+            self._said = pronouns.resolve(joined, before)[0] if before else self._named_here(joined)
         if unplaced is not None and not reply.commands:
             return AgentReply(text=unclear(unplaced), understood=True)
         if reply.missed and alternatives:
@@ -302,6 +303,18 @@ class LocalIntentAgent(OneRequest, HeardReadings):
         if not outcomes and (asked := answered(text, self._words, self._home, self._language)):
             outcomes, missed = [self._remember(asked)], []  # "is the bedroom light still on?"
         return self._reply(text, outcomes, missed)
+
+    def _named_here(self, said: str) -> str:
+        """ "Make it warm in here": "it" as the device it acted on, "here" dropped (the device is named
+        now, so "the kitchen as well" is the kitchen alone). Other words are kept as said: "it" in
+        them stands for whatever a redo names."""
+        tokens = words(said)
+        here = {i for at, p in find(tokens, self._language.here) for i in range(at, at + len(p))}
+        resolved, stand_in = pronouns.resolve(said, self._home.last)
+        if not here or stand_in is None:
+            return said
+        here = {i for at, p in find(words(resolved), self._language.here) for i in range(at, at + len(p))}
+        return " ".join(t for i, t in enumerate(words(resolved)) if i not in here)
 
     def _left_out(self, excluding: tuple[str, ...], was: dict[str, dict[str, Any]]) -> AgentReply | None:
         """The devices the last request changed that the user now takes out, put back as they were."""
