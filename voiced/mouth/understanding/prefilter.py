@@ -116,12 +116,15 @@ class WordGate:
                 for sentence in data.sentences:  # compile now, not on the first utterance that needs it
                     sentence.compile({**intents.expansion_rules, **data.expansion_rules})
                 self._blocks.append((name, data, required))
+        # every required word once: which occur in an utterance is found once per utterance
+        self._required = sorted({word for _, _, needs in self._blocks for need in needs for word in need})
 
     def narrow(self, text: str) -> Intents:
         """The intents with only the blocks whose required words all occur in `text`."""
         kept: dict[str, list[IntentData]] = {}
+        present = frozenset(word for word in self._required if word in text)  # "light" is in "lights"
         for name, data, needs in self._blocks:
-            if all(any(word in text for word in need) for need in needs):
+            if all(not need.isdisjoint(present) for need in needs):
                 kept.setdefault(name, []).append(data)
         return dataclasses.replace(
             self._intents, intents={name: Intent(name=name, data=blocks) for name, blocks in kept.items()}
