@@ -9,6 +9,7 @@ missed sentence with what was published. Asserts nothing.
 Run: scripts/bench.sh understanding [--corpus ha|ours|all] [--verbose] [--json FILE]
      scripts/bench.sh understanding --typed-heldout   fresh typed conversations, the held-out half
      scripts/bench.sh understanding --typed-tuning    the half rules may be written from (misses listed)
+     ... --sets o,p,q                                 only these fresh sets (a new set's first sight)
 """
 
 from __future__ import annotations
@@ -49,6 +50,11 @@ def main() -> int:
         "--typed-tuning", action="store_true", help="score the tuning half, listing every turn not exact"
     )
     parser.add_argument(
+        "--sets",
+        metavar="LETTERS",
+        help="only these fresh sets, e.g. o,p,q (a set added later: its first sight is a clean figure)",
+    )
+    parser.add_argument(
         "--show-heldout",
         action="store_true",
         help="also list the held-out turns not exact (only once the rules being measured are written)",
@@ -82,7 +88,13 @@ def main() -> int:
 
 
 def _typed(args: argparse.Namespace, registry: DeviceRegistry) -> int:
-    halves = typed.split(typed.load(registry=registry))
+    paths = None
+    if args.sets:
+        paths = [typed.FRESH / f"set_{letter.strip()}.yaml" for letter in args.sets.split(",")]
+        missing = [str(p) for p in paths if not p.exists()]
+        if missing:
+            raise SystemExit(f"--sets: no such file: {', '.join(missing)}")
+    halves = typed.split(typed.load(paths, registry=registry))
     chosen = [h for h, wanted in (("tuning", args.typed_tuning), ("heldout", args.typed_heldout)) if wanted]
     started = time.monotonic()
     body: dict[str, object] = {}
@@ -93,7 +105,8 @@ def _typed(args: argparse.Namespace, registry: DeviceRegistry) -> int:
             for half in chosen:
                 results = asyncio.run(typed.run(halves[half], broker.port, registry))
                 show = half == "tuning" or args.show_heldout
-                print(typed.report(results, f"fresh typed conversations, {half} half", show=show))
+                which = f"sets {args.sets}, " if args.sets else ""
+                print(typed.report(results, f"fresh typed conversations, {which}{half} half", show=show))
                 body[half] = {"summary": typed.summary(results), "turns": [r.as_dict() for r in results]}
         finally:
             broker.stop()

@@ -67,3 +67,13 @@ def test_words_heard_from_audio_keep_their_talk() -> None:
     typed = agent().understand("okay I'm back, resume the music")
     heard = agent().understand("okay I'm back, resume the music", heard=True)
     assert typed.commands and not heard.commands
+
+
+def test_rooms_sharing_one_plural_noun_are_one_group() -> None:
+    from voiced.mouth.understanding.text import split_utterance
+
+    said = "set the bedroom and the living room lights to twenty five percent"
+    assert split_utterance(said) == [said]
+    assert split_utterance("turn on the kitchen and play jazz") == ["turn on the kitchen", "play jazz"]
+    commands = agent().understand("make both the kitchen and bedroom lights warm white").commands
+    assert sorted(c.device for c in commands) == ["bedroom_light", "kitchen_light"]

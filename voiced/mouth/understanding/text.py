@@ -62,16 +62,35 @@ def split_utterance(text: str) -> list[str]:
     other punctuation becomes a space.
     """
     lang = english()
-    separators, _ = _patterns(lang)
-    segments = (
-        direct(_polite(_opening(clean(part), lang), lang)) for part in separators.split(normalise(text))
-    )
+    segments = (direct(_polite(_opening(clean(part), lang), lang)) for part in _parts(normalise(text), lang))
     kept = [segment for segment in segments if segment]
     # "Sorry, turn off the lounge": a word that only opens the request is no part of it (but in the
     # middle, "turn off the kitchen light, no, the bedroom light" takes something back: it stays)
     while len(kept) > 1 and kept[0] in lang.openers:
         kept.pop(0)
     return kept
+
+
+def _parts(text: str, lang: Language) -> list[str]:
+    """`text` cut at its separators, but for rooms that share one plural device noun: "the bedroom
+    and the living room lights" is one group of lights, not "the bedroom" and "the living room lights"."""
+    pieces = _patterns(lang)[0].split(text)
+    shared = _shared_noun(lang)
+    parts: list[str] = []
+    for piece in pieces:
+        if parts and shared[0].search(parts[-1]) and shared[1].match(piece):
+            parts[-1] = f"{parts[-1]} and {piece}"
+        else:
+            parts.append(piece)
+    return parts
+
+
+@functools.cache
+def _shared_noun(lang: Language) -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """A part that ends on a room, and one that begins with a room and a plural device noun."""
+    rooms = "|".join(re.escape(" ".join(p)) for p in lang.room_words)
+    many = "|".join(re.escape(" ".join(p)) for p in lang.many)
+    return re.compile(rf"\b(?:{rooms})\s*$"), re.compile(rf"^\s*(?:the )?(?:{rooms}) (?:{many})\b")
 
 
 def _polite(segment: str, lang: Language) -> str:
