@@ -202,7 +202,9 @@ def devices(args: argparse.Namespace, config: Config, registry: DeviceRegistry) 
         try:
             if not await gateway.wait_connected(config.mqtt.connect_timeout_s):
                 where = f"{config.mqtt.host}:{config.mqtt.port}"
-                return _fail(f"MQTT broker {where} not reachable; no device states to show", EXIT_BROKER)
+                hint = "is the broker running there? (mqtt.host and mqtt.port in the config)"
+                message = f"MQTT broker {where} not reachable; no device states to show; {hint}"
+                return _fail(message, EXIT_BROKER)
             # Retained states and discovery configs arrive right after subscribing; Zigbee2MQTT's
             # states answer our `/get`, and a discovered device's answer comes after its config.
             await asyncio.sleep(1.5)
