@@ -7,12 +7,13 @@
 # Then the daemon runs on the microphone, or the scripted spoken demo where there is none.
 # The home's broker is never touched unless FILE points at it, and never simulated on.
 set -euo pipefail
-cd "$(dirname "$0")/.."
 home_config=""
 if [[ ${1:-} == --config || ${1:-} == -c ]]; then
-  home_config=${2:?"start: --config needs a file"}
+  # from where the script was started, before it moves to the checkout
+  home_config=$(realpath -m -- "${2:?"start: --config needs a file"}")
   shift 2
 fi
+cd "$(dirname "$0")/.."
 scripts/setup.sh
 VOICED=.venv/bin/voiced
 mkdir -p out
@@ -50,7 +51,8 @@ else
 fi
 
 if $VOICED -c "$config" check-audio >/dev/null 2>&1; then
-  echo "start: microphone found; say \"turn on the kitchen light\" (Ctrl-C to stop)"
+  if [[ -n $home_config ]]; then say="ask for one of your devices"; else say="say \"turn on the kitchen light\""; fi
+  echo "start: microphone found; $say (Ctrl-C to stop)"
   $VOICED -c "$config" run "$@" || true
 else
   echo "start: no microphone here; running the scripted spoken demo instead"

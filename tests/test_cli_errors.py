@@ -94,3 +94,11 @@ def test_silence_says_no_speech_heard_and_still_writes_the_output(tmp_path: Path
     assert f"no speech heard in {wav}" in result.stdout
     assert f"spoken replies written to {out} (0.0 s)" in result.stdout
     assert read_wav(out)[0].size == 0
+
+
+def test_devices_with_no_broker_exits_1_saying_where_it_looked_and_what_to_check(tmp_path: Path) -> None:
+    port = free_port()  # nothing listens there
+    result = voiced(tmp_path, f"mqtt:\n  port: {port}\n  connect_timeout_s: 1\n", "devices")
+    assert result.returncode == 1, result.stderr
+    assert f"MQTT broker 127.0.0.1:{port} not reachable" in result.stderr, result.stderr
+    assert "mqtt.host and mqtt.port in the config" in result.stderr, result.stderr

@@ -138,7 +138,8 @@ def test_models_that_cannot_be_found_fail_check_config(tmp_path: Path) -> None:
 
 def test_empty_devices_dir_is_an_error(tmp_path: Path) -> None:
     (tmp_path / "devices").mkdir()
-    with pytest.raises(ConfigError, match="no device files"):
+    told = r"no device files .*; write one file per device \(docs/devices.md\)"
+    with pytest.raises(ConfigError, match=told):
         load_all(_write(tmp_path, "devices_dir: devices\n"), {})
 
 
@@ -209,6 +210,23 @@ def test_a_key_far_from_any_lists_the_keys_there_and_device_files_are_matched_by
     assert result.returncode == 2
     alias = "zz.yaml: invalid configuration\n  alias: Extra inputs are not permitted (got ['x'])"
     assert f"{alias}; did you mean 'aliases'?" in result.stderr, result.stderr
+
+
+def test_a_zigbee2mqtt_friendly_name_as_a_name_is_answered_with_the_name_that_fits(tmp_path: Path) -> None:
+    """A new user's first device file often names the light as Zigbee2MQTT shows it."""
+    (tmp_path / "devices").mkdir()
+    config = _write(tmp_path, "devices_dir: devices\n")
+    topics = "command_topic: zigbee2mqtt/Hall Light/set\nstate_topic: zigbee2mqtt/Hall Light\n"
+    light = "kind: light\nname: {name}\n" + topics
+    (tmp_path / "devices" / "hall.yaml").write_text(light.format(name="Hall Light"))
+    result = check_config(config)
+    assert result.returncode == 2
+    assert "name: String should match pattern" in result.stderr, result.stderr
+    assert "(got 'Hall Light'); did you mean 'hall_light'?" in result.stderr, result.stderr
+    (tmp_path / "devices" / "hall.yaml").write_text(light.format(name="hall_light"))
+    result = check_config(config)
+    assert result.returncode == 0, result.stderr
+    assert ": OK (1 device from " in result.stdout, result.stdout
 
 
 def test_check_audio_needs_no_config_or_device_files(tmp_path: Path, pulse: PulseServer) -> None:

@@ -61,3 +61,12 @@ def test_a_short_or_blank_token_beyond_loopback_is_refused_saying_how_to_make_on
         assert "0123456789abcde" not in result.stderr  # the secret itself is never echoed
     fine = voiced(tmp_path, config, "check-config", env={"VOICED_WEB_TOKEN": "0123456789abcdef"})
     assert fine.returncode == 0, fine.stderr
+
+
+def test_run_says_where_the_web_page_is(tmp_path: Path) -> None:
+    port = free_port()
+    turns = tmp_path / "turns.txt"
+    turns.write_text("# nothing to say\n")
+    result = voiced(tmp_path, f"web:\n  port: {port}\n", "run", "--text", str(turns), "--output", "x.wav")
+    assert result.returncode == 0, result.stderr
+    assert f"loading models… (then the web page: http://127.0.0.1:{port}/)" in result.stderr, result.stderr

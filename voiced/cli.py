@@ -175,7 +175,8 @@ def main(argv: list[str] | None = None) -> int:
             return check_audio(args, load_config(config_path, os.environ))
         config, registry = check_all(config_path, os.environ, models=args.command == "check-config")
         if args.command == "check-config":
-            print(f"{config_path or 'defaults'}: OK ({len(registry)} devices from {config.devices_dir})")
+            count = f"{len(registry)} device{'' if len(registry) == 1 else 's'}"
+            print(f"{config_path or 'defaults'}: OK ({count} from {config.devices_dir})")
             return 0
         from voiced import commands
 

@@ -96,12 +96,14 @@ def run(args: argparse.Namespace, config: Config, registry: DeviceRegistry) -> i
                 f"no usable speaker ({where}): {detail}; use --output FILE.wav to write replies to a file",
                 EXIT_AUDIO,
             )
-    web_socket = None
+    web_socket, page = None, ""
     if config.web.port:
         from voiced.web.server import bind
 
         web_socket = bind(config.web)  # a taken port is a ConfigError (exit 2) before the models load
-    print("loading models…", file=sys.stderr, flush=True)
+        host = f"[{config.web.host}]" if ":" in config.web.host else config.web.host
+        page = f" (then the web page: http://{host}:{config.web.port}/)"
+    print(f"loading models…{page}", file=sys.stderr, flush=True)
     # typed turns need no Whisper; the satellites' rooms do
     engines = load_engines(config, registry, whisper=not typed or bool(config.satellites))
     try:
@@ -202,7 +204,9 @@ def devices(args: argparse.Namespace, config: Config, registry: DeviceRegistry) 
         try:
             if not await gateway.wait_connected(config.mqtt.connect_timeout_s):
                 where = f"{config.mqtt.host}:{config.mqtt.port}"
-                return _fail(f"MQTT broker {where} not reachable; no device states to show", EXIT_BROKER)
+                hint = "is the broker running there? (mqtt.host and mqtt.port in the config)"
+                message = f"MQTT broker {where} not reachable; no device states to show; {hint}"
+                return _fail(message, EXIT_BROKER)
             # Retained states and discovery configs arrive right after subscribing; Zigbee2MQTT's
             # states answer our `/get`, and a discovered device's answer comes after its config.
             await asyncio.sleep(1.5)

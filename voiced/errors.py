@@ -81,6 +81,16 @@ def _hint(item: Any, schema: object) -> str:
         choices = re.findall(r"'([^']*)'", str((item.get("ctx") or {}).get("expected", "")))
         close = difflib.get_close_matches(got, choices, n=2, cutoff=0.6)
         return f"; did you mean {_either(close)}?" if close else ""
+    if item["type"] == "string_pattern_mismatch" and isinstance(got, str):
+        # "Desk Lamp" for a name: the same words in lower case joined by _ often fit
+        candidate = re.sub(r"[^a-z0-9]+", "_", got.lower()).strip("_")
+        pattern = str((item.get("ctx") or {}).get("pattern", ""))
+        try:
+            fits = bool(candidate and pattern and re.fullmatch(pattern, candidate))
+        except re.error:  # pydantic's (Rust) regex syntax that Python's re does not take
+            fits = False
+        if fits and candidate != got:
+            return f"; did you mean {candidate!r}?"
     return ""
 
 

@@ -85,7 +85,8 @@ class DeviceRegistry:
             raise ConfigError(f"devices_dir: {directory} {what}; {hint}")
         files = sorted(p for p in [*directory.glob("*.yaml"), *directory.glob("*.yml")] if p.stem != "areas")
         if not files:
-            raise ConfigError(f"devices_dir: no device files (*.yaml) in {directory}")
+            hint = "write one file per device (docs/devices.md); with devices.discovery, one is still needed"
+            raise ConfigError(f"devices_dir: no device files (*.yaml) in {directory}; {hint}")
         devices = []
         for path in files:
             try:
