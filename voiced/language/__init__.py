@@ -69,6 +69,8 @@ class Language:
     approximately: frozenset[str]
     question_openers: tuple[Phrase, ...]
     asking_openers: tuple[Phrase, ...]
+    exclaiming: tuple[Phrase, ...]  # "what a day": a question's opening that asks nothing
+    times_of_day: frozenset[Phrase]  # weaker evidence of a mood than a mood word
     past: tuple[Phrase, ...]
     also: tuple[Phrase, ...]
     fillers: frozenset[str]
@@ -155,6 +157,8 @@ class Language:
             approximately=frozenset(str(w) for w in raw["approximately"]),
             question_openers=_phrases(raw["question_openers"]),
             asking_openers=_phrases(raw["asking_openers"]),
+            exclaiming=_phrases(raw["exclaiming"]),
+            times_of_day=frozenset(_phrases(raw["times_of_day"])),
             past=_phrases(raw["past"]),
             also=_phrases(raw["also"]),
             fillers=frozenset(str(w) for w in raw["fillers"]),

@@ -81,7 +81,8 @@ class Words:
 
 
 def is_question(tokens: list[str], lang: Language) -> bool:
-    return opens(tokens, lang.question_openers) and not opens(tokens, lang.asking_openers)
+    asks_nothing = opens(tokens, lang.asking_openers) or opens(tokens, lang.exclaiming)
+    return opens(tokens, lang.question_openers) and not asks_nothing
 
 
 def read(
@@ -343,16 +344,29 @@ def _targets(
     return [d for d in of_kind if room and words.in_room[d] == room.lower()]  # our own room's
 
 
+_ONE_MOOD_WORD = 0.9  # a time of day alone ("what a lovely afternoon") names no mood
+
+
 def mood(
     parts: list[list[str]], moods: dict[str, tuple[Phrase, ...]], words: Words, lang: Language
 ) -> str | None:
     """The preset whose mood words the request's parts say most (a word naming a device, room or value
-    here never counts); None for none, a tie, a question in any part, or the past."""
-    tokens = [t for part in parts for t in part]
+    here never counts; a time of day counts half); None for none, a tie, a question in any part, or
+    the past."""
+    tokens = [t.removesuffix("'s") for part in parts for t in part]  # "dinner's on the table"
     if any(is_question(part, lang) for part in parts) or has(tokens, lang.past):
         return None
     home = set(words.devices) | set(words.rooms) | set(words.scents) | set(words.genres) | set(words.colours)
-    hits = {name: len(find(tokens, [p for p in said if p not in home])) for name, said in moods.items()}
+
+    def weight(at: int, said: Phrase) -> float:
+        # a time of day is weaker evidence than a mood word; "books" said is "books", before "book"
+        exact = tuple(tokens[at : at + len(said)]) == said
+        return (0.5 if said in lang.times_of_day else 1.0) - (0.0 if exact else 0.1)
+
+    hits = {
+        name: sum(weight(at, p) for at, p in find(tokens, [p for p in said if p not in home]))
+        for name, said in moods.items()
+    }
     best = max(hits.values(), default=0)
     winners = [name for name, n in hits.items() if n == best]
-    return winners[0] if best and len(winners) == 1 else None
+    return winners[0] if best >= _ONE_MOOD_WORD and len(winners) == 1 else None
