@@ -68,17 +68,17 @@ class WhisperTranscriber:
         self._hotwords = (hotwords if config.hotwords is None else config.hotwords) or None
         path = resolve_model_path(model or config.model, models_dir, field)
         _LOGGER.info("loading Whisper model from %s", path)
+        # With glances, two workers on one copy of the weights: a barge-in's words never wait for a
+        # transcription already running (CTranslate2 runs one call at a time per worker, and a running
+        # call cannot be stopped). A second model instance cost ~100 MB more, weights and buffers.
         self._model = WhisperModel(
-            str(path), device="cpu", compute_type=config.compute_type, cpu_threads=config.threads
+            str(path),
+            device="cpu",
+            compute_type=config.compute_type,
+            cpu_threads=config.threads,
+            num_workers=2 if glances else 1,
         )
-        # A second, one-thread instance for glances (tiny.en int8: ~40 MB): a barge-in's words
-        # never wait for a transcription already running on the first (CTranslate2 runs one call
-        # at a time per model, and a running call cannot be stopped).
-        self._quick = (
-            WhisperModel(str(path), device="cpu", compute_type=config.compute_type, cpu_threads=1)
-            if glances
-            else self._model
-        )
+        self._quick = self._model
         # Which transcripts need each word weighed (titles to search for): it costs a forced
         # decoding, so only those pay for it.
         self._weigh_words = weigh_words
