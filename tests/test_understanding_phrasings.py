@@ -293,7 +293,7 @@ def test_a_greeting_is_answered_and_moves_nothing() -> None:
 
 
 def test_a_thing_of_ours_said_in_words_not_taken_is_not_called_missing() -> None:
-    reply = AGENT.understand("open the kitchen light")
+    reply = AGENT.understand("lock the kitchen light")
     assert reply.commands == () and reply.text == "Sorry, I didn't catch what to do with the kitchen light."
     assert AGENT.understand("turn on the garage light").text.startswith("There's no garage light here.")
 

@@ -159,7 +159,7 @@ def _read(
     taken.update(i for s, p in every_at for i in range(s, s + len(p)))
     every = bool(every_at)
 
-    titles = values.take(tokens, words.title_phrases, taken) if has(tokens, lang.play_words) else []
+    titles = _titles(tokens, words, taken) if has(tokens, lang.play_words) else []
     scent = values.take(tokens, words.scents, taken)
     verbs = {
         s
@@ -312,6 +312,24 @@ def _read(
         felt=bool(felt) and direction is not None,
         recalled=recalled,
     )
+
+
+def _titles(tokens: list[str], words: Words, taken: set[int]) -> list[Phrase]:
+    """The library's titles said; a genre said as it is ("some blues") is no title heard with an
+    "-s" ("Blue")."""
+    exact = {
+        i
+        for s, p in find(tokens, words.genres, set(taken))
+        if tuple(tokens[s : s + len(p)]) == p
+        for i in range(s, s + len(p))
+    }
+    kept = [
+        (s, p)
+        for s, p in find(tokens, words.title_phrases, set(taken))
+        if tuple(tokens[s : s + len(p)]) == p or not exact.intersection(range(s, s + len(p)))
+    ]
+    taken.update(i for s, p in kept for i in range(s, s + len(p)))
+    return [p for _, p in kept]
 
 
 def _only_again(tokens: list[str], taken: set[int], lang: Language) -> bool:
