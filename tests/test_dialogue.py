@@ -311,3 +311,18 @@ def test_ditto_is_the_same_again() -> None:
     agent.understand("make the lounge light yellow")
     (command,) = agent.understand("ditto for the kitchen").commands
     assert isinstance(command, LightSet) and command.device == "kitchen_light" and command.color_hex
+
+
+def test_put_it_back_how_it_was_takes_the_last_change_back() -> None:
+    agent, known = home(living_room_light={"state": "ON", "brightness": 152})
+    carried(known, agent.understand("turn off the living room light").commands)
+    back = agent.understand("hmm no, put it back how it was").commands
+    assert back == (LightSet(device="living_room_light", state="ON", brightness=152),)
+
+
+def test_put_the_lounge_back_takes_back_that_one_alone() -> None:
+    agent, known = home(living_room_light={"state": "ON", "brightness": 152}, kitchen_light={"state": "ON"})
+    carried(known, agent.understand("turn off all the lights").commands)
+    back = agent.understand("no, put the lounge back").commands
+    assert back == (LightSet(device="living_room_light", state="ON", brightness=152),)
+    assert agent.understand("undo that").commands[0].device == "living_room_light"  # the put back, taken back

@@ -97,6 +97,8 @@ class Language:
     where_played: tuple[str, ...]  # "jazz on the speaker": what follows is where, not what
     negations: tuple[Phrase, ...]
     being: tuple[Phrase, ...]
+    undo: tuple[Phrase, ...]  # "put it back how it was": the last change taken back
+    undo_around: tuple[str, str]  # "put the lounge back": the words around one device taken back
     finite_verbs: frozenset[str]  # a clause with one has a verb of its own (remarks.py)
     function_words: frozenset[str]
     alone_words: int  # at most this many words: a value or action said alone is for the last device
@@ -185,6 +187,8 @@ class Language:
             where_played=tuple(str(w) for w in raw["where_played"]),
             negations=_phrases(raw["negations"]),
             being=_phrases(raw["being"]),
+            undo=_phrases(raw["undo"]),
+            undo_around=(str(raw["undo_around"][0]), str(raw["undo_around"][1])),
             finite_verbs=frozenset(str(w) for w in raw["finite_verbs"]),
             function_words=frozenset(str(w) for w in raw["function_words"]),
             alone_words=int(raw["alone_words"]),

@@ -54,6 +54,7 @@ from voiced.mouth.understanding.spoken_of import answered
 from voiced.mouth.understanding.text import looped, split_utterance
 from voiced.mouth.understanding.titles import ask as ask_title
 from voiced.mouth.understanding.titles import doubted_title, doubted_value, yes_or_no
+from voiced.mouth.understanding.undo import undone
 from voiced.mouth.understanding.whole import MAX_SEGMENTS, is_whole
 
 log = logging.getLogger(__name__)
@@ -209,6 +210,11 @@ class LocalIntentAgent(OneRequest, HeardReadings):
                 "Okay, I won't play it." if any(map(searches, doubted.commands)) else "Okay, I'll leave it."
             )
             return AgentReply(text=declined, understood=True)
+        if (back := undone(text, self._words, self._language, tuple(was))) is not None:
+            self._said, self._question = None, None
+            put = self._put_back(list(back), was, "Okay, I put the {} back as it was.")
+            unknown = "Sorry, I don't know how the {} was before, so I didn't change anything."
+            return put or AgentReply(text=unknown.format(join([human(n) for n in back])), understood=True)
         said, self._said = self._said, None
         home_words = HomeVocabulary.of(self._registry)
         fix = None
@@ -322,14 +328,18 @@ class LocalIntentAgent(OneRequest, HeardReadings):
         out = [n for n in last if n in excluding]
         if not out or len(out) == len(last):
             return None  # "not the bedroom" after the bedroom alone: a correction without the right one
-        back = restore_all(out, was=was, kind_of=self._home.kind_of)
+        put = self._put_back(out, was, "Okay, I put the {} back as it was.")
+        if put is not None:
+            self._home.last = tuple(n for n in last if n not in out)
+            log.info("taken out of the last request: %s", out)
+        return put
+
+    def _put_back(self, names: list[str], was: dict[str, dict[str, Any]], said: str) -> AgentReply | None:
+        back = restore_all(names, was=was, kind_of=self._home.kind_of)
         if not back:
             return None
-        self._home.last = tuple(n for n in last if n not in out)
-        log.info("taken out of the last request: %s", out)
-        names = join([human(c.device) for c in back])
-        said = f"Okay, I put the {names} back as it was."
-        return AgentReply(text=said, commands=tuple(back), understood=True)
+        text = said.format(join([human(c.device) for c in back]))
+        return AgentReply(text=text, commands=tuple(back), understood=True)
 
     # -- the reply ------------------------------------------------------------------------------
 
