@@ -220,6 +220,20 @@ CASES: dict[str, tuple[Case, Case]] = {
             "plan-12 is already running: it is not waiting for a confirmation",
         ),
     ),
+    "only_control": (
+        (
+            (["the lights"], None, {"verb": "open", "what": "the windows"}),
+            "I can't open the windows: I can only control the lights.",
+        ),
+        (
+            (["the lights", "the music"], None, {"verb": "set", "what": "the fan to 3"}),
+            "I can't set the fan to 3: I can only control the lights and the music.",
+        ),
+    ),
+    "kind_lacking": (
+        (([], None, {"thing": "diffuser"}), "There's no diffuser here, so I didn't change anything."),
+        (([], 3, {"thing": "music player"}), "There's no music player here, so I didn't change anything."),
+    ),
 }
 
 
