@@ -18,7 +18,7 @@ from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from voiced.brain.analyst import INTERVIEW_SLOTS, Flag, missing_slots
+from voiced.brain.analyst import Flag, missing_slots
 from voiced.brain.delivery import Deliverable, Say, ScenesDelivery
 from voiced.brain.judge import Notice
 from voiced.brain.state import ConversationState, PainPoint, TurnRecord, utcnow
@@ -80,8 +80,11 @@ class Brain:
         architect: Deliverable | None = None,
         say: Say | None = None,
         supervision: Supervision | None = None,
+        slots: tuple[str, ...],
     ) -> None:
-        """`supervision`: where a failed analysis is counted (degraded until one goes well)."""
+        """`supervision`: where a failed analysis is counted (degraded until one goes well); `slots`:
+        what the interview asks about in this home (`analyst.interview_slots` of its device kinds)."""
+        self.slots = slots
         self._supervision = supervision or Supervision()
         self._delivery = ScenesDelivery(architect, say)
         self._store = store
@@ -129,9 +132,13 @@ class Brain:
         pains = [f"{p.kind}: {p.detail}" for p in state.pain_points[-3:]]
         return f"status {state.status}; profile {profile}; preferences {prefs}; recent problems {pains}"
 
+    def missing(self) -> list[str]:
+        """What the interview still has to ask about in this home."""
+        return missing_slots(self._state, self.slots)
+
     def begin_interview(self) -> str:
         """Status Profiling; returns the first thing to ask about."""
-        slot = (missing_slots(self._state) or list(INTERVIEW_SLOTS))[0]
+        slot = (self.missing() or list(self.slots))[0]
         self._state = self._state.model_copy(update={"status": "Profiling", "interview_slot": slot})
         self._bus.publish(StateUpdated(state=self._state.model_dump(mode="json")))
         return slot

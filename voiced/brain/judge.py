@@ -6,6 +6,7 @@ short sentence the local path says before its answer.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from voiced.brain.analyst import Flag, missing_slots
@@ -33,6 +34,10 @@ def _human(name: str) -> str:
 
 
 class OfflineJudge:
+    def __init__(self, *, slots: Sequence[str]) -> None:
+        """`slots`: what the interview asks about in this home (`analyst.interview_slots`)."""
+        self._slots = tuple(slots)
+
     async def approve(self, state: ConversationState) -> str | None:
         """None if the interview's result can become scenes; otherwise why not."""
         prefs = state.preferences
@@ -41,8 +46,8 @@ class OfflineJudge:
         )
         if clash:
             return f"liked and disliked at once: {', '.join(sorted(clash))}"
-        if missing_slots(state):
-            return f"still missing {', '.join(missing_slots(state))}"
+        if missing := missing_slots(state, self._slots):
+            return f"still missing {', '.join(missing)}"
         return None
 
     async def judge(self, state: ConversationState, flags: list[Flag]) -> Notice | None:
@@ -93,6 +98,6 @@ class OfflineJudge:
             return Notice("The interview has what it needs: propose the scenes and ask to confirm.")
         if "misunderstood" in by_kind:
             return Notice("The last request was not understood: keep this answer short and offer an example.")
-        if state.status in ("Profiling", "DeepDive") and missing_slots(state):
-            return Notice(f"Interview: still missing {', '.join(missing_slots(state))}.")
+        if state.status in ("Profiling", "DeepDive") and (missing := missing_slots(state, self._slots)):
+            return Notice(f"Interview: still missing {', '.join(missing)}.")
         return None
