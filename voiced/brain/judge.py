@@ -18,6 +18,7 @@ class Notice:
     for_model: str
     say: str | None = None
     confirm: bool = False  # the next reply should wait for the devices' own word and say it
+    device: str | None = None  # the device it says is offline (the notice goes once it is back)
 
 
 # The user said a request again, or a device failed: "okay" is not enough, the device's report is.
@@ -27,6 +28,11 @@ CONFIRM_AFTER = ("repeated", "device_failed")
 def wants_confirmation(flags: list[Flag]) -> bool:
     kinds = {flag.kind for flag in flags}
     return bool(kinds & set(CONFIRM_AFTER)) and "misunderstood" not in kinds
+
+
+def offline_device(flags: list[Flag]) -> str | None:
+    """The device a `device_offline` flag names ("desk_lamp: desk lamp is offline; nothing sent")."""
+    return next((f.detail.split(":")[0] for f in flags if f.kind == "device_offline"), None)
 
 
 def _human(name: str) -> str:
@@ -53,16 +59,16 @@ class OfflineJudge:
     async def judge(self, state: ConversationState, flags: list[Flag]) -> Notice | None:
         notice = self._notice(state, flags)
         if notice is not None and wants_confirmation(flags):
-            notice = Notice(notice.for_model, notice.say, confirm=True)
+            notice = Notice(notice.for_model, notice.say, confirm=True, device=notice.device)
         return notice
 
     def _notice(self, state: ConversationState, flags: list[Flag]) -> Notice | None:
         by_kind = {flag.kind: flag for flag in flags}
-        if "device_offline" in by_kind:
-            device = by_kind["device_offline"].detail.split(":")[0]
+        if (device := offline_device(flags)) is not None:
             return Notice(
                 f"The {_human(device)} is offline: say so before offering anything that needs it.",
                 f"Just so you know, the {_human(device)} is offline.",
+                device=device,
             )
         if "device_failed" in by_kind:
             device = by_kind["device_failed"].detail.split(":")[0]
