@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import REPO
-from voiced.brain.analyst import OfflineAnalyst, missing_slots
+from voiced.brain.analyst import INTERVIEW_SLOTS, OfflineAnalyst, missing_slots
 from voiced.brain.architect import Architect
 from voiced.brain.judge import OfflineJudge
 from voiced.brain.state import ConversationState, TurnRecord
@@ -62,7 +62,7 @@ def record(turn: int, user: str, **fields: object) -> TurnRecord:
 
 
 def test_the_analyst_learns_preferences_and_pain_points() -> None:
-    analyst = OfflineAnalyst(VOCABULARY, max_turns=10)
+    analyst = OfflineAnalyst(VOCABULARY, max_turns=10, slots=INTERVIEW_SLOTS)
     state = ConversationState(session_id="s")
     diffuser = {"device": "diffuser", "payload": {"state": "ON", "scent": "lavender"}}
     light = {"device": "kitchen_light", "payload": {"state": "ON", "brightness": 76, "color_temp": 454}}
@@ -89,7 +89,7 @@ def test_the_analyst_learns_preferences_and_pain_points() -> None:
 def test_two_lights_set_in_the_morning_stay_two_habits_never_one_morning(tmp_path: Path) -> None:
     """The brain once stored `"lights": {"morning": {...}}`: the kitchen at 100 % and the bedroom at
     20 % merged into one morning preference. Each light keeps its own; the scenes use each."""
-    analyst = OfflineAnalyst(VOCABULARY, max_turns=10)
+    analyst = OfflineAnalyst(VOCABULARY, max_turns=10, slots=INTERVIEW_SLOTS)
     morning = datetime(2026, 11, 23, 8, 0).astimezone(UTC)
     kitchen = {"device": "kitchen_light", "payload": {"state": "ON", "brightness": 254}}
     bedroom = {"device": "bedroom_light", "payload": {"state": "ON", "brightness": 51, "color_temp": 454}}
@@ -106,7 +106,7 @@ def test_two_lights_set_in_the_morning_stay_two_habits_never_one_morning(tmp_pat
         "kitchen_light": {"morning": {"brightness_pct": 100}},
         "bedroom_light": {"morning": {"brightness_pct": 20, "warmth": "warm"}},
     }
-    assert missing_slots(state).count("lights") == 0  # the interview does not ask again
+    assert missing_slots(state, INTERVIEW_SLOTS).count("lights") == 0  # the interview does not ask again
     registry = DeviceRegistry.load(REPO / "devices")
     scenes = Architect(registry, tmp_path).design(state)
     lit = {step["device"]: step for step in scenes["morning"]["steps"] if step["tool"] == "set_light"}
@@ -117,7 +117,10 @@ def test_two_lights_set_in_the_morning_stay_two_habits_never_one_morning(tmp_pat
 
 
 def test_the_judge_turns_flags_into_notices() -> None:
-    analyst, judge = OfflineAnalyst(VOCABULARY, max_turns=10), OfflineJudge()
+    analyst, judge = (
+        OfflineAnalyst(VOCABULARY, max_turns=10, slots=INTERVIEW_SLOTS),
+        OfflineJudge(slots=INTERVIEW_SLOTS),
+    )
     state, flags = run(
         analyst.analyse(ConversationState(session_id="s"), record(1, "play some jess", understood=False))
     )
@@ -132,7 +135,7 @@ def test_the_judge_turns_flags_into_notices() -> None:
 
 
 def test_the_interview_moves_through_its_statuses() -> None:
-    analyst = OfflineAnalyst(VOCABULARY, max_turns=10)
+    analyst = OfflineAnalyst(VOCABULARY, max_turns=10, slots=INTERVIEW_SLOTS)
     state = ConversationState(session_id="s", status="Profiling")
     answers = [
         ("The living room and the kitchen.", "Profiling"),
@@ -144,12 +147,15 @@ def test_the_interview_moves_through_its_statuses() -> None:
     for turn, (answer, status) in enumerate(answers, 1):
         state, _ = run(analyst.analyse(state, record(turn, answer)))
         assert state.status == status, answer
-    assert missing_slots(state) == [] and state.completeness_score == 100
-    assert run(OfflineJudge().approve(state)) is None
+    assert missing_slots(state, INTERVIEW_SLOTS) == [] and state.completeness_score == 100
+    assert run(OfflineJudge(slots=INTERVIEW_SLOTS).approve(state)) is None
 
 
 def test_summary_keeps_the_context_bounded_over_a_hundred_turns() -> None:
-    analyst, summary = OfflineAnalyst(VOCABULARY, max_turns=9), OfflineSummary(keep_turns=4, memory_lines=30)
+    analyst, summary = (
+        OfflineAnalyst(VOCABULARY, max_turns=9, slots=INTERVIEW_SLOTS),
+        OfflineSummary(keep_turns=4, memory_lines=30),
+    )
     state = ConversationState(session_id="s")
     sizes = []
     for turn in range(1, 101):
@@ -200,7 +206,10 @@ def test_the_state_survives_kill_9_mid_write(tmp_path: Path, attempt: int) -> No
 
 
 def test_low_asr_confidence_is_a_pain_point_and_steers_the_next_reply() -> None:
-    analyst, judge = OfflineAnalyst(VOCABULARY, max_turns=10), OfflineJudge()
+    analyst, judge = (
+        OfflineAnalyst(VOCABULARY, max_turns=10, slots=INTERVIEW_SLOTS),
+        OfflineJudge(slots=INTERVIEW_SLOTS),
+    )
     # 0.39: what Whisper tiny.en gave "Set the diffuser to lavender." under loud noise ("... the latin").
     heard = record(1, "Set the diffuser to the latin.", asr_confidence=0.39)
     state, flags = run(analyst.analyse(ConversationState(session_id="s"), heard))

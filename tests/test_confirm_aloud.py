@@ -15,7 +15,7 @@ from tests.conftest import Broker
 from tests.openai_server import ScriptedServer, Text
 from tests.speech_fixtures import RealTimeSink, synthesizer
 from tests.vibe_home import Home
-from voiced.brain.analyst import OfflineAnalyst
+from voiced.brain.analyst import OfflineAnalyst, interview_slots
 from voiced.brain.judge import OfflineJudge
 from voiced.brain.setup import build_brain
 from voiced.brain.state import ConversationState, TurnRecord
@@ -134,7 +134,8 @@ def test_the_hybrid_agent_confirms_its_local_answers_and_the_model_remembers_wha
 
 def test_the_judge_asks_for_confirmation_after_a_repeat_but_not_after_a_misunderstanding() -> None:
     vocabulary = HomeVocabulary(scents=(), genres=("jazz",), rooms=("kitchen",), devices=("kitchen_light",))
-    analyst, judge = OfflineAnalyst(vocabulary, max_turns=10), OfflineJudge()
+    slots = interview_slots({"light"})
+    analyst, judge = OfflineAnalyst(vocabulary, max_turns=10, slots=slots), OfflineJudge(slots=slots)
 
     async def notices() -> list[bool | None]:
         state = ConversationState(session_id="s")

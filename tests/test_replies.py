@@ -220,6 +220,32 @@ CASES: dict[str, tuple[Case, Case]] = {
             "plan-12 is already running: it is not waiting for a confirmation",
         ),
     ),
+    "only_control": (
+        (
+            (["the lights"], None, {"verb": "open", "what": "the windows"}),
+            "I can't open the windows: I can only control the lights.",
+        ),
+        (
+            (["the lights", "the music"], None, {"verb": "set", "what": "the fan to 3"}),
+            "I can't set the fan to 3: I can only control the lights and the music.",
+        ),
+    ),
+    "interview_gave_up": (
+        (
+            ([], None, {}),
+            "Thanks. I couldn't make out everything I asked, so I'll leave the scenes for now. "
+            "Say let's set up my home to try again.",
+        ),
+        (
+            ([], 3, {}),
+            "Thanks. I couldn't make out everything I asked, so I'll leave the scenes for now. "
+            "Say let's set up my home to try again.",
+        ),
+    ),
+    "kind_lacking": (
+        (([], None, {"thing": "diffuser"}), "There's no diffuser here, so I didn't change anything."),
+        (([], 3, {"thing": "music player"}), "There's no music player here, so I didn't change anything."),
+    ),
 }
 
 

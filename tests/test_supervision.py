@@ -15,7 +15,7 @@ import pytest
 from tests.conftest import Broker
 from tests.test_ha_entities import Retained, is_, until
 from voiced.brain.brain import Brain
-from voiced.brain.setup import offline_thinkers
+from voiced.brain.setup import home_slots, offline_thinkers
 from voiced.brain.state import TurnRecord
 from voiced.brain.store import StateStore
 from voiced.bus import EventBus
@@ -212,6 +212,7 @@ def test_a_failed_analysis_degrades_the_brain_until_the_next_turn_is_analysed(
             bus=bus,
             config=config.brain,
             supervision=supervision,
+            slots=home_slots(registry),
         )
         brain.finished(TurnRecord(turn=1, user="play some jazz", reply="Playing jazz."))
         assert await brain.barrier(2)

@@ -71,6 +71,14 @@ class MqttConfig(_Section):
     command_expiry_s: int = Field(
         5, ge=1, le=3600, description="MQTT v5 message expiry on commands: never delivered later than this"
     )
+    state_ask_again_s: Float = Field(
+        3.0,
+        ge=0,
+        le=60,
+        description="Zigbee2MQTT back online: the devices that have not answered voiced's state request "
+        "(`<name>/get`) this long after it are asked once more (the bridge says online before it listens); "
+        "0 = never",
+    )
 
 
 class SafetyConfig(_Section):

@@ -8,6 +8,7 @@ It flags what the judge should look at; the judge only runs when something is fl
 from __future__ import annotations
 
 import re
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -29,6 +30,8 @@ LOW_CONFIDENCE = 0.45  # Whisper's mean token probability below this: it was gue
 REPEAT_WINDOW = 2  # a request said again within this many turns is a repeat
 MAX_PAIN_POINTS = 30
 INTERVIEW_SLOTS = ("rooms", "routine", "scents", "genres", "lights")
+# What a slot is of use for: asked only in a home with a device of that kind (issue 28).
+SLOT_KINDS = {"scents": "diffuser", "genres": "music", "lights": "light"}
 
 
 @dataclass(frozen=True)
@@ -50,7 +53,14 @@ def _normal(text: str) -> str:
     return " ".join(re.sub(r"[^a-z0-9 ]+", " ", text.lower()).split())
 
 
-def missing_slots(state: ConversationState) -> list[str]:
+def interview_slots(kinds: Collection[str]) -> tuple[str, ...]:
+    """What the interview asks about in a home whose devices are of `kinds`: the rooms and the
+    routine always, the scents, the music and the lights only where there is a device for them."""
+    return tuple(slot for slot in INTERVIEW_SLOTS if slot not in SLOT_KINDS or SLOT_KINDS[slot] in kinds)
+
+
+def missing_slots(state: ConversationState, slots: Sequence[str]) -> list[str]:
+    """The interview's `slots` (this home's) that the state has nothing for yet."""
     profile, prefs = state.user_profile, state.preferences
     filled = {
         "rooms": bool(profile.rooms),
@@ -59,7 +69,7 @@ def missing_slots(state: ConversationState) -> list[str]:
         "genres": bool(prefs.genres or prefs.disliked_genres),
         "lights": bool(prefs.lights or prefs.device_lights),
     }
-    return [slot for slot in INTERVIEW_SLOTS if not filled[slot]]
+    return [slot for slot in slots if not filled[slot]]
 
 
 def _learn_from_commands(prefs: Preferences, record: TurnRecord) -> Preferences:
@@ -125,10 +135,12 @@ def _learn_from_words(
 
 
 class OfflineAnalyst:
-    def __init__(self, vocabulary: HomeVocabulary, max_turns: int) -> None:
-        """`max_turns`: recent turns kept until the summary compresses them (a hard cap)."""
+    def __init__(self, vocabulary: HomeVocabulary, max_turns: int, *, slots: Sequence[str]) -> None:
+        """`max_turns`: recent turns kept until the summary compresses them (a hard cap); `slots`:
+        what the interview asks about in this home (`interview_slots`)."""
         self._vocabulary = vocabulary
         self._max_turns = max_turns
+        self._slots = tuple(slots)
 
     async def analyse(
         self, state: ConversationState, record: TurnRecord
@@ -170,10 +182,9 @@ class OfflineAnalyst:
                 flags.append(Flag("status", updated.status))
         return updated, flags
 
-    @staticmethod
-    def _interview_progress(state: ConversationState) -> tuple[ConversationState, bool]:
-        missing = missing_slots(state)
-        score = round(100 * (len(INTERVIEW_SLOTS) - len(missing)) / len(INTERVIEW_SLOTS))
+    def _interview_progress(self, state: ConversationState) -> tuple[ConversationState, bool]:
+        missing = missing_slots(state, self._slots)
+        score = round(100 * (len(self._slots) - len(missing)) / max(1, len(self._slots)))
         status = state.status
         if not ({"rooms", "routine"} & set(missing)) and status == "Profiling":
             status = "DeepDive"

@@ -18,9 +18,10 @@ from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from voiced.brain.analyst import INTERVIEW_SLOTS, Flag, missing_slots
+from voiced.brain.analyst import Flag, missing_slots
 from voiced.brain.delivery import Deliverable, Say, ScenesDelivery
 from voiced.brain.judge import Notice
+from voiced.brain.news import DeviceNews
 from voiced.brain.state import ConversationState, PainPoint, TurnRecord, utcnow
 from voiced.brain.store import StateStore
 from voiced.bus import EventBus
@@ -80,8 +81,11 @@ class Brain:
         architect: Deliverable | None = None,
         say: Say | None = None,
         supervision: Supervision | None = None,
+        slots: tuple[str, ...],
     ) -> None:
-        """`supervision`: where a failed analysis is counted (degraded until one goes well)."""
+        """`supervision`: where a failed analysis is counted (degraded until one goes well); `slots`:
+        what the interview asks about in this home (`analyst.interview_slots` of its device kinds)."""
+        self.slots = slots
         self._supervision = supervision or Supervision()
         self._delivery = ScenesDelivery(architect, say)
         self._store = store
@@ -95,6 +99,7 @@ class Brain:
         self._confidence: dict[int, float] = {}
         self._task: asyncio.Task[None] | None = None
         self._unfinished: dict[asyncio.Task[None], TurnRecord] = {}  # analyses under way
+        self._news = DeviceNews()  # an offline notice goes once its device is back
         self.run_times: list[float] = []
 
     @property
@@ -107,7 +112,8 @@ class Brain:
 
     def context(self, turn: int) -> TurnContext:
         """Memory, state and notice for this turn's reply; the notice is used up."""
-        state = self._state
+        self._collect()
+        state = self._state = self._news.fresh(self._state)
         lines = []
         if state.compressed_memory:
             lines.append(f"[memory of earlier turns]\n{state.compressed_memory}")
@@ -118,7 +124,7 @@ class Brain:
         say, confirm = state.notice_say, state.notice_confirm
         if state.system_notice or state.notice_say or state.notice_confirm:
             # Saved with the next analysis, off this turn's critical path.
-            used = {"system_notice": None, "notice_say": None, "notice_confirm": False}
+            used = {"system_notice": None, "notice_say": None, "notice_confirm": False, "notice_device": None}
             self._state = state.model_copy(update=used)
         return TurnContext(for_model=tuple(lines), say=say, confirm=confirm)
 
@@ -129,9 +135,13 @@ class Brain:
         pains = [f"{p.kind}: {p.detail}" for p in state.pain_points[-3:]]
         return f"status {state.status}; profile {profile}; preferences {prefs}; recent problems {pains}"
 
+    def missing(self) -> list[str]:
+        """What the interview still has to ask about in this home."""
+        return missing_slots(self._state, self.slots)
+
     def begin_interview(self) -> str:
         """Status Profiling; returns the first thing to ask about."""
-        slot = (missing_slots(self._state) or list(INTERVIEW_SLOTS))[0]
+        slot = (self.missing() or list(self.slots))[0]
         self._state = self._state.model_copy(update={"status": "Profiling", "interview_slot": slot})
         self._bus.publish(StateUpdated(state=self._state.model_dump(mode="json")))
         return slot
@@ -223,6 +233,10 @@ class Brain:
             await asyncio.wait([self._task], timeout=STOP_TIMEOUT_S)
             if not self._task.done():
                 await self._give_up(self._task, speak=False)  # shutting down: record, say nothing
+        self._collect()
+        if (fresh := self._news.fresh(self._state)) is not self._state:
+            self._state = fresh  # the device came back since the last turn: not said at the next start
+            await asyncio.to_thread(self._store.save, fresh)
         await self._delivery.aclose()
         self._bus.unsubscribe(self._events)
         if self._thinkers.close is not None:
@@ -232,6 +246,7 @@ class Brain:
         """What the turns did, from the event spine: commands sent, refused, scenes that failed."""
         while not self._events.empty():
             event = self._events.get_nowait()
+            self._news.seen(event)
             if isinstance(event, CommandSent) and not event.task_id:  # a scene's commands are not tastes
                 payload = _decoded(event.payload)
                 self._commands.setdefault(event.turn, []).append({"device": event.device, "payload": payload})
@@ -269,8 +284,10 @@ class Brain:
                     "system_notice": notice.for_model,
                     "notice_say": notice.say,
                     "notice_confirm": notice.confirm,
+                    "notice_device": notice.device,
                 }
             )
+            state = self._news.fresh(state)  # back already, since the failure that flagged it
         state = await self._delivery.deliver(before, state, record.turn, thinkers.judge.approve, speak=speak)
         if state.processed_turns % self._config.summary_every == 0:
             state = await thinkers.summary.summarize(state)

@@ -11,9 +11,9 @@ import re
 from collections.abc import AsyncGenerator
 from contextlib import aclosing
 
-from voiced.brain.analyst import missing_slots
 from voiced.brain.brain import Brain
 from voiced.brain.state import INTERVIEW_STATUSES
+from voiced.language.replies import say
 from voiced.mouth.agent import NO_CONTEXT, Agent, TurnContext
 
 QUESTIONS = {
@@ -26,6 +26,7 @@ QUESTIONS = {
 START = re.compile(r"\b(?:set ?up|setup|configure)\b.*\b(?:home|house|flat|apartment)\b|\binterview me\b")
 STOP = re.compile(r"\b(?:stop|cancel|end|quit)\b.*\b(?:interview|set ?up|setup|questions)\b")
 WRAP_UP = "Thanks, that's all I need. I'm putting your scenes together."
+ASK_AT_MOST = 2  # a question whose answers tell us nothing is asked again once, then given up
 CHANGE = re.compile(
     r"\b(?:make|set) the (morning|evening|relax|relaxing)\s+(?:scene|mood)\s+"
     r"(warmer|cooler|brighter|dimmer|darker|softer)\b"
@@ -36,8 +37,10 @@ class InterviewAgent:
     """Wraps the main agent: during the interview the brain's questions lead; otherwise it steps aside."""
 
     def __init__(self, inner: Agent, brain: Brain) -> None:
+        """Asks only about what `brain.slots` (this home's) hold: no music question without music."""
         self._inner = inner
         self._brain = brain
+        self._asked: dict[str, int] = {}  # this interview's questions: how often each was asked
 
     async def reply(
         self, turn: int, text: str, context: TurnContext = NO_CONTEXT
@@ -45,6 +48,7 @@ class InterviewAgent:
         words = text.lower()
         if START.search(words):
             slot = self._brain.begin_interview()
+            self._asked = {slot: 1}
             yield f"Let's set up your home. {QUESTIONS[slot]}"
             return
         state = self._brain.state
@@ -59,10 +63,16 @@ class InterviewAgent:
                 self._brain.end_interview()
                 yield "Okay, we'll stop the setup here. You can pick it up again any time."
                 return
-            remaining = [slot for slot in missing_slots(state) if slot != state.interview_slot]
+            # this answer is analysed after the reply: its own question is not asked straight again
+            missing = [slot for slot in self._brain.missing() if slot != state.interview_slot]
+            remaining = [slot for slot in missing if self._asked.get(slot, 0) < ASK_AT_MOST]
             if remaining:
                 self._brain.ask(remaining[0])
+                self._asked[remaining[0]] = self._asked.get(remaining[0], 0) + 1
                 yield f"Got it. {QUESTIONS[remaining[0]]}"
+            elif missing:  # asked twice and still nothing: the interview ends, honestly
+                self._brain.end_interview()
+                yield say("interview_gave_up")
             else:
                 self._brain.ask(None)
                 yield WRAP_UP

@@ -6,6 +6,7 @@ short sentence the local path says before its answer.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from voiced.brain.analyst import Flag, missing_slots
@@ -17,6 +18,7 @@ class Notice:
     for_model: str
     say: str | None = None
     confirm: bool = False  # the next reply should wait for the devices' own word and say it
+    device: str | None = None  # the device it says is offline (the notice goes once it is back)
 
 
 # The user said a request again, or a device failed: "okay" is not enough, the device's report is.
@@ -28,11 +30,20 @@ def wants_confirmation(flags: list[Flag]) -> bool:
     return bool(kinds & set(CONFIRM_AFTER)) and "misunderstood" not in kinds
 
 
+def offline_device(flags: list[Flag]) -> str | None:
+    """The device a `device_offline` flag names ("desk_lamp: desk lamp is offline; nothing sent")."""
+    return next((f.detail.split(":")[0] for f in flags if f.kind == "device_offline"), None)
+
+
 def _human(name: str) -> str:
     return name.replace("_", " ")
 
 
 class OfflineJudge:
+    def __init__(self, *, slots: Sequence[str]) -> None:
+        """`slots`: what the interview asks about in this home (`analyst.interview_slots`)."""
+        self._slots = tuple(slots)
+
     async def approve(self, state: ConversationState) -> str | None:
         """None if the interview's result can become scenes; otherwise why not."""
         prefs = state.preferences
@@ -41,23 +52,23 @@ class OfflineJudge:
         )
         if clash:
             return f"liked and disliked at once: {', '.join(sorted(clash))}"
-        if missing_slots(state):
-            return f"still missing {', '.join(missing_slots(state))}"
+        if missing := missing_slots(state, self._slots):
+            return f"still missing {', '.join(missing)}"
         return None
 
     async def judge(self, state: ConversationState, flags: list[Flag]) -> Notice | None:
         notice = self._notice(state, flags)
         if notice is not None and wants_confirmation(flags):
-            notice = Notice(notice.for_model, notice.say, confirm=True)
+            notice = Notice(notice.for_model, notice.say, confirm=True, device=notice.device)
         return notice
 
     def _notice(self, state: ConversationState, flags: list[Flag]) -> Notice | None:
         by_kind = {flag.kind: flag for flag in flags}
-        if "device_offline" in by_kind:
-            device = by_kind["device_offline"].detail.split(":")[0]
+        if (device := offline_device(flags)) is not None:
             return Notice(
                 f"The {_human(device)} is offline: say so before offering anything that needs it.",
                 f"Just so you know, the {_human(device)} is offline.",
+                device=device,
             )
         if "device_failed" in by_kind:
             device = by_kind["device_failed"].detail.split(":")[0]
@@ -93,6 +104,6 @@ class OfflineJudge:
             return Notice("The interview has what it needs: propose the scenes and ask to confirm.")
         if "misunderstood" in by_kind:
             return Notice("The last request was not understood: keep this answer short and offer an example.")
-        if state.status in ("Profiling", "DeepDive") and missing_slots(state):
-            return Notice(f"Interview: still missing {', '.join(missing_slots(state))}.")
+        if state.status in ("Profiling", "DeepDive") and (missing := missing_slots(state, self._slots)):
+            return Notice(f"Interview: still missing {', '.join(missing)}.")
         return None

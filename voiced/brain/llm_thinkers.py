@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from voiced.brain.analyst import MAX_PAIN_POINTS, Flag
 from voiced.brain.brain import Thinkers
-from voiced.brain.judge import Notice, wants_confirmation
+from voiced.brain.judge import Notice, offline_device, wants_confirmation
 from voiced.brain.state import ConversationState, PainPoint, Preferences, Status, TurnRecord, UserProfile
 from voiced.config import Config
 from voiced.llm_client import borrow, open_client
@@ -146,7 +146,9 @@ class LlmJudge:
         verdict = await self._asker.ask("judge", JudgeVerdict, payload)
         if verdict is None:
             return await self._rules.judge(state, flags)
-        return Notice(verdict.notice, verdict.say, confirm=wants_confirmation(flags))
+        return Notice(
+            verdict.notice, verdict.say, confirm=wants_confirmation(flags), device=offline_device(flags)
+        )
 
     async def approve(self, state: ConversationState) -> str | None:
         return await self._rules.approve(state)  # a checklist: the rules are enough

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import openai
 
-from voiced.brain.analyst import OfflineAnalyst
+from voiced.brain.analyst import OfflineAnalyst, interview_slots
 from voiced.brain.architect import Architect
 from voiced.brain.brain import Brain, Thinkers
 from voiced.brain.delivery import Say
@@ -27,11 +27,19 @@ from voiced.vibe.presets import PresetPlanner
 _LOGGER = logging.getLogger(__name__)
 
 
+def home_slots(registry: DeviceRegistry) -> tuple[str, ...]:
+    """What the set-up interview asks about in this home: nothing of a kind of device it lacks."""
+    return interview_slots({device.kind for device in registry})
+
+
 def offline_thinkers(config: Config, registry: DeviceRegistry) -> Thinkers:
     brain = config.brain
+    slots = home_slots(registry)
     return Thinkers(
-        analyst=OfflineAnalyst(HomeVocabulary.of(registry), max_turns=brain.keep_turns + brain.summary_every),
-        judge=OfflineJudge(),
+        analyst=OfflineAnalyst(
+            HomeVocabulary.of(registry), max_turns=brain.keep_turns + brain.summary_every, slots=slots
+        ),
+        judge=OfflineJudge(slots=slots),
         summary=OfflineSummary(brain.keep_turns, brain.memory_lines),
     )
 
@@ -77,4 +85,5 @@ def build_brain(
         architect=deliver,
         say=say,
         supervision=supervision,
+        slots=home_slots(registry),
     )

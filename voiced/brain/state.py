@@ -81,6 +81,7 @@ class ConversationState(_Model):
     system_notice: str | None = None  # steers the next reply (for the model)
     notice_say: str | None = None  # the same notice in words for the local path, if it has any
     notice_confirm: bool = False  # the next reply waits for the devices to show what it did
+    notice_device: str | None = None  # the device the notice says is offline: dropped once it is back
     compressed_memory: str = ""
     recent_turns: list[TurnRecord] = []
     interview_slot: str | None = None  # what the last interview question asked about

@@ -70,6 +70,8 @@ class DeviceGateway:
         self._safety = SafetyGate(safety or SafetyConfig())
         self._clock = clock
         self._expiry_s = mqtt_config.command_expiry_s
+        self._ask_again_s = mqtt_config.state_ask_again_s
+        self._ask_again: threading.Timer | None = None  # the one pending second `/get` (stop cancels it)
         self._states: dict[str, dict[str, Any]] = {}
         self._online: dict[str, bool] = {}
         self._reports: dict[str, int] = {}  # state messages received per device
@@ -111,6 +113,11 @@ class DeviceGateway:
         return await self._link.wait_connected(timeout)
 
     def stop(self) -> None:
+        with self._lock:
+            again, self._ask_again = self._ask_again, None
+        if again is not None:
+            again.cancel()
+            again.join(timeout=1.0)
         self._link.stop()
 
     async def responsive(self, timeout: float) -> bool:
@@ -257,7 +264,32 @@ class DeviceGateway:
                     DeviceAvailability(device=device.name, online=self.is_online(device.name))
                 )
         if online:  # what happened while it was down, we do not know
-            self.ask([d.name for d in self._registry if friendly_name(d) is not None])
+            self._ask_twice([d.name for d in self._registry if friendly_name(d) is not None])
+
+    def _ask_twice(self, names: list[str]) -> None:
+        """Ask now, and once more after `state_ask_again_s` those that have not reported since:
+        Zigbee2MQTT says online before it subscribes to `<name>/get`, so the first ask may be lost."""
+        before = {name: self._report(name)[0] for name in names}
+        asked = self.ask(names)
+        if not asked or self._ask_again_s <= 0:
+            return
+
+        def again() -> None:
+            with self._lock:
+                if self._ask_again is not timer or not self._bridge_online:
+                    return  # stopped, superseded by a later online, or the bridge went again
+            still = [n for n in asked if self._report(n)[0] <= before[n]]
+            if still:
+                _LOGGER.info("no state yet from %s: asking Zigbee2MQTT again", ", ".join(still))
+                self.ask(still)
+
+        timer = threading.Timer(self._ask_again_s, again)
+        timer.name, timer.daemon = "z2m-ask-again", True
+        with self._lock:
+            previous, self._ask_again = self._ask_again, timer
+        if previous is not None:
+            previous.cancel()
+        timer.start()
 
     def _discovered(self, change: Change) -> None:
         """Devices came or went on the broker: follow their topics, ask for their state, tell."""

@@ -43,9 +43,23 @@ def _values(raw: Mapping[str, Any]) -> dict[Phrase, int]:
     return {phrase(str(k)): int(v) for k, v in raw.items()}
 
 
+@dataclass(frozen=True)
+class KindName:
+    """How a kind of device is said: one of it, all of a home's, and the words that ask for it."""
+
+    one: str
+    all: str
+    asked_by: tuple[Phrase, ...] = ()
+
+    @classmethod
+    def of(cls, raw: Mapping[str, Any]) -> KindName:
+        return cls(str(raw["one"]), str(raw["all"]), _phrases(raw.get("asked_by", ())))
+
+
 @dataclass(frozen=True, eq=False)
 class Language:
     kinds: dict[str, tuple[Phrase, ...]]
+    kind_names: dict[str, KindName]
     device_nouns: tuple[Phrase, ...]
     determiners: frozenset[str]
     absent: dict[str, tuple[Phrase, ...]]
@@ -136,6 +150,7 @@ class Language:
         _words_only(raw, str(path))
         return cls(
             kinds=_classes(raw["kinds"]),
+            kind_names={str(k): KindName.of(v) for k, v in raw["kind_names"].items()},
             device_nouns=_phrases(raw["device_nouns"]),
             determiners=frozenset(str(w) for w in raw["determiners"]),
             absent=_classes(raw["absent"]),

@@ -6,10 +6,12 @@ from datetime import datetime
 from typing import Any
 
 from voiced.devices.colours import COLORS, hex_to_xy
+from voiced.language import english
 from voiced.language.replies import say
 from voiced.language.whites import white_name
 from voiced.mouth.understanding.grammar import human
 from voiced.mouth.understanding.home import DOMAIN_KINDS, Home, Match, Outcome, join
+from voiced.mouth.understanding.lacking import controlled
 
 NO_REPORT = "hasn't reported its state yet"
 
@@ -175,9 +177,8 @@ def cannot_do(home: Home, match: Match) -> Outcome:
             acted=False,
         )
     what = f"the {thing} to {value}" if value else f"the {thing}"
-    return Outcome(
-        f"I can't {verb} {what}: I can only control the lights, the diffuser and the music.", acted=False
-    )
+    kinds = {device.kind for device in home.registry}
+    return Outcome(say("only_control", controlled(kinds, english()), verb=verb, what=what), acted=False)
 
 
 def _white(mireds: int) -> str:

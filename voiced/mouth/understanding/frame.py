@@ -15,7 +15,9 @@ from voiced.devices.colours import COLORS
 from voiced.devices.registry import DeviceRegistry
 from voiced.devices.vocabulary import HomeVocabulary
 from voiced.language import Language, Phrase, find, has, opens, phrase
+from voiced.language.replies import say
 from voiced.mouth.understanding import values
+from voiced.mouth.understanding.lacking import lacking
 
 
 @dataclass(frozen=True)
@@ -142,6 +144,8 @@ def _read(
     if other_room:
         where = " ".join(other_room[0][1])
         return Frame(refusal=f"There's no {where} here, so I didn't change anything.")
+    if lacked := lacking(tokens, set(words.kinds.values()), lang, taken):
+        return Frame(refusal=say("kind_lacking", thing=lacked))  # "play some jazz" with no music player
     # "all the lights but the bedroom": what comes after "but" is taken out
     cut = next((s for s, _ in find(tokens, lang.excepting, set(taken))), None)
     excluded = [words.devices[p] for s, p in named if cut is not None and s > cut]

@@ -8,10 +8,13 @@ import logging
 from voiced.devices.model import DeviceCommand, MusicSet
 from voiced.devices.registry import DeviceRegistry
 from voiced.devices.vocabulary import HomeVocabulary
+from voiced.language import english, words
+from voiced.language.replies import say
 from voiced.mouth.agent import AgentReply
 from voiced.mouth.understanding.answers import cannot_do
 from voiced.mouth.understanding.handlers import RESET_SCENE
 from voiced.mouth.understanding.home import WHICH_ONE, Home, Outcome
+from voiced.mouth.understanding.lacking import lacking
 from voiced.mouth.understanding.matcher import Matcher
 from voiced.mouth.understanding.text import clean, split_utterance
 
@@ -83,6 +86,9 @@ def compose(
             named = " ".join(str(refusal.get(slot) or "") for slot in ("thing", "value")).lower()
             if refusal.get("thing") is not None and clean(str(refusal.get("thing"))) in POINTING:
                 return AgentReply(text=WHICH_ONE, understood=True)  # "set it to 60 %" with no "it" yet
+            lacked = lacking(words(named), {d.kind for d in registry}, english())
+            if lacked is not None and not refusal.get("said"):  # "turn on the diffuser", and none here
+                return AgentReply(text=say("kind_lacking", thing=lacked), understood=True)
             misheard = "brightness" in named or names_vocabulary(f" {named} ", registry, rooms)
             return AgentReply(text=cannot_do(home, refusal).reply, understood=False, missed=misheard)
         log.info("not understood: %r", text)
