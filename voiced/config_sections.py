@@ -116,6 +116,11 @@ class AsrConfig(_Remote):
         description="heard only when the local intents would not act on the first model's words "
         "(not understood, or asked back); its reading is taken when they would act on it; null = none",
     )
+    second_model_loads: Literal["at_start", "when_needed"] = Field(
+        "when_needed",
+        description="when the second model is loaded: at start, or the first time a turn needs it "
+        "(that turn waits ~1 s once; ~190 MB less resident until then)",
+    )
     second_min_similarity: Float = Field(
         0.6, ge=0, le=1, description="how alike (0..1) the second reading must be to the first to be taken"
     )

@@ -18,6 +18,7 @@ from voiced.devices.vocabulary import HomeVocabulary
 from voiced.ear.asr_queue import Reconsider
 from voiced.ear.broad import BroadCheck
 from voiced.ear.choice import ChoiceCheck
+from voiced.ear.lazy_whisper import LazyWhisper
 from voiced.ear.library import TitleMatcher, TitleRules
 from voiced.ear.second_opinion import Rules, SecondEar
 from voiced.ear.transcriber import Hearing
@@ -40,7 +41,7 @@ class Engines:
     transcriber: WhisperTranscriber | WyomingTranscriber | None  # None when nothing is heard (typed turns)
     synthesizer: PiperSynthesizer | WyomingSynthesizer
     # asr.second_model: hears again a turn whose words the local intents would not act on
-    second: WhisperTranscriber | None = None
+    second: WhisperTranscriber | LazyWhisper | None = None
 
 
 def _whisper(
@@ -85,7 +86,10 @@ def load_engines(config: Config, registry: DeviceRegistry, *, whisper: bool = Tr
         # Not for the LLM alone (it takes any words), nor behind a remote engine (likely a larger
         # model than a local second one)
         if asr.second_model is not None and config.agent_kind != "llm" and asr.backend == "local":
-            second = _whisper(config, registry, asr.second_model, "asr.second_model", second=True)
+            load = functools.partial(
+                _whisper, config, registry, asr.second_model, "asr.second_model", second=True
+            )
+            second = load() if asr.second_model_loads == "at_start" else LazyWhisper(load, asr.second_model)
     piper = PiperSynthesizer(tts, config.models_dir)
     piper.synthesize("Ready.")
     synthesizer: PiperSynthesizer | WyomingSynthesizer = piper
@@ -134,12 +138,12 @@ def second_ear(
         steps.append(SecondEar(second, acts, takes, rules, answering).reconsider)
     if local:
         weigher = second or first
-        assert isinstance(weigher, WhisperTranscriber)
+        assert isinstance(weigher, WhisperTranscriber | LazyWhisper)
         # not a title to search for ("Play All of Me"): its "all" is no device's
         acted = lambda h: acts(h) and dry.searched(h.text) is None  # noqa: E731
         steps.append(BroadCheck(weigher.fit, lambda: home[0].rooms, acted).checked)
         asked = lambda h: dry.asked(h.text, h.doubtful, h.alternatives)  # noqa: E731
-        fits = [model.fit for model in (first, second) if isinstance(model, WhisperTranscriber)]
+        fits = [model.fit for model in (first, second) if isinstance(model, WhisperTranscriber | LazyWhisper)]
         steps.append(ChoiceCheck(fits, asked, acted, lambda: home[0].light_rooms).checked)
         titles = TitleMatcher(weigher.fit, dry.searched, lambda: home[0].titles, TitleRules(), acts)
         steps.append(titles.matched)
