@@ -18,6 +18,7 @@ from voiced.devices.colours import COLOR_TEMPS, COLORS
 from voiced.devices.model import DeviceCommand
 from voiced.devices.vocabulary import HomeVocabulary
 from voiced.language import Language, Phrase, find, has, phrase, words
+from voiced.language.replies import say
 from voiced.mouth.agent import AgentReply
 from voiced.mouth.understanding.grammar import human
 from voiced.mouth.understanding.home import Home, join
@@ -140,10 +141,7 @@ def corrected(last: str, fix: Correction, vocabulary: HomeVocabulary, *, alone: 
 
 
 def unclear(fix: Correction) -> str:
-    return (
-        f"Sorry, I'm not sure what to change to {fix.new}, so I didn't change anything. "
-        "Say the whole request, please."
-    )
+    return say("correction_unclear", new=fix.new)
 
 
 def redone(
@@ -156,9 +154,9 @@ def redone(
     """The reply to the corrected request: what it did, the wrong device put back as it was (`undo`:
     the commands that do it, for the devices it can), and what could not be put back."""
     if not reply.understood or reply.missed:
-        said = f"Sorry, I couldn't do that with {fix.new}, so I didn't change anything."
+        said = say("correction_failed", new=fix.new)
         return AgentReply(text=said, understood=False, missed=True)
-    said = f"Okay, {'the ' if fix.sort == 'target' else ''}{fix.new} instead. "
+    said = say("correction_target" if fix.sort == "target" else "correction_value", new=fix.new) + " "
     text = f"{said if reply.commands else ''}{reply.text}"  # a question asked again needs no "okay"
     left = [n for n in before if n not in after]
     back = undo(left) if reply.commands and left else []

@@ -12,10 +12,11 @@ from typing import Any
 
 from voiced.devices.model import DeviceCommand, DiffuserSet, LightSet, MusicSet, SwitchSet
 from voiced.devices.registry import DeviceRegistry
+from voiced.language.replies import say
 from voiced.mouth.understanding.grammar import human
 
 BRIGHTNESS_MAX = 254
-WHICH_ONE = "Sorry, which one do you mean? Say its name, please."  # "it" pointing nowhere
+WHICH_ONE = say("which_one")  # "it" pointing nowhere
 KIND_WORDS = {
     "light": ("light", "lights"),
     "music": ("music player", "music players"),
