@@ -19,6 +19,7 @@ from typing import Any
 from voiced.devices.registry import DeviceRegistry
 from voiced.devices.vocabulary import HomeVocabulary
 from voiced.language import Language, english, phrase, words
+from voiced.language.replies import say
 from voiced.mouth.agent import AgentReply
 from voiced.mouth.heard_readings import HeardReadings
 from voiced.mouth.one_request import OneRequest
@@ -37,7 +38,7 @@ from voiced.mouth.understanding.dialogue import Recent, assumed
 from voiced.mouth.understanding.framed import restore_all
 from voiced.mouth.understanding.grammar import human
 from voiced.mouth.understanding.handlers import handlers
-from voiced.mouth.understanding.home import Home, Outcome, join, pct_to_brightness
+from voiced.mouth.understanding.home import Home, Outcome, pct_to_brightness
 from voiced.mouth.understanding.learning import Learned, learn
 from voiced.mouth.understanding.replies import (
     CONDITIONAL,
@@ -302,8 +303,7 @@ class LocalIntentAgent(OneRequest, HeardReadings):
             return None
         self._home.last = tuple(n for n in last if n not in out)
         log.info("taken out of the last request: %s", out)
-        names = join([human(c.device) for c in back])
-        said = f"Okay, I put the {names} back as it was."
+        said = say("put_back", [f"the {human(c.device)}" for c in back])
         return AgentReply(text=said, commands=tuple(back), understood=True)
 
     # -- the reply ------------------------------------------------------------------------------

@@ -14,10 +14,10 @@ from voiced.mouth.intents import LocalIntentAgent
 from voiced.mouth.scene_undo import Before, SceneUndo
 from voiced.mouth.vibe_control import SceneNews, VibeControl
 
-NO_BROKER_REPLY = "Sorry, I can't reach the devices right now, so I didn't change anything."
-NO_SCENES_REPLY = "Sorry, scenes aren't available here."
-STOPPED_REPLY = "Okay, I stopped the scene."
-NOTHING_TO_STOP_REPLY = "There's no scene being set up."
+NO_BROKER_REPLY = say("no_broker")
+NO_SCENES_REPLY = say("no_scenes")
+STOPPED_REPLY = say("scene_stopped")
+NOTHING_TO_STOP_REPLY = say("no_scene_running")
 
 
 def mentions(messages: Sequence[SceneNews]) -> str:
@@ -126,7 +126,7 @@ class LocalAgent:
         self._understood = (turn, understood.understood)
         done = await act(turn, understood, self._actions, self._vibe, self._undo, just_set)
         if understood.repeat and self._last_said:
-            done = CarriedOut(f"I said: {self._last_said}")
+            done = CarriedOut(say("i_said", said=self._last_said))
         said = " ".join(part for part in (context.say, news, done.said) if part)
         if not understood.repeat:
             self._last_said = said
