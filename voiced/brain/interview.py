@@ -14,18 +14,13 @@ from contextlib import aclosing
 from voiced.brain.analyst import missing_slots
 from voiced.brain.brain import Brain
 from voiced.brain.state import INTERVIEW_STATUSES
+from voiced.language.replies import say
 from voiced.mouth.agent import NO_CONTEXT, Agent, TurnContext
 
-QUESTIONS = {
-    "rooms": "Which rooms should I look after?",
-    "routine": "When do you usually get up, and when do you go to bed?",
-    "scents": "Which scents do you like, and any you don't?",
-    "genres": "What music do you like to have on?",
-    "lights": "How do you like the lights in the evening: warm or cool, bright or dim?",
-}
+QUESTIONS = {slot: say(f"interview_{slot}") for slot in ("rooms", "routine", "scents", "genres", "lights")}
 START = re.compile(r"\b(?:set ?up|setup|configure)\b.*\b(?:home|house|flat|apartment)\b|\binterview me\b")
 STOP = re.compile(r"\b(?:stop|cancel|end|quit)\b.*\b(?:interview|set ?up|setup|questions)\b")
-WRAP_UP = "Thanks, that's all I need. I'm putting your scenes together."
+WRAP_UP = say("interview_wrap_up")
 CHANGE = re.compile(
     r"\b(?:make|set) the (morning|evening|relax|relaxing)\s+(?:scene|mood)\s+"
     r"(warmer|cooler|brighter|dimmer|darker|softer)\b"
@@ -45,24 +40,24 @@ class InterviewAgent:
         words = text.lower()
         if START.search(words):
             slot = self._brain.begin_interview()
-            yield f"Let's set up your home. {QUESTIONS[slot]}"
+            yield say("interview_start", question=QUESTIONS[slot])
             return
         state = self._brain.state
         change = CHANGE.search(words)
         if change and state.scenes_file:
             # The analyst reads the change from these words; the architect rewrites the scenes.
             self._brain.request_change()
-            yield f"Okay, I'll make the {change.group(1)} scene {change.group(2)}."
+            yield say("scene_change", name=change.group(1), how=change.group(2))
             return
         if state.status in INTERVIEW_STATUSES and state.interview_slot is not None:
             if STOP.search(words):
                 self._brain.end_interview()
-                yield "Okay, we'll stop the setup here. You can pick it up again any time."
+                yield say("interview_stopped")
                 return
             remaining = [slot for slot in missing_slots(state) if slot != state.interview_slot]
             if remaining:
                 self._brain.ask(remaining[0])
-                yield f"Got it. {QUESTIONS[remaining[0]]}"
+                yield say("interview_next", question=QUESTIONS[remaining[0]])
             else:
                 self._brain.ask(None)
                 yield WRAP_UP
