@@ -196,9 +196,7 @@ class LocalIntentAgent(OneRequest, HeardReadings):
         if doubted is not None and (answer := yes_or_no(text)) is not None:
             if answer:
                 return doubted
-            declined = (
-                "Okay, I won't play it." if any(map(searches, doubted.commands)) else "Okay, I'll leave it."
-            )
+            declined = say("declined_play" if any(map(searches, doubted.commands)) else "declined")
             return AgentReply(text=declined, understood=True)
         said, self._said = self._said, None
         home_words = HomeVocabulary.of(self._registry)
@@ -244,7 +242,7 @@ class LocalIntentAgent(OneRequest, HeardReadings):
         if value is not None:
             log.info("not sure the ear heard %r right: asking back", value)
             self._doubted = reply
-            return AgentReply(text=f'Did you say "{value}"? Say yes, or say it again.', understood=True)
+            return AgentReply(text=say("said_asked", text=value), understood=True)
         title = doubted_title(reply.commands, doubtful, alternatives)
         if title is None:
             return reply

@@ -21,7 +21,7 @@ from voiced.language import Language, Phrase, find, has, phrase, words
 from voiced.language.replies import say
 from voiced.mouth.agent import AgentReply
 from voiced.mouth.understanding.grammar import human
-from voiced.mouth.understanding.home import Home, join
+from voiced.mouth.understanding.home import Home
 from voiced.mouth.understanding.values import number
 
 log = logging.getLogger(__name__)
@@ -163,9 +163,9 @@ def redone(
     put_back = [human(c.device) for c in back]
     kept = [human(n) for n in left if human(n) not in put_back]
     if put_back:
-        text += f" I put the {join(put_back)} back as it was."
+        text += " " + say("corrected_put_back", [f"the {name}" for name in put_back])
     if reply.commands and kept:
-        text += f" I didn't undo what I did to the {join(kept)}."
+        text += " " + say("corrected_kept", [f"the {name}" for name in kept])
     return replace(reply, text=text, commands=(*back, *reply.commands))
 
 
