@@ -34,7 +34,7 @@ class Before:
     def called(self) -> str:
         """ "the good night scene"; a scene asked for in many words is "the scene"."""
         name = self.scene.replace("_", " ")
-        return f"the {name} scene" if len(name.split()) <= 2 else "the scene"
+        return say("scene_called", scene=name) if len(name.split()) <= 2 else say("scene_unnamed")
 
 
 @dataclass(frozen=True)

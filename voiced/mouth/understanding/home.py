@@ -147,13 +147,13 @@ class Home:
             if here:
                 if len(here) == 1:
                     return Picked(here, f"the {human(here[0])}")
-                return Picked(here, f"the {noun[1]} in the {room}")
+                return Picked(here, say("kind_in_room", kind=noun[1], room=room))
             if area.text:  # a room was named and it has none
-                return Picked([], f"the {noun[1]} in the {room}")
+                return Picked([], say("kind_in_room", kind=noun[1], room=room))
         if not every:
-            return Picked([], f"the {noun[1]}")
+            return Picked([], say("kind_the", kind=noun[1]))
         if not default_all:
             return None
         if len(every) == 1:
             return Picked(every, f"the {human(every[0])}")
-        return Picked(every, f"all the {noun[1]}")
+        return Picked(every, say("kind_all", kind=noun[1]))
