@@ -71,5 +71,10 @@ def knows(key: str) -> bool:
     return key in replies().templates
 
 
+def the(device: str) -> str:
+    """A device as a reply names it: "the kitchen light"."""
+    return replies().say("the_device", device=device)
+
+
 def say(key: str, things: Sequence[str] = (), *, count: int | None = None, **fields: object) -> str:
     return replies().say(key, things, count=count, **fields)

@@ -19,7 +19,7 @@ from typing import Any
 from voiced.devices.registry import DeviceRegistry
 from voiced.devices.vocabulary import HomeVocabulary
 from voiced.language import Language, english, phrase, words
-from voiced.language.replies import say
+from voiced.language.replies import say, the
 from voiced.mouth.agent import AgentReply
 from voiced.mouth.heard_readings import HeardReadings
 from voiced.mouth.one_request import OneRequest
@@ -301,7 +301,7 @@ class LocalIntentAgent(OneRequest, HeardReadings):
             return None
         self._home.last = tuple(n for n in last if n not in out)
         log.info("taken out of the last request: %s", out)
-        said = say("put_back", [f"the {human(c.device)}" for c in back])
+        said = say("put_back", [the(human(c.device)) for c in back])
         return AgentReply(text=said, commands=tuple(back), understood=True)
 
     # -- the reply ------------------------------------------------------------------------------

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from voiced.devices.actions import DeviceActions
 from voiced.devices.gateway import Sent
-from voiced.language.replies import say
+from voiced.language.replies import say, the
 from voiced.mouth.agent import NO_CONTEXT, AgentReply, TurnContext
 from voiced.mouth.intents import LocalIntentAgent
 from voiced.mouth.scene_undo import Before, SceneUndo
@@ -55,11 +55,11 @@ async def carry_out(
             (failed if actions.is_online(command.device) else offline).append(name)
     said = [reply.text] if reply.text else []
     if offline:
-        said.append(say("device_offline", [f"the {name}" for name in offline]))
+        said.append(say("device_offline", [the(name) for name in offline]))
     if failed:
-        said.append(say("device_failed", [f"the {name}" for name in failed]))
+        said.append(say("device_failed", [the(name) for name in failed]))
     if unacked:
-        said.append(say("device_unacked", [f"the {name}" for name in unacked]))
+        said.append(say("device_unacked", [the(name) for name in unacked]))
     if reply.reset_scene:
         stopped = vibe is not None and vibe.running is not None
         if vibe is not None:

@@ -18,7 +18,7 @@ from voiced.devices.colours import COLORS
 from voiced.devices.model import DeviceCommand, DiffuserSet, LightSet, MusicSet, SwitchSet
 from voiced.devices.registry import DeviceRegistry
 from voiced.language import HERE
-from voiced.language.replies import join, knows, say
+from voiced.language.replies import join, knows, say, the
 from voiced.plans.model import ExecutionPlan, PlanStep
 from voiced.yamlfile import load_yaml
 
@@ -43,7 +43,7 @@ def _pct(brightness: int) -> int:
 def describe(command: DeviceCommand, target: str | None = None) -> str:
     """ "dim the living room light to 20 %", "turn off the kitchen light", "play jazz at volume 25";
     `target` says the device another way ("all the lights")."""
-    who = target or f"the {_name(command.device)}"
+    who = target or the(_name(command.device))
     if isinstance(command, LightSet):
         if command.state == "OFF":
             return say("step_turn_off", who=who)
@@ -136,7 +136,7 @@ class PlanWords:
         plural = language["plurals"].get(next(iter(last))) if len(last) == 1 else None
         if plural and all(" " in name for name in names):
             return say("group_of_kind", [name.rsplit(" ", 1)[0] for name in names], plural=plural)
-        return join([f"the {name}" for name in names])
+        return join([the(name) for name in names])
 
     def phrases(
         self, plan: ExecutionPlan, now: float, *, started: float | None = None, done: Iterable[int] = ()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-from voiced.language.replies import say
+from voiced.language.replies import say, the
 from voiced.vibe.plan import VibePlan
 
 
@@ -72,8 +72,8 @@ class Failed(VibeMessage):
             return say("scene_failed")
         if not self.applied:
             return say("scene_none_set")
-        said = say("scene_partly_set", [f"the {name}" for name in failed])
-        done = [f"the {_human(name)}" for name in self.applied]
+        said = say("scene_partly_set", [the(name) for name in failed])
+        done = [the(_human(name)) for name in self.applied]
         return f"{said} {say('scene_did_change', done)}" if done else said
 
 

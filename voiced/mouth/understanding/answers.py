@@ -6,7 +6,7 @@ from datetime import datetime
 from typing import Any
 
 from voiced.devices.colours import COLORS, hex_to_xy
-from voiced.language.replies import say
+from voiced.language.replies import say, the
 from voiced.language.whites import white_name
 from voiced.mouth.understanding.grammar import human
 from voiced.mouth.understanding.home import DOMAIN_KINDS, Home, Match, Outcome
@@ -23,7 +23,7 @@ def _is_on(home: Home, name: str) -> bool | None:
 
 
 def _no_report(name: str) -> str:
-    return say("no_report", [f"the {human(name)}"])
+    return say("no_report", [the(human(name))])
 
 
 def get_state(home: Home, match: Match, whole: bool = False) -> Outcome | None:
@@ -50,7 +50,7 @@ def get_state(home: Home, match: Match, whole: bool = False) -> Outcome | None:
     def told(key: str, names: list[str], **fields: str) -> str:
         """`key` said of the devices: "all the lights" when they are all that was asked about."""
         whole_group = len(names) > 1 and len(names) == len(picked.names)
-        things = [picked.said] if whole_group else [f"the {human(n)}" for n in names]
+        things = [picked.said] if whole_group else [the(human(n)) for n in names]
         return say(key, things, count=len(names), **fields)
 
     said: list[str] = []
@@ -138,7 +138,7 @@ def current_date(now: datetime) -> Outcome:
 
 def help_text(home: Home) -> Outcome:
     """What this home has, and an example: "what can you do?", "what devices do you control?"."""
-    things = [f"the {human(d.name)}" for d in home.registry]
+    things = [the(human(d.name)) for d in home.registry]
     scents = [s for d in home.registry for s in getattr(d, "scents", None) or []]
     said = [say("help_devices", things)]
     said.append(say("help_abilities_scents", scents[:6]) if scents else say("help_abilities"))
@@ -178,7 +178,7 @@ def cannot_do(home: Home, match: Match) -> Outcome:
         if thing in (human(n) for n in lights) or thing.removesuffix("s") in (human(n) for n in lights):
             return Outcome(say("what_to_do_with", thing=thing), acted=False)  # "open" it
         # "turn on the garage light": no such light, which is not the same as a thing we cannot do
-        return Outcome(say("no_such_light", [f"the {human(n)}" for n in lights], thing=thing), acted=False)
+        return Outcome(say("no_such_light", [the(human(n)) for n in lights], thing=thing), acted=False)
     said = say("cannot_do_to" if value else "cannot_do", verb=verb, thing=thing, value=value)
     return Outcome(said, acted=False)
 
@@ -236,9 +236,9 @@ def what_is_on(home: Home, match: Match) -> Outcome:
             state = home.state(device.name)
             extra = state.get("scent") if device.kind == "diffuser" else state.get("genre")
             shown = f" ({extra})" if extra and device.kind != "light" else ""
-            on.append(f"the {human(device.name)}{shown}")
+            on.append(the(human(device.name)) + shown)
             named.append(device.name)
     said = say("on_now", on)
     if unknown:
-        said += " " + say("no_report", [f"the {name}" for name in unknown])
+        said += " " + say("no_report", [the(name) for name in unknown])
     return Outcome(said, targets=tuple(named), acted=False)  # "turn them all off" next: these

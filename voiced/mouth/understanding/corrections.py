@@ -18,7 +18,7 @@ from voiced.devices.colours import COLOR_TEMPS, COLORS
 from voiced.devices.model import DeviceCommand
 from voiced.devices.vocabulary import HomeVocabulary
 from voiced.language import Language, Phrase, find, has, phrase, words
-from voiced.language.replies import say
+from voiced.language.replies import say, the
 from voiced.mouth.agent import AgentReply
 from voiced.mouth.understanding.grammar import human
 from voiced.mouth.understanding.home import Home
@@ -163,9 +163,9 @@ def redone(
     put_back = [human(c.device) for c in back]
     kept = [human(n) for n in left if human(n) not in put_back]
     if put_back:
-        text += " " + say("corrected_put_back", [f"the {name}" for name in put_back])
+        text += " " + say("corrected_put_back", [the(name) for name in put_back])
     if reply.commands and kept:
-        text += " " + say("corrected_kept", [f"the {name}" for name in kept])
+        text += " " + say("corrected_kept", [the(name) for name in kept])
     return replace(reply, text=text, commands=(*back, *reply.commands))
 
 

@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 from voiced.devices.colours import COLOR_TEMPS, COLORS
 from voiced.devices.model import DeviceCommand
-from voiced.language.replies import say
+from voiced.language.replies import say, the
 from voiced.mouth.understanding.frame import Frame
 from voiced.mouth.understanding.grammar import human
 from voiced.mouth.understanding.home import (
@@ -139,7 +139,7 @@ def outcome(frame: Frame, home: Home, step: int) -> Outcome | None:
             command, said = _music(frame, home, name)
         if command is not None:
             commands.append(command)
-            parts.setdefault(said, []).append(f"the {human(name)}")
+            parts.setdefault(said, []).append(the(human(name)))
     if not commands:
         return None
     reply = " ".join(say("framed_done", names, said=said) for said, names in parts.items())

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from voiced.devices.model import DeviceCommand
-from voiced.language.replies import say
+from voiced.language.replies import say, the
 from voiced.mouth.understanding.grammar import human
 from voiced.mouth.understanding.home import (
     BRIGHTNESS_MAX,
@@ -80,7 +80,7 @@ def _targets(home: Home, match: Match) -> Picked | None:
     names = last or here or on
     if not names:
         return home.pick(match, LIGHT)
-    said = join([f"the {human(n)}" for n in names]) if len(names) <= 2 else "the lights"
+    said = join([the(human(n)) for n in names]) if len(names) <= 2 else "the lights"
     return Picked(names, said)
 
 

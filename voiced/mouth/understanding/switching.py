@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from voiced.devices.model import DeviceCommand
-from voiced.language.replies import say
+from voiced.language.replies import say, the
 from voiced.mouth.understanding.grammar import SCENE_PREFIX, human
 from voiced.mouth.understanding.home import (
     DOMAIN_KINDS,
@@ -66,7 +66,7 @@ def _named_and_rooms(home: Home, match: Match, rooms: list[str], on: bool) -> Ou
     if named is None or lit is None or not lit.names:
         return None
     names = list(dict.fromkeys([*named.names, *lit.names]))
-    said = say("turning", [f"the {human(n)}" for n in names], state=_state(on))
+    said = say("turning", [the(human(n)) for n in names], state=_state(on))
     return Outcome(said, [command_for(home, n, on) for n in names], tuple(names))
 
 
@@ -89,7 +89,7 @@ def all_lights_but(home: Home, match: Match, on: bool) -> Outcome | None:
     names = [n for n in home.of_kinds(("light",)) if n not in kept.names]
     if not names:
         return Outcome(say("none_left", state=_state(on)), acted=False)
-    said = say("turning", [f"the {human(n)}" for n in names], state=_state(on))
+    said = say("turning", [the(human(n)) for n in names], state=_state(on))
     commands = [command_for(home, n, on) for n in names]
     return Outcome(said, commands, tuple(names))
 
