@@ -37,10 +37,22 @@ def test_each_template_reads_right_for_one_and_for_many(key: str) -> None:
         assert not BROKEN.search(said), (key, form, said)
 
 
+def _count(case: dict[str, Any]) -> int:
+    count = case.get("count")
+    return len(case.get("things", [])) if count is None else int(count)
+
+
 def test_every_template_is_checked() -> None:
     assert sorted(replies().templates) == sorted(CASES)
     for key, cases in CASES.items():
         assert {"one", "many"} <= set(cases) <= set(FORMS), key
+        template = replies().templates[key]
+        if isinstance(template, str):
+            continue
+        # a template said of a number or a list: its cases say one of them, several, and none if it can
+        assert (_count(cases["one"]), _count(cases["many"]) > 1) == (1, True), key
+        assert ("none" in template) == ("none" in cases), key
+        assert "none" not in cases or _count(cases["none"]) == 0, key
 
 
 def test_a_template_with_forms_has_both(tmp_path: Path) -> None:
