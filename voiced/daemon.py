@@ -24,13 +24,14 @@ from voiced.ear.floor import FloorPolicy, FloorSettings
 from voiced.ear.utterance import Heard, Listener, Utterance
 from voiced.events import BargeIn, Transcript, TurnFinished
 from voiced.floor_lane import FloorLane
+from voiced.language.replies import say
 from voiced.mouth.agent import NO_CONTEXT, Agent
 from voiced.mouth.speech import SpeechOutput, SpeechProgress
 from voiced.tasks import cancel_and_wait
 
 _LOGGER = logging.getLogger(__name__)
 
-FAILURE_REPLY = "Sorry, something went wrong on my side."
+FAILURE_REPLY = say("failure")
 # The tail of our own voice still in the room after the last sample is handed over.
 ECHO_TAIL_S = 0.3
 OUTSIDE_TURN_BASE = 1_000_000  # typed turns from the web: far above any the ear will number

@@ -15,6 +15,7 @@ import yaml
 
 from voiced.brain.state import ConversationState, LightHabit
 from voiced.devices.registry import DeviceRegistry
+from voiced.language.replies import join, say
 from voiced.vibe.presets import PresetPlanner
 
 _LOGGER = logging.getLogger(__name__)
@@ -73,15 +74,15 @@ class Architect:
                 steps.append({"tool": "set_scent", "state": "on", "scent": scent, "intensity": intensity})
             if genre and self._registry.by_kind("music"):
                 steps.append({"tool": "play_music", "action": "play", "genre": genre, "volume": volume})
-            scenes[name] = {"keywords": keywords, "reply": f"Your {name} scene, coming up.", "steps": steps}
+            scenes[name] = {"keywords": keywords, "reply": say("scene_coming_up", name=name), "steps": steps}
         relax = [dict(step) for step in scenes["evening"]["steps"]]
         for step in relax:
             if step["tool"] == "set_light":
                 step["brightness_pct"] = min(int(step.get("brightness_pct", 40)), 30)
-        relax.append({"tool": "narrate", "text": "Relax. This is the way you like it."})
+        relax.append({"tool": "narrate", "text": say("scene_relax_narration")})
         scenes["relax"] = {
             "keywords": ["relax", "calm", "unwind", "chill"],
-            "reply": "Time to relax.",
+            "reply": say("scene_relax_reply"),
             "steps": relax,
         }
         off: list[dict[str, Any]] = [{"tool": "set_light", "device": "*", "state": "off"}]
@@ -89,7 +90,11 @@ class Architect:
             off.append({"tool": "play_music", "action": "stop"})
         if self._registry.by_kind("diffuser"):
             off.append({"tool": "set_scent", "state": "off"})
-        scenes["good_night"] = {"keywords": ["sleep", "night", "bed"], "reply": "Good night.", "steps": off}
+        scenes["good_night"] = {
+            "keywords": ["sleep", "night", "bed"],
+            "reply": say("scene_good_night_reply"),
+            "steps": off,
+        }
         return scenes
 
     def write(self, state: ConversationState) -> tuple[PresetPlanner, str]:
@@ -108,7 +113,6 @@ class Architect:
     def summary(state: ConversationState, scenes: dict[str, Any]) -> str:
         prefs = state.preferences
         likes = [item for item in (prefs.scents[:1] + prefs.genres[:1]) if item]
-        with_what = f", with {' and '.join(likes)}" if likes else ""
-        names = list(scenes)
-        listed = ", ".join(names[:-1]) + " and " + names[-1]
-        return f"I've set up {len(names)} scenes for you: {listed.replace('_', ' ')}{with_what}."
+        names = [name.replace("_", " ") for name in scenes]
+        key = "scenes_set_up_with" if likes else "scenes_set_up"
+        return say(key, names, likes=join(likes))

@@ -13,6 +13,7 @@ from typing import Any, Protocol
 
 from voiced.brain.state import ConversationState
 from voiced.errors import ConfigError
+from voiced.language.replies import say
 from voiced.tasks import cancel_and_wait
 
 _LOGGER = logging.getLogger(__name__)
@@ -74,7 +75,7 @@ class ScenesDelivery:
             notice = "The scenes could not be written for this home's devices; say so if the user asks."
             return state.model_copy(update={"system_notice": notice})
         if before.status == "Completed":
-            summary = "I've updated your scenes."
+            summary = say("scenes_updated")
         if self._say is not None and speak:
             task = asyncio.create_task(self._say(summary, turn), name=f"brain-summary-{turn}")
             self._speaking.add(task)

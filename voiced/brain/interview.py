@@ -16,16 +16,10 @@ from voiced.brain.state import INTERVIEW_STATUSES
 from voiced.language.replies import say
 from voiced.mouth.agent import NO_CONTEXT, Agent, TurnContext
 
-QUESTIONS = {
-    "rooms": "Which rooms should I look after?",
-    "routine": "When do you usually get up, and when do you go to bed?",
-    "scents": "Which scents do you like, and any you don't?",
-    "genres": "What music do you like to have on?",
-    "lights": "How do you like the lights in the evening: warm or cool, bright or dim?",
-}
+QUESTIONS = {slot: say(f"interview_{slot}") for slot in ("rooms", "routine", "scents", "genres", "lights")}
 START = re.compile(r"\b(?:set ?up|setup|configure)\b.*\b(?:home|house|flat|apartment)\b|\binterview me\b")
 STOP = re.compile(r"\b(?:stop|cancel|end|quit)\b.*\b(?:interview|set ?up|setup|questions)\b")
-WRAP_UP = "Thanks, that's all I need. I'm putting your scenes together."
+WRAP_UP = say("interview_wrap_up")
 ASK_AT_MOST = 2  # a question whose answers tell us nothing is asked again once, then given up
 CHANGE = re.compile(
     r"\b(?:make|set) the (morning|evening|relax|relaxing)\s+(?:scene|mood)\s+"
@@ -49,19 +43,19 @@ class InterviewAgent:
         if START.search(words):
             slot = self._brain.begin_interview()
             self._asked = {slot: 1}
-            yield f"Let's set up your home. {QUESTIONS[slot]}"
+            yield say("interview_start", question=QUESTIONS[slot])
             return
         state = self._brain.state
         change = CHANGE.search(words)
         if change and state.scenes_file:
             # The analyst reads the change from these words; the architect rewrites the scenes.
             self._brain.request_change()
-            yield f"Okay, I'll make the {change.group(1)} scene {change.group(2)}."
+            yield say("scene_change", name=change.group(1), how=change.group(2))
             return
         if state.status in INTERVIEW_STATUSES and state.interview_slot is not None:
             if STOP.search(words):
                 self._brain.end_interview()
-                yield "Okay, we'll stop the setup here. You can pick it up again any time."
+                yield say("interview_stopped")
                 return
             # this answer is analysed after the reply: its own question is not asked straight again
             missing = [slot for slot in self._brain.missing() if slot != state.interview_slot]
@@ -69,7 +63,7 @@ class InterviewAgent:
             if remaining:
                 self._brain.ask(remaining[0])
                 self._asked[remaining[0]] = self._asked.get(remaining[0], 0) + 1
-                yield f"Got it. {QUESTIONS[remaining[0]]}"
+                yield say("interview_next", question=QUESTIONS[remaining[0]])
             elif missing:  # asked twice and still nothing: the interview ends, honestly
                 self._brain.end_interview()
                 yield say("interview_gave_up")

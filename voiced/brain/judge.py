@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from voiced.brain.analyst import Flag, missing_slots
 from voiced.brain.state import ConversationState
+from voiced.language.replies import say
 
 
 @dataclass(frozen=True)
@@ -67,7 +68,7 @@ class OfflineJudge:
         if (device := offline_device(flags)) is not None:
             return Notice(
                 f"The {_human(device)} is offline: say so before offering anything that needs it.",
-                f"Just so you know, the {_human(device)} is offline.",
+                say("notice_offline", device=_human(device)),
                 device=device,
             )
         if "device_failed" in by_kind:
@@ -81,15 +82,14 @@ class OfflineJudge:
             return Notice(
                 f"Last turn '{heard}' was probably a mishearing of '{meant}': if the user repeats it, "
                 f"read it as '{meant}'.",
-                f"Earlier I heard '{heard}'. If you meant {meant}, please say it again.",
+                say("notice_misheard", heard=heard, meant=meant),
             )
         if "repeated" in by_kind and "misunderstood" in by_kind:
             said = by_kind["repeated"].detail
             return Notice(
                 f"The user said {said!r} twice and it was not understood either time: apologise and say "
                 "briefly what you can do.",
-                "Sorry, I still didn't get that. I can switch and dim the lights, run the diffuser, "
-                "play music, or set a scene like relax or good night.",
+                say("notice_not_understood_twice"),
             )
         if "repeated" in by_kind:
             said = by_kind["repeated"].detail

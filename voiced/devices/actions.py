@@ -20,6 +20,7 @@ from voiced.devices.model import DeviceCommand
 from voiced.devices.mqtt import PublishRejected
 from voiced.errors import BrokerUnavailable, DeviceError
 from voiced.events import CommandRefused, CommandSent
+from voiced.language.replies import say
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -161,17 +162,15 @@ class DeviceActions:
         missing = await self._gateway.wait_for_state(sent, self._confirm_timeout_s)
         if not missing:
             value = (self._gateway.state_of(device) or {}).get("state")
-            return (
-                f"The {name} says it's {value.lower()}."
-                if isinstance(value, str)
-                else f"The {name} confirms it."
-            )
+            if isinstance(value, str):
+                return say("device_says", device=name, state=value.lower())
+            return say("device_confirms", device=name)
         why = f"did not confirm within {self._confirm_timeout_s:g} s ({', '.join(missing)})"
         _LOGGER.warning("turn %d: %s %s", turn, name, why)
         self._bus.publish(CommandRefused(turn=turn, device=device, reason=why))
         if self._gateway.reports_since(sent) == 0:
-            return f"But the {name} hasn't reported back, so I can't confirm it."
-        return f"But the {name} doesn't show the change yet."
+            return say("device_silent", device=name)
+        return say("device_unchanged", device=name)
 
     async def execute_confirmed(
         self, turn: int, command: DeviceCommand, *, task_id: str, ack_timeout: float, confirm_timeout: float

@@ -1,9 +1,10 @@
 """Replies as data (`replies_en.yaml`): a template said of one thing and of several.
 
 `say("device_offline", ["the kitchen light", "the bedroom light"])` picks the template's `many` form
-(its `one` form for a single thing, or when `count` is 1), joins the things with "and", fills the
-other fields and gives a whole sentence its capital (a piece of one, "in 5 seconds", keeps none).
-A template without forms is said as it is.
+(its `one` form for a single thing, or when `count` is 1; its `none` form, where it has one, for
+none), joins the things with "and" as `{things}` (with "or" as `{either}`: "the bedroom or the
+kitchen"), fills the other fields and gives a whole sentence its capital (a piece of one, "in 5
+seconds", keeps none). A template without forms is said as it is.
 """
 
 from __future__ import annotations
@@ -38,21 +39,26 @@ class Replies:
     def load(cls, path: Path) -> Replies:
         raw = load_yaml(path)
         for key, value in raw.items():
-            forms = set(value) if isinstance(value, dict) else None
-            if not isinstance(value, str) and forms != {"one", "many"}:
-                raise ValueError(f"{path.name}: {key} must be a sentence, or its 'one' and 'many' forms")
+            forms = set(value) if isinstance(value, dict) else set()
+            if not isinstance(value, str) and not {"one", "many"} <= forms <= {"one", "many", "none"}:
+                raise ValueError(
+                    f"{path.name}: {key} must be a sentence, or its 'one' and 'many' forms (and 'none')"
+                )
         return cls(raw)
 
     def form(self, key: str, count: int) -> str:
         template = self.templates[key]
         if isinstance(template, str):
             return template
+        if count == 0 and "none" in template:
+            return template["none"]
         return template["one"] if count == 1 else template["many"]
 
     def say(self, key: str, things: Sequence[str] = (), *, count: int | None = None, **fields: object) -> str:
         """The template `key` for `things` (`count` of them: len(things) unless given)."""
         count = len(things) if count is None else count
-        text = self.form(key, count).format(things=join(things), count=count, **fields)
+        form = self.form(key, count)
+        text = form.format(things=join(things), either=join(things, "or"), count=count, **fields)
         return capital(text) if text.endswith((".", "?", "!")) else text  # a sentence, not a piece of one
 
 
@@ -63,6 +69,11 @@ def replies() -> Replies:
 
 def knows(key: str) -> bool:
     return key in replies().templates
+
+
+def the(device: str) -> str:
+    """A device as a reply names it: "the kitchen light"."""
+    return replies().say("the_device", device=device)
 
 
 def say(key: str, things: Sequence[str] = (), *, count: int | None = None, **fields: object) -> str:

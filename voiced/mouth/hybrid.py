@@ -12,6 +12,7 @@ from voiced.bus import EventBus
 from voiced.config import Config
 from voiced.devices.actions import DeviceActions
 from voiced.devices.registry import DeviceRegistry
+from voiced.language.replies import say
 from voiced.mouth.agent import NO_CONTEXT, Agent, TurnContext
 from voiced.mouth.intents import LocalIntentAgent
 from voiced.mouth.llm import LlmAgent, LlmUnavailable
@@ -21,8 +22,8 @@ from voiced.mouth.vibe_control import VibeControl
 
 _LOGGER = logging.getLogger(__name__)
 
-UNAVAILABLE_APOLOGY = "Sorry, my thinking service isn't answering right now."
-LOST_THREAD_APOLOGY = " Sorry, I lost my train of thought."
+UNAVAILABLE_APOLOGY = say("llm_unavailable")
+LOST_THREAD_APOLOGY = " " + say("llm_lost_thread")  # after what was said already
 
 
 async def with_apology(pieces: AsyncGenerator[str, None]) -> AsyncGenerator[str, None]:

@@ -19,6 +19,7 @@ from typing import Any
 from voiced.devices.registry import DeviceRegistry
 from voiced.devices.vocabulary import HomeVocabulary
 from voiced.language import Language, english, find, phrase, words
+from voiced.language.replies import say, the
 from voiced.mouth.agent import AgentReply
 from voiced.mouth.heard_readings import HeardReadings
 from voiced.mouth.one_request import OneRequest
@@ -37,7 +38,7 @@ from voiced.mouth.understanding.dialogue import Recent, assumed
 from voiced.mouth.understanding.framed import restore_all
 from voiced.mouth.understanding.grammar import human
 from voiced.mouth.understanding.handlers import handlers
-from voiced.mouth.understanding.home import Home, Outcome, join, pct_to_brightness
+from voiced.mouth.understanding.home import Home, Outcome, pct_to_brightness
 from voiced.mouth.understanding.learning import Learned, learn
 from voiced.mouth.understanding.remarks import Remarks
 from voiced.mouth.understanding.replies import (
@@ -206,15 +207,13 @@ class LocalIntentAgent(OneRequest, HeardReadings):
         if doubted is not None and (answer := yes_or_no(text)) is not None:
             if answer:
                 return doubted
-            declined = (
-                "Okay, I won't play it." if any(map(searches, doubted.commands)) else "Okay, I'll leave it."
-            )
+            declined = say("declined_play" if any(map(searches, doubted.commands)) else "declined")
             return AgentReply(text=declined, understood=True)
         if (back := undone(text, self._words, self._language, tuple(was))) is not None:
             self._said, self._question = None, None
-            put = self._put_back(list(back), was, "Okay, I put the {} back as it was.")
-            unknown = "Sorry, I don't know how the {} was before, so I didn't change anything."
-            return put or AgentReply(text=unknown.format(join([human(n) for n in back])), understood=True)
+            put = self._put_back(list(back), was)
+            unknown = say("undo_unknown", [the(human(n)) for n in back])
+            return put or AgentReply(text=unknown, understood=True)
         said, self._said = self._said, None
         home_words = HomeVocabulary.of(self._registry)
         fix = None
@@ -260,7 +259,7 @@ class LocalIntentAgent(OneRequest, HeardReadings):
         if value is not None:
             log.info("not sure the ear heard %r right: asking back", value)
             self._doubted = reply
-            return AgentReply(text=f'Did you say "{value}"? Say yes, or say it again.', understood=True)
+            return AgentReply(text=say("said_asked", text=value), understood=True)
         title = doubted_title(reply.commands, doubtful, alternatives)
         if title is None:
             return reply
@@ -328,18 +327,18 @@ class LocalIntentAgent(OneRequest, HeardReadings):
         out = [n for n in last if n in excluding]
         if not out or len(out) == len(last):
             return None  # "not the bedroom" after the bedroom alone: a correction without the right one
-        put = self._put_back(out, was, "Okay, I put the {} back as it was.")
+        put = self._put_back(out, was)
         if put is not None:
             self._home.last = tuple(n for n in last if n not in out)
             log.info("taken out of the last request: %s", out)
         return put
 
-    def _put_back(self, names: list[str], was: dict[str, dict[str, Any]], said: str) -> AgentReply | None:
+    def _put_back(self, names: list[str], was: dict[str, dict[str, Any]]) -> AgentReply | None:
         back = restore_all(names, was=was, kind_of=self._home.kind_of)
         if not back:
             return None
-        text = said.format(join([human(c.device) for c in back]))
-        return AgentReply(text=text, commands=tuple(back), understood=True)
+        said = say("put_back", [the(human(c.device)) for c in back])
+        return AgentReply(text=said, commands=tuple(back), understood=True)
 
     # -- the reply ------------------------------------------------------------------------------
 

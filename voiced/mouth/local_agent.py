@@ -8,16 +8,16 @@ from dataclasses import dataclass
 
 from voiced.devices.actions import DeviceActions
 from voiced.devices.gateway import Sent
-from voiced.language.replies import say
+from voiced.language.replies import say, the
 from voiced.mouth.agent import NO_CONTEXT, AgentReply, TurnContext
 from voiced.mouth.intents import LocalIntentAgent
 from voiced.mouth.scene_undo import Before, SceneUndo
 from voiced.mouth.vibe_control import SceneNews, VibeControl
 
-NO_BROKER_REPLY = "Sorry, I can't reach the devices right now, so I didn't change anything."
-NO_SCENES_REPLY = "Sorry, scenes aren't available here."
-STOPPED_REPLY = "Okay, I stopped the scene."
-NOTHING_TO_STOP_REPLY = "There's no scene being set up."
+NO_BROKER_REPLY = say("no_broker")
+NO_SCENES_REPLY = say("no_scenes")
+STOPPED_REPLY = say("scene_stopped")
+NOTHING_TO_STOP_REPLY = say("no_scene_running")
 
 
 def mentions(messages: Sequence[SceneNews]) -> str:
@@ -55,11 +55,11 @@ async def carry_out(
             (failed if actions.is_online(command.device) else offline).append(name)
     said = [reply.text] if reply.text else []
     if offline:
-        said.append(say("device_offline", [f"the {name}" for name in offline]))
+        said.append(say("device_offline", [the(name) for name in offline]))
     if failed:
-        said.append(say("device_failed", [f"the {name}" for name in failed]))
+        said.append(say("device_failed", [the(name) for name in failed]))
     if unacked:
-        said.append(say("device_unacked", [f"the {name}" for name in unacked]))
+        said.append(say("device_unacked", [the(name) for name in unacked]))
     if reply.reset_scene:
         stopped = vibe is not None and vibe.running is not None
         if vibe is not None:
@@ -126,7 +126,7 @@ class LocalAgent:
         self._understood = (turn, understood.understood)
         done = await act(turn, understood, self._actions, self._vibe, self._undo, just_set)
         if understood.repeat and self._last_said:
-            done = CarriedOut(f"I said: {self._last_said}")
+            done = CarriedOut(say("i_said", said=self._last_said))
         said = " ".join(part for part in (context.say, news, done.said) if part)
         if not understood.repeat:
             self._last_said = said

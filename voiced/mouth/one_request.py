@@ -13,6 +13,7 @@ from voiced.devices.registry import DeviceRegistry
 from voiced.devices.vocabulary import HomeVocabulary
 from voiced.errors import DeviceError
 from voiced.language import Language, has, words
+from voiced.language.replies import say
 from voiced.mouth.understanding import frame as entity_frame
 from voiced.mouth.understanding import pronouns
 from voiced.mouth.understanding.asking import Question, here_unknown, which_room
@@ -178,7 +179,7 @@ class OneRequest:
                 log.info("dropping command %s: %s", command, exc)
                 unable += [str(exc)] if " cannot " in str(exc) else []
         if not prepared and unable:  # "turn the sofa light red" on a light with no colour: heard, and why not
-            return Outcome(f"Sorry, the {unable[0]}, so I didn't change anything.", acted=False)
+            return Outcome(say("device_cannot", reason=unable[0]), acted=False)
         if not prepared:
             return None
         outcome.commands = prepared

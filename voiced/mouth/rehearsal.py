@@ -28,6 +28,7 @@ from voiced.events import (
     SpeechStarted,
     TtsStopped,
 )
+from voiced.language.replies import say
 from voiced.mouth.intents import LocalIntentAgent
 from voiced.mouth.sentences import SentenceSplitter
 from voiced.mouth.understanding.replies import NOT_UNDERSTOOD
@@ -42,7 +43,8 @@ ROUND_PERCENTS = tuple(range(10, 101, 10))  # what people say far more often tha
 def familiar_replies(registry: DeviceRegistry) -> list[str]:
     """The replies said most, synthesized before the first turn."""
     names = [device.name.replace("_", " ") for device in registry]
-    return [f"Turning {verb} the {name}." for name in names for verb in ("on", "off")] + [NOT_UNDERSTOOD]
+    turning = [say("device_turning", state=state, device=name) for name in names for state in ("on", "off")]
+    return [*turning, NOT_UNDERSTOOD]
 
 
 def likely_requests(registry: DeviceRegistry) -> list[str]:

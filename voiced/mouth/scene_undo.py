@@ -17,7 +17,7 @@ from voiced.devices.actions import DeviceActions
 from voiced.devices.confirm import expected_state, mismatches
 from voiced.devices.model import DeviceCommand
 from voiced.devices.restore import restore
-from voiced.language.replies import say
+from voiced.language.replies import say, the
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -34,7 +34,7 @@ class Before:
     def called(self) -> str:
         """ "the good night scene"; a scene asked for in many words is "the scene"."""
         name = self.scene.replace("_", " ")
-        return f"the {name} scene" if len(name.split()) <= 2 else "the scene"
+        return say("scene_called", scene=name) if len(name.split()) <= 2 else say("scene_unnamed")
 
 
 @dataclass(frozen=True)
@@ -79,7 +79,7 @@ class SceneUndo:
             command = restore(name, kind, was)
             if command is None:
                 if was is None:  # it had not reported before the scene: how it was is not known
-                    unknown.append(f"the {name.replace('_', ' ')}")
+                    unknown.append(the(name.replace("_", " ")))
                 continue
             if on_its_way or mismatches(now, expected_state(command)):
                 back.append(command)

@@ -11,11 +11,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from voiced.devices.actions import DeviceActions
-from voiced.language.replies import join
+from voiced.language.replies import join, say
 from voiced.mouth.agent import AgentReply
 from voiced.mouth.local_agent import CarriedOut, carry_out
 from voiced.plans.model import ExecutionPlan, PlanStep
-from voiced.plans.words import PlanWords
+from voiced.plans.words import PlanWords, is_named
 
 
 def _renumbered(plan: ExecutionPlan, steps: list[PlanStep]) -> ExecutionPlan:
@@ -38,8 +38,8 @@ def split(plan: ExecutionPlan, words: PlanWords) -> Split:
     later = [step for step in plan.steps if step.timed]
     rest = _renumbered(plan, later)
     actions = words.actions(rest)
-    if (rest.name == "plan" or rest.name.startswith("plan to ")) and len(actions) <= NAMED_AFTER_AT_MOST:
-        rest = rest.model_copy(update={"name": f"plan to {join(actions)}"})  # "plan to turn off all the …"
+    if not is_named(rest.name) and len(actions) <= NAMED_AFTER_AT_MOST:
+        rest = rest.model_copy(update={"name": say("plan_to", steps=join(actions))})  # "plan to turn off …"
     return Split(_renumbered(plan, now), rest)
 
 

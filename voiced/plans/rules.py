@@ -127,11 +127,7 @@ class RulePlanner:
         if is_negated(lowered):
             raise PlanRefused(NEGATED, understood=True)
         if TRIGGERS.search(lowered):
-            raise PlanRefused(
-                "I can't tell when you leave or arrive: I only plan by time, like "
-                '"in ten minutes" or "at 7". Nothing is planned.',
-                understood=True,
-            )
+            raise PlanRefused(say("plan_triggers"), understood=True)
         name = "plan"
         if (found := _NAME.search(lowered)) is not None and not any(
             verb in found["name"].split() for verb in VERBS
@@ -159,9 +155,9 @@ class RulePlanner:
                 steps.append(self._step(len(steps), command, at, part.text, group, now, clock_time))
             end = commands[-1][0] if commands[-1][0] is not None else end
         if not steps:
-            raise PlanRefused("Sorry, I didn't catch anything to plan, so nothing is planned.")
+            raise PlanRefused(say("plan_nothing_caught"))
         if name == "plan" and len(steps) == 1 and steps[0].timed:
-            name = f"plan to {steps[0].action}"
+            name = say("plan_to", steps=steps[0].action)
         return ExecutionPlan(
             name=name,
             steps=tuple(steps),
@@ -209,8 +205,8 @@ class RulePlanner:
         text = _LOUD.sub(" ", _QUIET.sub(" ", text))
         reply = self._intents.understand(text)
         if not reply.understood or not reply.commands:
-            said = reply.text if not reply.understood else f'I can\'t plan "{text}"'
-            raise PlanRefused(f"{said} Nothing is planned.".replace("..", "."))
+            said = reply.text if not reply.understood else say("cannot_plan", text=text)
+            raise PlanRefused(f"{said} {say('plans_none')}".replace("..", "."))
         commands = [_with_volume(c, volume) for c in reply.commands]
         return [(start, c) for c in commands], ""
 
@@ -220,7 +216,7 @@ class RulePlanner:
         reply = self._intents.understand(f"turn on the {target}")
         lights = [c for c in reply.commands if isinstance(c, LightSet)]
         if not reply.understood or not lights:
-            raise PlanRefused(f'Sorry, I don\'t know which light "{target}" is. Nothing is planned.')
+            raise PlanRefused(say("plan_which_light", target=target))
         over = part.over_s or 600.0
         begin = start or self._now()
         found: list[tuple[datetime | None, DeviceCommand]] = []
@@ -232,7 +228,7 @@ class RulePlanner:
                     (at, LightSet(device=light.device, state="ON", brightness=pct_to_brightness(pct)))
                 )
         names = " and ".join(sorted({light.device.replace("_", " ") for light in lights}))
-        return found, f"fade the {names} in {say('over_minutes', count=round(over / 60))}"
+        return found, say("step_fade_in", names=names, over=say("over_minutes", count=round(over / 60)))
 
     def _step(
         self,

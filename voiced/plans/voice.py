@@ -86,7 +86,8 @@ def _named(what: str, views: list[dict[str, Any]], *, by_steps: bool = True) -> 
 
 def _called(view: dict[str, Any]) -> str:
     """ "the movie night", "the plan to turn off the bedroom light"."""
-    return f"the {view['execution_plan'].get('name') or 'plan'}"
+    name = view["execution_plan"].get("name")
+    return say("plan_the", name=name) if name else say("plan_the_plan")
 
 
 class PlanAgent:
@@ -155,7 +156,7 @@ class PlanAgent:
             return await self._ask(text, parts.later)
         done = await run_now(turn, parts.now, self._plans.actions, self._words)
         if done.said == NO_BROKER_REPLY:
-            return f"{done.said} Nothing is planned." if parts.later.steps else done.said
+            return f"{done.said} {say('plans_none')}" if parts.later.steps else done.said
         later = await self._ask(text, parts.later) if parts.later.steps else ""
         return DoneNow(done.said, done.sent, later)
 
@@ -171,7 +172,7 @@ class PlanAgent:
         if task_id != asked and (is_yes(words) or is_no(words)) and not CANCEL.match(words):
             # other turns came between the read-back and this yes or no: ask again, do not guess
             self._asked = task_id
-            return f"To be sure: {self._read_back(plan)}"
+            return say("plan_to_be_sure", read_back=self._read_back(plan))
         change = WITHOUT.search(words)
         if change is not None and not NO.fullmatch(words) and not PLAIN_NO.match(words):
             smaller = without(plan, change["what"])
@@ -179,18 +180,18 @@ class PlanAgent:
                 return None  # "lights off except the bedroom", turns after the read-back: not about the plan
             self._asked = task_id
             if len(smaller.steps) == len(plan.steps):
-                return f'Sorry, nothing in the plan is "{change["what"]}". {self._read_back(plan)}'
+                return say("plan_not_in", what=change["what"], read_back=self._read_back(plan))
             if not smaller.steps:
                 await self._engine.confirm(task_id, False, notes=text)
-                return "Okay, that leaves nothing to do, so I cancelled it."
+                return say("plan_left_nothing")
             await self._engine.confirm(task_id, False, notes=text, plan=smaller)
-            return f"Okay. {self._read_back(smaller)}"
+            return say("plan_smaller", read_back=self._read_back(smaller))
         if is_yes(words):
             await self._engine.confirm(task_id, True, notes=text)
-            return "Okay, going ahead."
+            return say("plan_going_ahead")
         if is_no(words):
             await self._engine.confirm(task_id, False, notes=text)
-            return f"Okay, I won't. The {plan.name} is cancelled."
+            return say("plan_refused", name=plan.name)
         return None
 
     async def _list(self) -> str:

@@ -18,7 +18,7 @@ from voiced.devices.colours import COLORS
 from voiced.devices.model import DeviceCommand, DiffuserSet, LightSet, MusicSet, SwitchSet
 from voiced.devices.registry import DeviceRegistry
 from voiced.language import HERE
-from voiced.language.replies import join, knows, say
+from voiced.language.replies import join, knows, say, the
 from voiced.plans.model import ExecutionPlan, PlanStep
 from voiced.yamlfile import load_yaml
 
@@ -43,38 +43,41 @@ def _pct(brightness: int) -> int:
 def describe(command: DeviceCommand, target: str | None = None) -> str:
     """ "dim the living room light to 20 %", "turn off the kitchen light", "play jazz at volume 25";
     `target` says the device another way ("all the lights")."""
-    who = target or f"the {_name(command.device)}"
+    who = target or the(_name(command.device))
     if isinstance(command, LightSet):
         if command.state == "OFF":
-            return f"turn off {who}"
+            return say("step_turn_off", who=who)
         if command.brightness is not None:
-            return f"set {who} to {_pct(command.brightness)} %"
+            return say("step_set_percent", who=who, percent=_pct(command.brightness))
         if command.color_hex is not None:
-            return f"make {who} {_HEX_NAMES.get(command.color_hex.upper(), command.color_hex)}"
+            colour = _HEX_NAMES.get(command.color_hex.upper(), command.color_hex)
+            return say("step_make", who=who, colour=colour)
         if command.color_temp is not None:
-            return f"set {who} to {command.color_temp} mireds"
-        return f"turn on {who}"
+            return say("step_set_mireds", who=who, mireds=command.color_temp)
+        return say("step_turn_on", who=who)
     if isinstance(command, DiffuserSet):
         if command.state == "OFF":
-            return f"turn off {who}"
-        scent = f" with {command.scent}" if command.scent else ""
-        strength = f" at {command.intensity} %" if command.intensity is not None else ""
-        return f"turn on {who}{scent}{strength}"
+            return say("step_turn_off", who=who)
+        key = "step_scent" if command.scent else "step_turn_on"
+        if command.intensity is not None:
+            key = "step_scent_intensity" if command.scent else "step_intensity"
+        return say(key, who=who, scent=command.scent, intensity=command.intensity)
     if isinstance(command, SwitchSet):
-        return f"turn {command.state.lower()} {who}"
+        return say("step_turn", who=who, state=command.state.lower())
     return _music(command)
 
 
 def _music(command: MusicSet) -> str:
-    volume = f" at volume {command.volume}" if command.volume is not None else ""
     if command.action == "play":
-        what = command.genre or command.query or ("a playlist" if command.tracks else "music")
-        return f"play {what}{volume}"
-    if command.action in ("pause", "stop"):
-        return f"{command.action} the music"
-    if command.action in ("next", "previous"):
-        return f"skip to the {command.action} track"
-    return f"set the volume to {command.volume}" if command.volume is not None else "leave the music as it is"
+        what = command.genre or command.query or say("step_a_playlist" if command.tracks else "step_music")
+        return say(
+            "step_play" if command.volume is None else "step_play_at", what=what, volume=command.volume
+        )
+    if command.action in ("pause", "stop", "next", "previous"):
+        return say(f"step_{command.action}")
+    return (
+        say("step_volume", volume=command.volume) if command.volume is not None else say("step_leave_music")
+    )
 
 
 def doing(phrase: str) -> str:
@@ -105,7 +108,7 @@ def when(step: PlanStep, now: float, started: float | None = None) -> str:
         if minutes >= 60 and minutes % 60 == 0:
             return say("in_hours", count=minutes // 60)
         return say("in_minutes", count=max(minutes, 0))
-    return f"at {clock(step.at)}"
+    return say("at_time", time=clock(step.at))
 
 
 @dataclass(frozen=True)
@@ -132,8 +135,8 @@ class PlanWords:
         last = {name.rsplit(" ", 1)[-1] for name in names}
         plural = language["plurals"].get(next(iter(last))) if len(last) == 1 else None
         if plural and all(" " in name for name in names):
-            return f"the {join([name.rsplit(' ', 1)[0] for name in names])} {plural}"
-        return join([f"the {name}" for name in names])
+            return say("group_of_kind", [name.rsplit(" ", 1)[0] for name in names], plural=plural)
+        return join([the(name) for name in names])
 
     def phrases(
         self, plan: ExecutionPlan, now: float, *, started: float | None = None, done: Iterable[int] = ()
@@ -163,7 +166,7 @@ class PlanWords:
             if step.group:
                 if step.group not in seen:
                     seen.add(step.group)
-                    found.append((step.group, f"starting {moment}" if moment else "", True))
+                    found.append((step.group, say("starting", moment=moment) if moment else "", True))
                 i += 1
                 continue
             together = [step]
@@ -197,13 +200,8 @@ class PlanWords:
         started = view.get("started_at")
         steps = self.phrases(plan, now, started=started, done=[d for d in done if d is not None])
         waiting = view.get("status") == "waiting_confirmation"
-        named = f"For the {plan.name}, " if is_named(plan.name) else ""
-        return say(
-            "plan_line",
-            name=named,
-            steps=join_then(steps),
-            waiting=say("plan_waiting") if waiting else "",
-        )
+        key = "plan_line" + ("_named" if is_named(plan.name) else "") + ("_waiting" if waiting else "")
+        return say(key, name=plan.name, steps=join_then(steps))
 
 
 def _same(step: PlanStep, first: PlanStep, now: float, started: float | None) -> bool:
@@ -220,21 +218,21 @@ def _same(step: PlanStep, first: PlanStep, now: float, started: float | None) ->
 
 def is_named(name: str) -> bool:
     """A name the user gave ("movie night"), not one made up from the steps ("plan to ...")."""
-    return name not in ("plan", "") and not name.startswith("plan to ")
+    return name not in ("plan", "") and not name.startswith(say("plan_to", steps=""))
 
 
 def join_then(parts: Sequence[str]) -> str:
     if not parts:
-        return "nothing"
+        return say("steps_none")
     if len(parts) == 1:
         return parts[0]
-    return f"{', '.join(parts[:-1])}, then {parts[-1]}"
+    return say("steps_then", first=", ".join(parts[:-1]), last=parts[-1])
 
 
 def status_words(status: str) -> str:
     """Where a plan is, after its id or name: "was already cancelled"."""
     key = f"plan_status_{status}"
-    return say(key) if knows(key) else f"is {status}"
+    return say(key) if knows(key) else say("plan_status_other", status=status)
 
 
 def step_phrase(step: PlanStep) -> str:
@@ -243,20 +241,20 @@ def step_phrase(step: PlanStep) -> str:
 
 def no_answer_line(state: Mapping[str, Any]) -> str:
     name = ExecutionPlan.model_validate(state["execution_plan"]).name
-    return f"I didn't hear back about the {name}, so I cancelled it."
+    return say("plan_no_answer", name=name)
 
 
 def outcome_line(state: Mapping[str, Any]) -> str:
     """Said at the next pause when a plan ends: done, or what was skipped and why."""
     name = ExecutionPlan.model_validate(state["execution_plan"]).name
     if state.get("status") == "completed":
-        return f"The {name} is done."
+        return say("plan_done", name=name)
     skipped = [e for e in state.get("execution_history", []) if e.get("decision") == "skip"]
     said = [f"{e['action']}: {e['reason']}" for e in skipped[:3]]
     if state.get("ended"):
-        said.append(f"stopped early: {state['ended']}")
+        said.append(say("plan_stopped_early", why=state["ended"]))
     why = "; ".join(said) or state.get("result", "")
-    return f"The {name} is only partly done: {why}."
+    return say("plan_partly_done", name=name, why=why)
 
 
 DEFAULT_WORDS = PlanWords()

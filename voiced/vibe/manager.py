@@ -23,6 +23,7 @@ from typing import Any, Protocol
 from voiced.bus import EventBus
 from voiced.config import VibeConfig
 from voiced.events import VibeCancelled, VibeComplete, VibeDropped, VibeError, VibeResumed, VibeStarted
+from voiced.language.replies import say
 from voiced.tasks import STOP_TIMEOUT_S, cancel_and_wait
 from voiced.vibe.messages import Cancelled, Failed, StepOutcome, Success, VibeMessage
 from voiced.vibe.plan import VibePlan
@@ -94,7 +95,7 @@ class VibeTaskManager:
     def acknowledgement(self, request: str) -> str:
         """What the local path says while the scene is set up: the matching preset's own line."""
         name, _note = self._presets.choose(request)
-        return self._presets.reply(name) or "Setting the mood."
+        return self._presets.reply(name) or say("setting_mood")
 
     async def start(self, request: str, turn: int) -> str:
         replaced = await self.cancel(f"replaced by a new scene: {request!r}") if self.running else ""

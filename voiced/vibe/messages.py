@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-from voiced.language.replies import say
+from voiced.language.replies import say, the
 from voiced.vibe.plan import VibePlan
 
 
@@ -46,8 +46,9 @@ class Success(VibeMessage):
         return f"The scene {self.request!r} ({self.task_id}) is ready. Applied: {applied}."
 
     def spoken(self) -> str:
-        name = f"{_human(self.plan.name)} " if self.plan.source == "preset" else ""
-        return f"By the way, the {name}scene is ready."
+        if self.plan.source == "preset":
+            return say("scene_ready_named", name=_human(self.plan.name))
+        return say("scene_ready")
 
 
 @dataclass(frozen=True)
@@ -68,11 +69,11 @@ class Failed(VibeMessage):
     def spoken(self) -> str:
         failed = list(dict.fromkeys(_human(s.target) for s in self.steps if not s.ok))
         if not failed:
-            return "Sorry, I couldn't set up the scene."
+            return say("scene_failed")
         if not self.applied:
-            return "Sorry, I couldn't set up the scene: none of the devices could be set."
-        said = say("scene_partly_set", [f"the {name}" for name in failed])
-        done = [f"the {_human(name)}" for name in self.applied]
+            return say("scene_none_set")
+        said = say("scene_partly_set", [the(name) for name in failed])
+        done = [the(_human(name)) for name in self.applied]
         return f"{said} {say('scene_did_change', done)}" if done else said
 
 

@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from voiced.devices.registry import DeviceRegistry
 from voiced.devices.tools import DEVICE_TOOLS, DeviceTools, ToolError
 from voiced.errors import ConfigError, describe_validation_error
+from voiced.language.replies import say
 from voiced.vibe.plan import VIBE_TOOLS, VibePlan, VibeStep, check_step
 from voiced.yamlfile import load_yaml
 
@@ -24,7 +25,7 @@ class Preset(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     keywords: list[str] = Field(default_factory=list)
-    reply: str = Field("Setting the mood.", min_length=1)
+    reply: str = Field(default_factory=lambda: say("setting_mood"), min_length=1)
     steps: list[dict[str, Any]] = Field(min_length=1)
 
 

@@ -7,13 +7,11 @@ from typing import Any
 
 from voiced.devices.colours import COLORS, hex_to_xy
 from voiced.language import english
-from voiced.language.replies import say
+from voiced.language.replies import say, the
 from voiced.language.whites import white_name
 from voiced.mouth.understanding.grammar import human
-from voiced.mouth.understanding.home import DOMAIN_KINDS, Home, Match, Outcome, join
+from voiced.mouth.understanding.home import DOMAIN_KINDS, Home, Match, Outcome
 from voiced.mouth.understanding.lacking import controlled
-
-NO_REPORT = "hasn't reported its state yet"
 
 
 def _is_on(home: Home, name: str) -> bool | None:
@@ -24,6 +22,10 @@ def _is_on(home: Home, name: str) -> bool | None:
     if home.kind_of(name) == "music":
         return value == "PLAYING"
     return value == "ON"
+
+
+def _no_report(name: str) -> str:
+    return say("no_report", [the(human(name))])
 
 
 def get_state(home: Home, match: Match, whole: bool = False) -> Outcome | None:
@@ -37,7 +39,7 @@ def get_state(home: Home, match: Match, whole: bool = False) -> Outcome | None:
     if picked is None:
         return None
     if not picked.names:
-        return Outcome(f"There are no {picked.said.removeprefix('the ')}.", acted=False)
+        return Outcome(say("no_such_kind", kind=picked.said.removeprefix("the ")), acted=False)
     asked_on = str(match.get("state", "on")).lower() == "on"
     word, other = ("on", "off") if asked_on else ("off", "on")
     known = {n: _is_on(home, n) for n in picked.names}
@@ -50,7 +52,7 @@ def get_state(home: Home, match: Match, whole: bool = False) -> Outcome | None:
     def told(key: str, names: list[str], **fields: str) -> str:
         """`key` said of the devices: "all the lights" when they are all that was asked about."""
         whole_group = len(names) > 1 and len(names) == len(picked.names)
-        things = [picked.said] if whole_group else [f"the {human(n)}" for n in names]
+        things = [picked.said] if whole_group else [the(human(n)) for n in names]
         return say(key, things, count=len(names), **fields)
 
     said: list[str] = []
@@ -81,66 +83,71 @@ def light_level(home: Home, match: Match) -> Outcome | None:
     for name in picked.names:
         state = home.states(name)
         if state is None:
-            lines.append(f"The {human(name)} {NO_REPORT}.")
+            lines.append(_no_report(name))
         elif str(state.get("state", "")).upper() != "ON":
-            lines.append(f"The {human(name)} is off.")
+            lines.append(say("device_is_off", device=human(name)))
         elif isinstance(state.get("brightness"), int | float):
-            lines.append(f"The {human(name)} is at {round(state['brightness'] * 100 / 254)} percent.")
+            percent = round(state["brightness"] * 100 / 254)
+            lines.append(say("device_at_percent", device=human(name), percent=percent))
         else:
-            lines.append(f"The {human(name)} is on.")
+            lines.append(say("device_is_on", device=human(name)))
     return Outcome(" ".join(lines), targets=tuple(picked.names), acted=False)
 
 
 def what_is_playing(home: Home, match: Match) -> Outcome | None:
     players = home.of_kinds(("music",))
     if not players:
-        return Outcome("There's no music player here.", acted=False)
+        return Outcome(say("no_player"), acted=False)
     name = players[0]
     state = home.states(name)
     if state is None:
-        return Outcome(f"The {human(name)} {NO_REPORT}.", acted=False)
+        return Outcome(_no_report(name), acted=False)
     if str(state.get("state", "")).lower() != "playing":
-        return Outcome("Nothing is playing right now.", targets=(name,), acted=False)
+        return Outcome(say("nothing_playing"), targets=(name,), acted=False)
     what = state.get("track") or state.get("query") or state.get("genre")
     volume = state.get("volume")
-    said = f"Playing {what}" if what else "Music is playing"
-    said += f", at volume {volume}." if volume is not None else "."
+    key = ("now_playing" if what else "music_playing") + ("_at" if volume is not None else "")
+    said = say(key, what=what, volume=volume)
     return Outcome(said, targets=(name,), acted=False)
 
 
 def what_scent(home: Home, match: Match) -> Outcome | None:
     diffusers = home.of_kinds(("diffuser",))
     if not diffusers:
-        return Outcome("There's no diffuser here.", acted=False)
+        return Outcome(say("no_diffuser"), acted=False)
     name = diffusers[0]
     state = home.states(name)
     if state is None:
-        return Outcome(f"The {human(name)} {NO_REPORT}.", acted=False)
+        return Outcome(_no_report(name), acted=False)
     if str(state.get("state", "")).upper() != "ON":
-        return Outcome(f"The {human(name)} is off.", targets=(name,), acted=False)
+        return Outcome(say("device_is_off", device=human(name)), targets=(name,), acted=False)
     scent, intensity = state.get("scent"), state.get("intensity")
-    said = f"The {human(name)} is on with {scent}" if scent else f"The {human(name)} is on"
-    said += f", at {intensity} percent." if intensity is not None else "."
+    key = {(True, True): "diffuser_on_with_at", (True, False): "diffuser_on_with"}.get(
+        (bool(scent), intensity is not None), "diffuser_on_at" if intensity is not None else "device_is_on"
+    )
+    said = say(key, device=human(name), scent=scent, intensity=intensity)
     return Outcome(said, targets=(name,), acted=False)
 
 
 def current_time(now: datetime) -> Outcome:
-    return Outcome(f"It's {now.strftime('%I:%M %p').lstrip('0')}.", acted=False)
+    return Outcome(say("time_now", time=now.strftime("%I:%M %p").lstrip("0")), acted=False)
 
 
 def current_date(now: datetime) -> Outcome:
-    return Outcome(f"Today is {now.strftime('%A, %B')} {now.day}.", acted=False)
+    today = say("today", weekday=now.strftime("%A"), month=now.strftime("%B"), day=now.day)
+    return Outcome(today, acted=False)
 
 
 def help_text(home: Home) -> Outcome:
     """What this home has, and an example: "what can you do?", "what devices do you control?"."""
-    things = [f"the {human(d.name)}" for d in home.registry]
+    things = [the(human(d.name)) for d in home.registry]
     scents = [s for d in home.registry for s in getattr(d, "scents", None) or []]
-    kinds = "turn lights on and off, dim them or change their colour, play music by genre, artist or title"
-    said = f"I can control {join(things)}. I can {kinds}"
-    said += f", and set the diffuser to {join(scents[:6], 'or')}." if scents else "."
+    said = [say("help_devices", things)]
+    said.append(say("help_abilities_scents", scents[:6]) if scents else say("help_abilities"))
     lights = home.of_kinds(("light",))
-    return Outcome(said + (f" Try: turn on the {human(lights[0])}." if lights else ""), acted=False)
+    if lights:
+        said.append(say("help_try", device=human(lights[0])))
+    return Outcome(" ".join(said), acted=False)
 
 
 _KINDS = ("light", "lights", "lamp", "lamps")
@@ -149,11 +156,12 @@ _KINDS = ("light", "lights", "lamp", "lamps")
 def volume_level(home: Home, match: Match) -> Outcome | None:
     players = home.of_kinds(("music",))
     if not players:
-        return Outcome("There's no music player here.", acted=False)
+        return Outcome(say("no_player"), acted=False)
     state = home.states(players[0])
     if state is None or not isinstance(state.get("volume"), int | float):
-        return Outcome(f"The {human(players[0])} {NO_REPORT}.", targets=(players[0],), acted=False)
-    return Outcome(f"The volume is at {round(state['volume'])} percent.", targets=(players[0],), acted=False)
+        return Outcome(_no_report(players[0]), targets=(players[0],), acted=False)
+    said = say("volume_at", volume=round(state["volume"]))
+    return Outcome(said, targets=(players[0],), acted=False)
 
 
 def cannot_do(home: Home, match: Match) -> Outcome:
@@ -164,25 +172,22 @@ def cannot_do(home: Home, match: Match) -> Outcome:
     for device in home.registry:
         scents = getattr(device, "scents", None)
         if scents and value and thing in (human(device.name), *device.aliases):
-            return Outcome(f"The {thing} has no {value}; it has {join(list(scents))}.", acted=False)
+            return Outcome(say("no_such_scent", list(scents), thing=thing, value=value), acted=False)
     if match.get("said"):
         return Outcome(str(match.get("said")), acted=False)
     lights = home.of_kinds(("light",))
     if thing.split()[-1:] and thing.split()[-1] in _KINDS and lights and not value:
         if thing in (human(n) for n in lights) or thing.removesuffix("s") in (human(n) for n in lights):
-            return Outcome(f"Sorry, I didn't catch what to do with the {thing}.", acted=False)  # "open" it
+            return Outcome(say("what_to_do_with", thing=thing), acted=False)  # "open" it
         # "turn on the garage light": no such light, which is not the same as a thing we cannot do
-        return Outcome(
-            f"There's no {thing} here. The lights are {join([f'the {human(n)}' for n in lights])}.",
-            acted=False,
-        )
+        return Outcome(say("no_such_light", [the(human(n)) for n in lights], thing=thing), acted=False)
     what = f"the {thing} to {value}" if value else f"the {thing}"
     kinds = {device.kind for device in home.registry}
     return Outcome(say("only_control", controlled(kinds, english()), verb=verb, what=what), acted=False)
 
 
 def _white(mireds: int) -> str:
-    return f"a {white_name(mireds)} white"
+    return say("a_white", white=white_name(mireds))
 
 
 def _colour_name(state: dict[str, Any]) -> str | None:
@@ -208,18 +213,18 @@ def light_colour(home: Home, match: Match) -> Outcome | None:
     if picked is None:
         return None
     if not picked.names:
-        return Outcome(f"There are no {picked.said.removeprefix('the ')}.", acted=False)
+        return Outcome(say("no_such_kind", kind=picked.said.removeprefix("the ")), acted=False)
     said = []
     for name in picked.names:
         state = home.states(name)
         if state is None:
-            said.append(f"The {human(name)} {NO_REPORT}.")
+            said.append(_no_report(name))
         elif str(state.get("state", "")).upper() == "OFF":
-            said.append(f"The {human(name)} is off.")
+            said.append(say("device_is_off", device=human(name)))
         else:
             colour = _colour_name(state)
-            told = f"is {colour}" if colour else "hasn't said its colour"
-            said.append(f"The {human(name)} {told}.")
+            told = say("colour_is", device=human(name), colour=colour) if colour else ""
+            said.append(told or say("colour_unsaid", device=human(name)))
     return Outcome(" ".join(said), targets=tuple(picked.names), acted=False)
 
 
@@ -234,9 +239,9 @@ def what_is_on(home: Home, match: Match) -> Outcome:
             state = home.state(device.name)
             extra = state.get("scent") if device.kind == "diffuser" else state.get("genre")
             shown = f" ({extra})" if extra and device.kind != "light" else ""
-            on.append(f"the {human(device.name)}{shown}")
+            on.append(the(human(device.name)) + shown)
             named.append(device.name)
-    said = f"On right now: {join(on)}." if on else "Nothing is on right now."
+    said = say("on_now", on)
     if unknown:
-        said += " " + say("no_report", [f"the {name}" for name in unknown])
+        said += " " + say("no_report", [the(name) for name in unknown])
     return Outcome(said, targets=tuple(named), acted=False)  # "turn them all off" next: these

@@ -8,6 +8,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from voiced.language import Language, find, words
+from voiced.language.replies import say
 from voiced.mouth.understanding.hearing import Phrase, Vocabulary
 from voiced.mouth.understanding.matcher import Matcher
 from voiced.mouth.understanding.readings import unsure_part
@@ -34,12 +35,11 @@ class Question:
     text: str
     heard: str
     options: tuple[Phrase, ...]
-    opening: str = "Sorry, did you mean"
+    opening: str = "did_you_mean"  # the reply template that asks
 
 
 def ask(question: Question) -> str:
-    *first, last = sorted(o.spoken for o in question.options)
-    return f"{question.opening} {', '.join(first)} or {last}?"
+    return say(question.opening, sorted(o.spoken for o in question.options))
 
 
 def which_room(text: str, light_rooms: Callable[[], Sequence[str]]) -> Question | None:
@@ -83,7 +83,7 @@ def here_unknown(
     place = "in the" if heard in ("here", "in here") or heard.startswith("in ") else "the"
     options = tuple(Phrase(f"{place} {room}", room, f"the {room}") for room in sorted(rooms))
     log.info("%r says here, and this room is not known: asking which", text)
-    return Question(text, heard, options, opening="Which room are you in:")
+    return Question(text, heard, options, opening="which_room")
 
 
 def answer(question: Question, reply: str, matcher: Matcher, vocabulary: Vocabulary) -> str | None:

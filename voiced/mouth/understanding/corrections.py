@@ -18,9 +18,10 @@ from voiced.devices.colours import COLOR_TEMPS, COLORS
 from voiced.devices.model import DeviceCommand
 from voiced.devices.vocabulary import HomeVocabulary
 from voiced.language import Language, Phrase, find, has, phrase, words
+from voiced.language.replies import say, the
 from voiced.mouth.agent import AgentReply
 from voiced.mouth.understanding.grammar import human
-from voiced.mouth.understanding.home import Home, join
+from voiced.mouth.understanding.home import Home
 from voiced.mouth.understanding.values import number
 
 log = logging.getLogger(__name__)
@@ -140,10 +141,7 @@ def corrected(last: str, fix: Correction, vocabulary: HomeVocabulary, *, alone: 
 
 
 def unclear(fix: Correction) -> str:
-    return (
-        f"Sorry, I'm not sure what to change to {fix.new}, so I didn't change anything. "
-        "Say the whole request, please."
-    )
+    return say("correction_unclear", new=fix.new)
 
 
 def redone(
@@ -156,18 +154,18 @@ def redone(
     """The reply to the corrected request: what it did, the wrong device put back as it was (`undo`:
     the commands that do it, for the devices it can), and what could not be put back."""
     if not reply.understood or reply.missed:
-        said = f"Sorry, I couldn't do that with {fix.new}, so I didn't change anything."
+        said = say("correction_failed", new=fix.new)
         return AgentReply(text=said, understood=False, missed=True)
-    said = f"Okay, {'the ' if fix.sort == 'target' else ''}{fix.new} instead. "
+    said = say("correction_target" if fix.sort == "target" else "correction_value", new=fix.new) + " "
     text = f"{said if reply.commands else ''}{reply.text}"  # a question asked again needs no "okay"
     left = [n for n in before if n not in after]
     back = undo(left) if reply.commands and left else []
     put_back = [human(c.device) for c in back]
     kept = [human(n) for n in left if human(n) not in put_back]
     if put_back:
-        text += f" I put the {join(put_back)} back as it was."
+        text += " " + say("corrected_put_back", [the(name) for name in put_back])
     if reply.commands and kept:
-        text += f" I didn't undo what I did to the {join(kept)}."
+        text += " " + say("corrected_kept", [the(name) for name in kept])
     return replace(reply, text=text, commands=(*back, *reply.commands))
 
 

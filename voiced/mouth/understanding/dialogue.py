@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from voiced.devices.model import DeviceCommand, LightSet
+from voiced.language.replies import say
 from voiced.mouth.understanding.grammar import human
-from voiced.mouth.understanding.home import join
 
 # the value each kind of command moves up or down
 _LEVELS = ("brightness", "intensity", "volume")
@@ -61,8 +61,7 @@ def assumed(commands: Sequence[DeviceCommand], silent: Iterable[str]) -> str:
         )
         if isinstance(level, int):
             percent = round(level * 100 / 254) if isinstance(command, LightSet) else level
-            parts.append(f"the {human(command.device)} to {percent} percent")
+            parts.append(say("to_percent", device=human(command.device), percent=percent))
     if not parts:
         return ""
-    where = "where it was" if len(parts) == 1 else "where they were"
-    return f"I didn't hear {where}, so I set {join(parts)}."
+    return say("assumed_level", parts)

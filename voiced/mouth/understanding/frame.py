@@ -138,14 +138,14 @@ def _read(
     named = [found for found in named if found not in plural]
     for label, phrases in lang.absent.items():
         if find(tokens, phrases, set(taken)):
-            return Frame(refusal=f"There's no {label} here, so I didn't change anything.")
+            return Frame(refusal=say("absent_here", thing=label))
     rooms_found = find(tokens, words.rooms, taken)
     other_room = find(tokens, lang.room_words, set(taken))
     if other_room:
         where = " ".join(other_room[0][1])
-        return Frame(refusal=f"There's no {where} here, so I didn't change anything.")
+        return Frame(refusal=say("absent_here", thing=where))
     if lacked := lacking(tokens, set(words.kinds.values()), lang, taken):
-        return Frame(refusal=say("kind_lacking", thing=lacked))  # "play some jazz" with no music player
+        return Frame(refusal=say("absent_here", thing=lacked))  # "play some jazz" with no music player
     # "all the lights but the bedroom": what comes after "but" is taken out
     cut = next((s for s, _ in find(tokens, lang.excepting, set(taken))), None)
     excluded = [words.devices[p] for s, p in named if cut is not None and s > cut]

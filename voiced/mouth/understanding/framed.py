@@ -6,6 +6,7 @@ from collections.abc import Callable
 
 from voiced.devices.colours import COLOR_TEMPS, COLORS
 from voiced.devices.model import DeviceCommand
+from voiced.language.replies import say, the
 from voiced.mouth.understanding.frame import Frame
 from voiced.mouth.understanding.grammar import human
 from voiced.mouth.understanding.home import (
@@ -13,7 +14,6 @@ from voiced.mouth.understanding.home import (
     Home,
     Outcome,
     diffuser,
-    join,
     light,
     music,
     pct_to_brightness,
@@ -44,7 +44,7 @@ def _light(frame: Frame, home: Home, name: str, step: int) -> tuple[DeviceComman
             return None, "already off"
         new = min(BRIGHTNESS_MAX, current + step) if frame.direction == "up" else max(1, current - step)
         fields.update(state="ON", brightness=new)
-        said.append("brighter" if frame.direction == "up" else "dimmer")
+        said.append(say("framed_brighter" if frame.direction == "up" else "framed_dimmer"))
     if frame.colour is not None:
         fields.update(state="ON", color_hex=COLORS[frame.colour])
         said.append(frame.colour)
@@ -54,7 +54,9 @@ def _light(frame: Frame, home: Home, name: str, step: int) -> tuple[DeviceComman
             frame.white, COLOR_TEMPS.get(frame.white, current)
         )
         fields.update(state="ON", color_temp=max(153, min(500, temp)))
-        said.append(f"{frame.white} white" if frame.white in ("warm", "cool") else frame.white)
+        said.append(
+            say("framed_white", white=frame.white) if frame.white in ("warm", "cool") else frame.white
+        )
     if not fields and frame.power is not None:
         fields["state"] = frame.power
         said.append(frame.power.lower())
@@ -69,17 +71,17 @@ def _diffuser(frame: Frame, home: Home, name: str) -> tuple[DeviceCommand | None
     said: list[str] = []
     if frame.scent is not None:
         fields.update(state="ON", scent=frame.scent)
-        said.append(f"on {frame.scent}")
+        said.append(say("framed_on_scent", scent=frame.scent))
     if frame.percent is not None:
         fields.update(state="ON", intensity=max(0, min(100, frame.percent)))
-        said.append(f"at {min(frame.percent, 100)} percent")
+        said.append(say("framed_at_percent", percent=min(frame.percent, 100)))
     elif frame.direction is not None:
         change = VALUE_STEP if frame.direction == "up" else -VALUE_STEP
         fields["intensity"] = max(0, min(100, _number(state, "intensity", 50) + change))
-        said.append("stronger" if change > 0 else "softer")
+        said.append(say("framed_stronger" if change > 0 else "framed_softer"))
     if frame.minutes is not None:
         fields.update(state="ON", duration_min=max(1, min(1440, frame.minutes)))
-        said.append(f"for {frame.minutes} minutes")
+        said.append(say("framed_for", count=frame.minutes))
     if frame.action in ("stop", "pause") and not fields:
         fields["state"] = "OFF"
     if not fields and frame.power is not None:
@@ -96,23 +98,26 @@ def _music(frame: Frame, home: Home, name: str) -> tuple[DeviceCommand | None, s
     said: list[str] = []
     if frame.title is not None:
         fields.update(action="play", query=frame.title)
-        said.append(f"playing {frame.title}")
+        said.append(say("framed_playing", what=frame.title))
     elif frame.genre is not None:
         fields.update(action="play", genre=frame.genre)
-        said.append(f"playing {frame.genre}")
+        said.append(say("framed_playing", what=frame.genre))
     elif frame.action is not None:
         fields["action"] = frame.action
-        said.append({"play": "playing", "pause": "paused", "stop": "stopped"}.get(frame.action, frame.action))
+        done = {"play": "framed_playing", "pause": "framed_paused", "stop": "framed_stopped"}.get(
+            frame.action
+        )
+        said.append(say(done, what="").strip() if done else frame.action)
     elif frame.power == "OFF" and frame.percent is None and frame.direction is None:
         fields["action"] = "stop"  # "kill the music"; "on" alone plays nothing the templates did not
-        said.append("stopped")
+        said.append(say("framed_stopped"))
     if frame.percent is not None:
         fields["volume"] = max(0, min(100, frame.percent))
-        said.append(f"volume {fields['volume']}")
+        said.append(say("framed_volume", volume=fields["volume"]))
     elif frame.direction is not None:
         change = VALUE_STEP if frame.direction == "up" else -VALUE_STEP
         fields["volume"] = max(0, min(100, _number(state, "volume", 50) + change))
-        said.append("louder" if change > 0 else "quieter")
+        said.append(say("framed_louder" if change > 0 else "framed_quieter"))
     if not fields:
         return None, ""
     return music(name, **fields), " and ".join(said)
@@ -134,10 +139,10 @@ def outcome(frame: Frame, home: Home, step: int) -> Outcome | None:
             command, said = _music(frame, home, name)
         if command is not None:
             commands.append(command)
-            parts.setdefault(said, []).append(f"the {human(name)}")
+            parts.setdefault(said, []).append(the(human(name)))
     if not commands:
         return None
-    reply = " ".join(f"Okay: {join(names)} {said}." for said, names in parts.items())
+    reply = " ".join(say("framed_done", names, said=said) for said, names in parts.items())
     return Outcome(reply, commands, tuple(frame.targets), felt=frame.felt)
 
 

@@ -12,10 +12,11 @@ from typing import Any
 
 from voiced.devices.model import DeviceCommand, DiffuserSet, LightSet, MusicSet, SwitchSet
 from voiced.devices.registry import DeviceRegistry
+from voiced.language.replies import say, the
 from voiced.mouth.understanding.grammar import human
 
 BRIGHTNESS_MAX = 254
-WHICH_ONE = "Sorry, which one do you mean? Say its name, please."  # "it" pointing nowhere
+WHICH_ONE = say("which_one")  # "it" pointing nowhere
 KIND_WORDS = {
     "light": ("light", "lights"),
     "music": ("music player", "music players"),
@@ -135,24 +136,24 @@ class Home:
         if len(areas) > 1 or (areas and names):
             found = [*names, *(n for a in areas for n in self.in_room(str(a.value), kinds))]
             found = list(dict.fromkeys(found))
-            return Picked(found, join([f"the {human(n)}" for n in found])) if found else None
+            return Picked(found, join([the(human(n)) for n in found])) if found else None
         if names:
             names = list(dict.fromkeys(names))
-            return Picked(names, join([f"the {human(n)}" for n in names]))
+            return Picked(names, join([the(human(n)) for n in names]))
         area = areas[0] if areas else None
         if area is not None:
             room = str(area.value).lower()
             here = self.in_room(room, kinds)
             if here:
                 if len(here) == 1:
-                    return Picked(here, f"the {human(here[0])}")
-                return Picked(here, f"the {noun[1]} in the {room}")
+                    return Picked(here, the(human(here[0])))
+                return Picked(here, say("kind_in_room", kind=noun[1], room=room))
             if area.text:  # a room was named and it has none
-                return Picked([], f"the {noun[1]} in the {room}")
+                return Picked([], say("kind_in_room", kind=noun[1], room=room))
         if not every:
-            return Picked([], f"the {noun[1]}")
+            return Picked([], say("kind_the", kind=noun[1]))
         if not default_all:
             return None
         if len(every) == 1:
-            return Picked(every, f"the {human(every[0])}")
-        return Picked(every, f"all the {noun[1]}")
+            return Picked(every, the(human(every[0])))
+        return Picked(every, say("kind_all", kind=noun[1]))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from voiced.devices.model import DeviceCommand
+from voiced.language.replies import say, the
 from voiced.mouth.understanding.grammar import human
 from voiced.mouth.understanding.home import (
     BRIGHTNESS_MAX,
@@ -20,7 +21,7 @@ LIGHT = ("light",)
 
 
 def _none_there(picked: Picked) -> Outcome:
-    return Outcome(f"There are no {picked.said.removeprefix('the ')}.", acted=False)
+    return Outcome(say("no_such_kind", kind=picked.said.removeprefix("the ")), acted=False)
 
 
 def light_state(home: Home, match: Match, state: str) -> Outcome | None:
@@ -32,7 +33,7 @@ def light_state(home: Home, match: Match, state: str) -> Outcome | None:
     commands = [light(n, state=state) for n in picked.names]
     if state == "ON":
         home.switched_on.update(picked.names)
-    return Outcome(f"Turning {state.lower()} {picked.said}.", commands, tuple(picked.names))
+    return Outcome(say("turning", [picked.said], state=state.lower()), commands, tuple(picked.names))
 
 
 def level(home: Home, name: str) -> int:
@@ -58,12 +59,13 @@ def brightness(home: Home, match: Match, pct_value: float) -> Outcome | None:
     pct = round(pct_value)
     note = ""
     if pct > 100:
-        note, pct = f" {pct} percent is more than a light can do, so I used 100.", 100
+        note, pct = " " + say("light_over_max", asked=pct), 100
     if pct <= 0:
         commands = [light(n, state="OFF") for n in picked.names]
-        return Outcome(f"Turning off {picked.said}.", commands, tuple(picked.names))
+        return Outcome(say("turning", [picked.said], state="off"), commands, tuple(picked.names))
     commands = [light(n, state="ON", brightness=pct_to_brightness(pct)) for n in picked.names]
-    return Outcome(f"Setting {picked.said} to {pct} percent.{note}", commands, tuple(picked.names))
+    said = say("setting_percent", [picked.said], percent=pct)
+    return Outcome(said + note, commands, tuple(picked.names))
 
 
 def _targets(home: Home, match: Match) -> Picked | None:
@@ -78,7 +80,7 @@ def _targets(home: Home, match: Match) -> Picked | None:
     names = last or here or on
     if not names:
         return home.pick(match, LIGHT)
-    said = join([f"the {human(n)}" for n in names]) if len(names) <= 2 else "the lights"
+    said = join([the(human(n)) for n in names]) if len(names) <= 2 else "the lights"
     return Picked(names, said)
 
 
@@ -101,7 +103,7 @@ def _kept(home: Home, name: str) -> int:
 def step(home: Home, match: Match, step_size: int, up: bool) -> Outcome | None:
     if _unaimed(home, match):
         # a bare "brighter" with nothing acted on, no room of our own and every light off
-        return Outcome("Which light do you mean?", acted=False)
+        return Outcome(say("which_light"), acted=False)
     picked = _targets(home, match)
     if picked is None:
         return None
@@ -117,11 +119,9 @@ def step(home: Home, match: Match, step_size: int, up: bool) -> Outcome | None:
         new = min(BRIGHTNESS_MAX, current + step_size) if up else max(1, current - step_size)
         commands.append(light(name, state="ON", brightness=new))
     if not commands:
-        verb = "is" if len(picked.names) == 1 else "are"
-        return Outcome(
-            f"{picked.said[0].upper()}{picked.said[1:]} {verb} already off.", [], tuple(picked.names)
-        )
-    said = f"Making {picked.said} brighter." if up else f"Dimming {picked.said}."
+        said = say("already_off", [picked.said], count=len(picked.names))
+        return Outcome(said, [], tuple(picked.names))
+    said = say("brighter" if up else "dimming", [picked.said])
     return Outcome(said, commands, tuple(picked.names))
 
 
@@ -136,16 +136,17 @@ def color(home: Home, match: Match) -> Outcome | None:
         hex_value = str(match.get("color"))
         label = match.slots["color"].text or hex_value
         commands = [light(n, state="ON", color_hex=hex_value) for n in names]
-        return Outcome(f"Setting {picked.said} to {label}.", commands, names)
+        return Outcome(say("setting_to", [picked.said], value=label), commands, names)
     if "temperature" in match.slots:
         value = float(match.get("temperature"))
         mireds = round(1_000_000 / value) if value >= 1000 else round(value)  # HA gives kelvin
-        label = match.slots["temperature"].text or f"{round(value)} kelvin"
+        label = match.slots["temperature"].text or say("kelvin", value=round(value))
         if label.isdigit():
-            label = f"{label} kelvin"  # "4000 K": the number alone was said
-        label = label if label.endswith("light") or "kelvin" in label else f"{label} light"
+            label = say("kelvin", value=label)  # "4000 K": the number alone was said
+        white, kelvin = say("white_light", label="").strip(), say("kelvin", value="").strip()
+        label = label if label.endswith(white) or kelvin in label else say("white_light", label=label)
         commands = [light(n, state="ON", color_temp=mireds) for n in names]
-        return Outcome(f"Setting {picked.said} to {label}.", commands, names)
+        return Outcome(say("setting_to", [picked.said], value=label), commands, names)
     return None
 
 
@@ -190,8 +191,8 @@ def warmth(home: Home, match: Match, warmer: bool) -> Outcome | None:
         new = min(high, now + WARMTH_STEP) if warmer else max(low, now - WARMTH_STEP)
         if new != now or home.state(name).get("color_mode") == "xy":
             commands.append(light(name, state="ON", color_temp=new))
-    word = "warmer" if warmer else "cooler"
     if not commands:
-        said = f"{picked.said[0].upper()}{picked.said[1:]} can't go any {word}."
+        said = say("no_warmer" if warmer else "no_cooler", [picked.said], count=len(picked.names))
         return Outcome(said, [], tuple(picked.names))
-    return Outcome(f"Making {picked.said} a {word} white.", commands, tuple(picked.names))
+    said = say("warmer_white" if warmer else "cooler_white", [picked.said], count=len(picked.names))
+    return Outcome(said, commands, tuple(picked.names))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import jellyfish
 
 from voiced.language import english
+from voiced.language.replies import say
 from voiced.mouth.understanding.grammar import human
 from voiced.mouth.understanding.home import WHICH_ONE, Home, Match, Outcome, diffuser, music
 
@@ -12,12 +13,7 @@ DEFAULT_VOLUME = 50
 VOLUME_STEP = 10
 MUSIC = ("music",)
 DIFFUSER = ("diffuser",)
-ACTION_SAID = {
-    "pause": "Pausing the music.",
-    "stop": "Stopping the music.",
-    "next": "Skipping to the next track.",
-    "previous": "Going back a track.",
-}
+ACTION_SAID = {action: say(f"music_{action}") for action in ("pause", "stop", "next", "previous")}
 _FILLER = (
     "some",
     "a",
@@ -52,7 +48,7 @@ def music_action(home: Home, match: Match, action: str) -> Outcome | None:
         return None
     genre = match.get("genre")
     if action == "play":
-        said = f"Playing some {genre}." if genre else "Playing music."
+        said = say("playing_genre", genre=genre) if genre else say("playing_music")
         return Outcome(said, [music(name, action="play", genre=genre)], (name,))
     return Outcome(ACTION_SAID[action], [music(name, action=action)], (name,))
 
@@ -74,13 +70,14 @@ def search_and_play(home: Home, match: Match) -> Outcome | None:
     genres = {g.lower() for g in getattr(home.registry.get(name), "genres", [])}
     genre = _genre(query, genres)
     if genre is not None:
-        return Outcome(f"Playing some {genre}.", [music(name, action="play", genre=genre)], (name,))
+        return Outcome(say("playing_genre", genre=genre), [music(name, action="play", genre=genre)], (name,))
     if not query and not _asks_for_music(plain.split(), spoken):
         return None  # "play some of the on the speaker": something was named, and lost to the ear
     if not query or plain in _PLAIN:
-        return Outcome("Playing music.", [music(name, action="play")], (name,))
+        return Outcome(say("playing_music"), [music(name, action="play")], (name,))
     kind = match.get("media_class", match.get("media_kind"))
-    said = f"Playing the {kind} {query}." if kind in ("album", "artist", "playlist") else f"Playing {query}."
+    named = kind in ("album", "artist", "playlist")
+    said = say("playing_kind", kind=kind, query=query) if named else say("playing_query", query=query)
     return Outcome(said, [music(name, action="play", query=query)], (name,))
 
 
@@ -129,8 +126,9 @@ def set_volume(home: Home, match: Match, value: float) -> Outcome | None:
     volume = round(value)
     note = ""
     if volume > 100:
-        note, volume = f" {volume} is past the maximum, so I used 100.", 100
-    return Outcome(f"Setting the volume to {volume}.{note}", [music(name, volume=volume)], (name,))
+        note, volume = " " + say("volume_over_max", asked=volume), 100
+    said = say("setting_volume", volume=volume) + note
+    return Outcome(said, [music(name, volume=volume)], (name,))
 
 
 def volume_step(home: Home, match: Match) -> Outcome | None:
@@ -146,9 +144,8 @@ def volume_step(home: Home, match: Match) -> Outcome | None:
         except (TypeError, ValueError):
             return None
     volume = max(0, min(100, _volume_now(home, name) + change))
-    return Outcome(
-        f"Turning the music {'up' if change > 0 else 'down'}.", [music(name, volume=volume)], (name,)
-    )
+    said = say("music_up" if change > 0 else "music_down")
+    return Outcome(said, [music(name, volume=volume)], (name,))
 
 
 def mute(home: Home, match: Match, on: bool, remembered: dict[str, int]) -> Outcome | None:
@@ -157,9 +154,9 @@ def mute(home: Home, match: Match, on: bool, remembered: dict[str, int]) -> Outc
         return None
     if on:
         remembered[name] = _volume_now(home, name) or DEFAULT_VOLUME
-        return Outcome("Muting the music.", [music(name, volume=0)], (name,))
+        return Outcome(say("music_mute"), [music(name, volume=0)], (name,))
     volume = remembered.pop(name, DEFAULT_VOLUME)
-    return Outcome("Unmuting the music.", [music(name, volume=volume)], (name,))
+    return Outcome(say("music_unmute"), [music(name, volume=volume)], (name,))
 
 
 def _diffuser(home: Home, match: Match) -> str | None:
@@ -177,10 +174,10 @@ def diffuser_state(home: Home, match: Match, state: str) -> Outcome | None:
     minutes = match.get("minutes")
     if minutes is not None:
         command = diffuser(name, state=state, duration_min=round(float(minutes)))
-        return Outcome(
-            f"Turning on the {human(name)} for {round(float(minutes))} minutes.", [command], (name,)
-        )
-    return Outcome(f"Turning {state.lower()} the {human(name)}.", [diffuser(name, state=state)], (name,))
+        said = say("diffuser_for", count=round(float(minutes)), device=human(name))
+        return Outcome(said, [command], (name,))
+    said = say("device_turning", state=state.lower(), device=human(name))
+    return Outcome(said, [diffuser(name, state=state)], (name,))
 
 
 def diffuser_scent(home: Home, match: Match) -> Outcome | None:
@@ -189,7 +186,7 @@ def diffuser_scent(home: Home, match: Match) -> Outcome | None:
         return None
     scent = str(match.get("scent"))
     command = diffuser(name, state="ON", scent=scent)
-    return Outcome(f"Setting the {human(name)} to {scent}.", [command], (name,))
+    return Outcome(say("device_setting_to", device=human(name), value=scent), [command], (name,))
 
 
 def diffuser_intensity(home: Home, match: Match, limit: int) -> Outcome | None:
@@ -198,12 +195,14 @@ def diffuser_intensity(home: Home, match: Match, limit: int) -> Outcome | None:
         return None
     pct = round(float(match.get("pct")))
     if pct <= 0:
-        return Outcome(f"Turning off the {human(name)}.", [diffuser(name, state="OFF")], (name,))
+        said = say("device_turning", state="off", device=human(name))
+        return Outcome(said, [diffuser(name, state="OFF")], (name,))
     note = ""
     if pct > limit:
-        note, pct = f" {pct} percent is above the safe limit, so I used {limit}.", limit
+        note, pct = " " + say("diffuser_over_limit", asked=pct, limit=limit), limit
     command = diffuser(name, state="ON", intensity=pct)
-    return Outcome(f"Setting the {human(name)} to {pct} percent.{note}", [command], (name,))
+    said = say("device_setting_percent", device=human(name), percent=pct) + note
+    return Outcome(said, [command], (name,))
 
 
 SCENT_STEP = 20  # percent a "stronger" / "less scent" moves the diffuser
@@ -227,14 +226,15 @@ def diffuser_step(home: Home, match: Match, limit: int) -> Outcome | None:
         now = 50
     off = str(state.get("state", "ON")).upper() == "OFF"
     if not up and off:
-        return Outcome(f"The {human(name)} is off.", [], (name,), acted=False)
+        return Outcome(say("device_is_off", device=human(name)), [], (name,), acted=False)
     new = min(limit, now + SCENT_STEP) if up else max(SCENT_LOWEST, now - SCENT_STEP)
     if new == now and not off:
-        edge = f"the safe limit, {limit} percent" if up else f"its lowest, {SCENT_LOWEST} percent"
-        return Outcome(f"The {human(name)} is already at {edge}.", [], (name,), acted=False)
-    said = "stronger" if up else "weaker"
+        key = "scent_at_limit" if up else "scent_at_lowest"
+        said = say(key, device=human(name), limit=limit, lowest=SCENT_LOWEST)
+        return Outcome(said, [], (name,), acted=False)
     command = diffuser(name, state="ON", intensity=new)
-    return Outcome(f"Making the scent {said}: the {human(name)} to {new} percent.", [command], (name,))
+    said = say("scent_stronger" if up else "scent_weaker", device=human(name), percent=new)
+    return Outcome(said, [command], (name,))
 
 
 def bare_stop(home: Home, match: Match) -> Outcome | None:
@@ -246,5 +246,5 @@ def bare_stop(home: Home, match: Match) -> Outcome | None:
     if state is None:
         home.unknown.add(name)
     elif str(state.get("state", "")).lower() != "playing":
-        return Outcome("Nothing is playing, so there's nothing to stop.", targets=(name,), acted=False)
+        return Outcome(say("nothing_to_stop"), targets=(name,), acted=False)
     return Outcome(ACTION_SAID["stop"], [music(name, action="stop")], (name,))

@@ -20,11 +20,11 @@ from voiced.mouth.understanding.text import clean, split_utterance
 
 log = logging.getLogger(__name__)
 
-NOT_UNDERSTOOD = "Sorry, I didn't catch that."
-REPORTED = "That sounded like something someone else said, so I didn't change anything."
-NEGATED = "Okay, I'll leave it as it is."
-LATER = "Sorry, I can't do things at a later time yet, so I didn't change anything."
-CONDITIONAL = "Sorry, I can't wait for something to happen before I act, so I didn't change anything."
+NOT_UNDERSTOOD = say("not_understood")
+REPORTED = say("reported")
+NEGATED = say("negated")
+LATER = say("later_unsupported")
+CONDITIONAL = say("conditional_unsupported")
 POINTING = frozenset({"it", "the it", "that", "them", "this", "this one", "that one", "those", "these"})
 KIND_WORDS = {
     *("light", "lights", "lamp", "lamps", "diffuser", "scent", "music", "speaker"),
@@ -112,12 +112,12 @@ def compose(
         )
     if unsure and any(o.commands or o.scene for o in outcomes):
         log.info("part of %r names a device or room but was not understood: %s", text, unsure)
-        said = f"Sorry, I didn't understand \"{unsure[0]}\", so I didn't change anything."
+        said = say("part_not_understood", part=unsure[0])
         return AgentReply(text=said, understood=False, missed=True)
     replies = list(dict.fromkeys(o.reply for o in outcomes if o.reply))
     if missed:
         log.info("understood only part of %r; missed %s", text, missed)
-        replies.append(f'I didn\'t catch "{missed[0]}".')
+        replies.append(say("part_missed", part=missed[0]))
     scene = next((o.scene for o in reversed(outcomes) if o.scene), None)
     # "Turn on the living room. Lights on.": one request heard twice is sent once.
     commands = tuple(dict.fromkeys(c for o in outcomes for c in o.commands))
@@ -126,7 +126,7 @@ def compose(
         device, what = clash
         log.info("%r sets two different %s for %s: not acted on", text, what, device)
         named = device.replace("_", " ")
-        said = f"Sorry, I heard two different {what} for the {named}, so I didn't change anything."
+        said = say("two_values", what=what, device=named)
         return AgentReply(text=said, understood=False, missed=True)
     return AgentReply(
         text=" ".join(replies),

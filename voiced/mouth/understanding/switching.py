@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from voiced.devices.model import DeviceCommand
+from voiced.language.replies import say, the
 from voiced.mouth.understanding.grammar import SCENE_PREFIX, human
 from voiced.mouth.understanding.home import (
     DOMAIN_KINDS,
@@ -10,7 +11,6 @@ from voiced.mouth.understanding.home import (
     Match,
     Outcome,
     diffuser,
-    join,
     light,
     music,
     switch,
@@ -52,10 +52,9 @@ def turn(home: Home, match: Match, on: bool) -> Outcome | None:
     if picked is None:
         return None
     if not picked.names:
-        return Outcome(f"There are no {picked.said.removeprefix('the ')}.", acted=False)
+        return Outcome(say("no_such_kind", kind=picked.said.removeprefix("the ")), acted=False)
     commands = [command_for(home, n, on) for n in picked.names]
-    verb = "on" if on else "off"
-    return Outcome(f"Turning {verb} {picked.said}.", commands, tuple(picked.names))
+    return Outcome(say("turning", [picked.said], state=_state(on)), commands, tuple(picked.names))
 
 
 def _named_and_rooms(home: Home, match: Match, rooms: list[str], on: bool) -> Outcome | None:
@@ -67,20 +66,19 @@ def _named_and_rooms(home: Home, match: Match, rooms: list[str], on: bool) -> Ou
     if named is None or lit is None or not lit.names:
         return None
     names = list(dict.fromkeys([*named.names, *lit.names]))
-    said = join([f"the {human(n)}" for n in names])
-    return Outcome(
-        f"Turning {'on' if on else 'off'} {said}.", [command_for(home, n, on) for n in names], tuple(names)
-    )
+    said = say("turning", [the(human(n)) for n in names], state=_state(on))
+    return Outcome(said, [command_for(home, n, on) for n in names], tuple(names))
 
 
 def everything(home: Home, match: Match, on: bool) -> Outcome:
     room = match.get("area")
     names = home.in_room(str(room), ALL_KINDS) if room else home.of_kinds(ALL_KINDS)
-    where = f" in the {room}" if room else ""
     if not names:
-        return Outcome(f"There's nothing I can control{where}.", acted=False)
+        said = say("nothing_to_control_in", room=room) if room else say("nothing_to_control")
+        return Outcome(said, acted=False)
     commands = [command_for(home, n, on) for n in names]
-    return Outcome(f"Turning {'on' if on else 'off'} everything{where}.", commands, tuple(names))
+    said = say("turning_everything_in", room=room, state=_state(on)) if room else ""
+    return Outcome(said or say("turning_everything", state=_state(on)), commands, tuple(names))
 
 
 def all_lights_but(home: Home, match: Match, on: bool) -> Outcome | None:
@@ -90,7 +88,12 @@ def all_lights_but(home: Home, match: Match, on: bool) -> Outcome | None:
         return None
     names = [n for n in home.of_kinds(("light",)) if n not in kept.names]
     if not names:
-        return Outcome(f"That leaves no light to turn {'on' if on else 'off'}.", acted=False)
-    said = join([f"the {human(n)}" for n in names])
+        return Outcome(say("none_left", state=_state(on)), acted=False)
+    said = say("turning", [the(human(n)) for n in names], state=_state(on))
     commands = [command_for(home, n, on) for n in names]
-    return Outcome(f"Turning {'on' if on else 'off'} {said}.", commands, tuple(names))
+    return Outcome(said, commands, tuple(names))
+
+
+def _state(on: bool) -> str:
+    """A device's state as a command and a reply say it: "on" or "off"."""
+    return "on" if on else "off"

@@ -12,6 +12,7 @@ from collections.abc import Collection, Sequence
 
 from voiced.devices.model import DeviceCommand, MusicSet
 from voiced.language import english
+from voiced.language.replies import say
 
 AGREEING = 3  # the ear's other readings that must all hear a doubted one-word title for it to play
 
@@ -65,11 +66,11 @@ def _words(text: str) -> list[str]:
 
 
 def ask(title: str) -> str:
-    return f'Did you say "{title}"? Say yes to play it, or say the name again.'
+    return say("title_asked", title=title)
 
 
 def ask_said(text: str) -> str:
-    return f'Did you say "{text.strip().rstrip(".,!?")}"? Say yes, or say it again.'
+    return say("said_asked", text=text.strip().rstrip(".,!?"))
 
 
 def yes_or_no(text: str) -> bool | None:
