@@ -35,8 +35,8 @@ def main(inbox: Path, log: Path | None = None) -> None:
         out.write(piece.ljust(CHUNK * 2, b"\0"))
         out.flush()
         if piece and not queued and log is not None:
-            with log.open("a") as said:
-                said.write(f"{time.time():.6f}\n")
+            with log.open("a") as ends:
+                ends.write(f"{time.time():.6f}\n")
         sent += 1
         time.sleep(max(0.0, started + sent * CHUNK_S - time.monotonic()))
 
