@@ -25,8 +25,7 @@ import yaml
 
 from tests.satellite_mic import CHUNK
 from tests.satellites import Satellite
-from voiced.audio.pcm import EAR_RATE, resample_band_limited, write_wav
-from voiced.config import Config
+from voiced.audio.pcm import EAR_RATE, resample_band_limited
 from voiced.mouth.piper_tts import PiperSynthesizer
 
 REPO = Path(__file__).resolve().parent.parent
@@ -40,6 +39,9 @@ LEAD_S = 0.25  # silence before each request
 QUIET = 200  # |sample| at or below this, after the last word, is trailing silence (int16)
 TURN_WITHIN_S = 30.0  # a request whose turn has not finished by then is lost
 CONNECT_WITHIN_S = 180.0
+SETTLE_WITHIN_S = 120.0
+CALM = 0.3  # CPU seconds in a second: the daemon is calm
+IDLE_S = 8.0  # the daemon's CPU measured with every satellite streaming silence
 
 
 def request_audio(voice: PiperSynthesizer, text: str) -> np.ndarray:
@@ -91,6 +93,20 @@ def proc_stat(pid: int) -> tuple[float, float]:
     return cpu, int(hwm.split()[1]) / 1024
 
 
+def settle(pid: int) -> float:
+    """Waits until the daemon is calm (its start-up work, such as rehearsing its replies, done): a
+    second under CALM of a core, or SETTLE_WITHIN_S. Returns how long that took."""
+    started = time.monotonic()
+    cpu, _ = proc_stat(pid)
+    while time.monotonic() - started < SETTLE_WITHIN_S:
+        time.sleep(1.0)
+        now, _ = proc_stat(pid)
+        if now - cpu < CALM:
+            break
+        cpu = now
+    return time.monotonic() - started
+
+
 @dataclass
 class RoomsRun:
     """What one daemon with N satellites gave: per satellite, its requests' ends and replies."""
@@ -101,7 +117,12 @@ class RoomsRun:
     ends: dict[str, list[float]] = field(default_factory=dict)
     firsts: dict[str, list[float]] = field(default_factory=dict)
     replies: dict[str, list[np.ndarray]] = field(default_factory=dict)
+    heard: dict[str, list[float]] = field(default_factory=dict)  # room_heard, wall clock
+    answered: dict[str, list[float]] = field(default_factory=dict)  # each turn's first room_said
+    settle_s: float = 0.0  # after the satellites connected, until the daemon's start-up work was done
+    idle_cpu: float = 0.0  # share of a core with every satellite streaming silence
     cpu_s: float = 0.0
+    wall_s: float = 0.0  # the time the CPU was measured over
     peak_rss_mb: float = 0.0
     load: str = ""
 
@@ -126,7 +147,15 @@ def run_rooms(
     finally:
         for satellite in satellites:
             satellite.stop()
+    seen = events(workdir / "events.jsonl")
     for satellite in satellites:
+        mine = [e for e in seen if e.get("satellite") == satellite.name]
+        result.heard[satellite.name] = [float(e["at"]) for e in mine if e["kind"] == "room_heard"]
+        answered: dict[int, float] = {}
+        for e in mine:
+            if e["kind"] == "room_said":
+                answered.setdefault(int(e["turn"]), float(e["at"]))
+        result.answered[satellite.name] = sorted(answered.values())
         result.ends[satellite.name] = [float(x) for x in satellite.said_log.read_text().split()]
         firsts = sorted(satellite.replies.glob("reply-*.first"))
         result.firsts[satellite.name] = [float(f.read_text()) for f in firsts]
@@ -150,18 +179,9 @@ def _with_daemon(
     seed: int,
 ) -> None:
     events_file = workdir / "events.jsonl"
-    command = [
-        sys.executable,
-        "-m",
-        "voiced",
-        "-c",
-        str(config),
-        "run",
-        "--text",
-        "-",
-        "--events",
-        str(events_file),
-    ]
+    command = [sys.executable, "-m", "voiced", "-c", str(config), "run", "--text", "-"]
+    # its own speaker a file (no sound card here); its own microphone typed lines that never come
+    command += ["--output", str(workdir / "local.wav"), "--events", str(events_file)]
     log = (workdir / "daemon.log").open("wb")
     daemon = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=log, stderr=subprocess.STDOUT)
     try:
@@ -169,9 +189,16 @@ def _with_daemon(
         deadline = time.monotonic() + CONNECT_WITHIN_S
         while finished.count("satellite_connected") < len(satellites):
             if time.monotonic() > deadline or daemon.poll() is not None:
-                raise SystemExit(f"bench: the satellites did not connect; see {workdir / 'daemon.log'}")
+                log.flush()
+                tail = (workdir / "daemon.log").read_text(errors="replace")[-3000:]
+                raise SystemExit(f"bench: the satellites did not connect; the daemon said:\n{tail}")
             time.sleep(0.2)
+        result.settle_s = settle(daemon.pid)
         cpu_before, _ = proc_stat(daemon.pid)
+        time.sleep(IDLE_S)
+        cpu_idle, _ = proc_stat(daemon.pid)
+        result.idle_cpu = (cpu_idle - cpu_before) / IDLE_S
+        cpu_before, wall_before = cpu_idle, time.monotonic()
         threads = [
             threading.Thread(target=_random_moments, args=(s, finished, audio, result, slots, seed + i))
             for i, s in enumerate(satellites)
@@ -193,6 +220,7 @@ def _with_daemon(
         result.load = load_average()
         cpu_after, result.peak_rss_mb = proc_stat(daemon.pid)
         result.cpu_s = cpu_after - cpu_before
+        result.wall_s = time.monotonic() - wall_before
     finally:
         assert daemon.stdin is not None
         daemon.stdin.close()  # the end of its typed input: it stops
@@ -242,40 +270,6 @@ def _random_moments(
         satellite.say(audio[text])
         result.said[satellite.name].append(text)
         finished.wait(satellite.name, len(result.said[satellite.name]))
-
-
-def run_local(
-    workdir: Path, mqtt_port: int, audio: dict[str, np.ndarray], turns: int, gap_s: float
-) -> tuple[list[float], int, int]:
-    """The same requests through the daemon's own microphone (a WAV in real time), its room the
-    kitchen: end of speech -> first reply audio at its sink, per turn."""
-    workdir.mkdir(parents=True)
-    track: list[np.ndarray] = []
-    ends: list[int] = []  # the sample after each request's last
-    position = 0
-    for index in range(turns):
-        said = audio[REQUESTS[index % len(REQUESTS)]]
-        pause = np.zeros(int(gap_s * EAR_RATE), np.int16)
-        track += [pause, said]
-        position += len(pause) + len(said)
-        ends.append(position)
-    track.append(np.zeros(int(gap_s * EAR_RATE), np.int16))
-    write_wav(workdir / "in.wav", np.concatenate(track), EAR_RATE)
-    config = daemon_config(workdir, mqtt_port, [], "kitchen")
-    frame_ms = Config().vad.frame_ms  # the bench's config leaves the ear's settings alone
-    command = [sys.executable, "-m", "voiced", "-c", str(config), "run", "--input", str(workdir / "in.wav")]
-    command += ["--output", str(workdir / "out.wav"), "--events", str(workdir / "events.jsonl")]
-    with (workdir / "daemon.log").open("wb") as log:
-        subprocess.run(
-            command, check=True, stdout=log, stderr=subprocess.STDOUT, timeout=len(ends) * gap_s * 4 + 180
-        )
-    seen = events(workdir / "events.jsonl")
-    start = next(float(e["t"]) for e in seen if e["kind"] == "ready")
-    step = EAR_RATE * frame_ms // 1000
-    # the frame holding the last speech sample reached the ear at the start of its frame time
-    spoken_end = [start + ((end - 1) // step) * frame_ms / 1000 for end in ends]
-    replies = sorted(float(e["t"]) for e in seen if e["kind"] == "tts_started")
-    return match(spoken_end, replies)
 
 
 def match(ends: list[float], firsts: list[float]) -> tuple[list[float], int, int]:

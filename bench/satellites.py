@@ -13,9 +13,12 @@ from __future__ import annotations
 
 import argparse
 import statistics
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+import numpy as np
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
@@ -26,19 +29,60 @@ from bench.satellite_runs import (  # noqa: E402
     ROOMS,
     RoomsRun,
     daemon_config,
+    events,
     load_average,
     match,
     request_audio,
-    run_local,
     run_rooms,
 )
 from tests.home import SimulatedHome  # noqa: E402
 from tests.satellites import at_ear_rate  # noqa: E402
-from voiced.config import AsrConfig, TtsConfig  # noqa: E402
+from voiced.audio.pcm import EAR_RATE, write_wav  # noqa: E402
+from voiced.config import AsrConfig, Config, TtsConfig  # noqa: E402
 from voiced.ear.whisper import WhisperTranscriber  # noqa: E402
 from voiced.mouth.piper_tts import PiperSynthesizer  # noqa: E402
 
+LOCAL_LEAD_S = 45.0
 CHECK_MODEL = "base"  # hears the replies for the wrong-room check: not the daemon's model, no prompt
+
+
+def run_local(
+    workdir: Path, mqtt_port: int, audio: dict[str, np.ndarray], turns: int, gap_s: float
+) -> tuple[list[float], int, int]:
+    """The same requests through the daemon's own microphone (a WAV in real time), its room the
+    kitchen: end of speech -> first reply audio at its sink, per turn."""
+    workdir.mkdir(parents=True)
+    # silence first, as long as the satellites' daemon takes to settle: its start-up work done
+    track: list[np.ndarray] = [np.zeros(int(LOCAL_LEAD_S * EAR_RATE), np.int16)]
+    ends: list[int] = []  # the sample after each request's last
+    position = len(track[0])
+    for index in range(turns):
+        said = audio[REQUESTS[index % len(REQUESTS)]]
+        pause = np.zeros(int(gap_s * EAR_RATE), np.int16)
+        track += [pause, said]
+        position += len(pause) + len(said)
+        ends.append(position)
+    track.append(np.zeros(int(gap_s * EAR_RATE), np.int16))
+    write_wav(workdir / "in.wav", np.concatenate(track), EAR_RATE)
+    config = daemon_config(workdir, mqtt_port, [], "kitchen")
+    frame_ms = Config().vad.frame_ms  # the bench's config leaves the ear's settings alone
+    command = [sys.executable, "-m", "voiced", "-c", str(config), "run", "--input", str(workdir / "in.wav")]
+    command += ["--output", str(workdir / "out.wav"), "--events", str(workdir / "events.jsonl")]
+    with (workdir / "daemon.log").open("wb") as log:
+        subprocess.run(
+            command,
+            check=True,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            timeout=len(ends) * gap_s * 4 + LOCAL_LEAD_S + 180,
+        )
+    seen = events(workdir / "events.jsonl")
+    start = next(float(e["t"]) for e in seen if e["kind"] == "ready")
+    step = EAR_RATE * frame_ms // 1000
+    # the frame holding the last speech sample reached the ear at the start of its frame time
+    spoken_end = [start + ((end - 1) // step) * frame_ms / 1000 for end in ends]
+    replies = sorted(float(e["t"]) for e in seen if e["kind"] == "tts_started")
+    return match(spoken_end, replies)
 
 
 def rooms_list(text: str) -> list[int]:
@@ -80,11 +124,20 @@ def report(run: RoomsRun, hear: WhisperTranscriber) -> tuple[float, int, int]:
             first_p50 = statistics.median(latencies[:cut]) if latencies[:cut] else first_p50
     turns = sum(len(v) for v in run.ends.values())
     print(f"  every room: {ms(everyone)}")
+    ear = [x for name in run.ends for x in match(run.ends[name], run.heard[name])[0]]
+    voice = [x for name in run.ends for x in match(run.answered[name], run.firsts[name])[0]]
+    print(f"    end of speech -> words heard (room_heard)      {ms(ear)}")
+    print(f"    reply's text (room_said) -> its first audio     {ms(voice)}")
+    print(
+        f"  daemon idle, every satellite streaming silence: {run.idle_cpu * 100:.0f}% of a core "
+        f"(after {run.settle_s:.0f} s of start-up work once they connected)"
+    )
     print(f"  lost turns {lost}; replies to the wrong room {wrong}; replies naming no room {unclear}")
     per_turn = run.cpu_s / turns if turns else float("nan")
     print(
         f"  daemon: peak RSS {run.peak_rss_mb:.0f} MB; "
-        f"CPU {run.cpu_s:.1f} s over {turns} turns = {per_turn:.2f} s/turn"
+        f"CPU {run.cpu_s:.1f} s over {turns} turns = {per_turn:.2f} s/turn "
+        f"({run.cpu_s / run.wall_s * 100:.0f}% of a core over {run.wall_s:.0f} s, the streams' idle included)"
     )
     return first_p50, lost, wrong
 
