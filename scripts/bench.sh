@@ -19,9 +19,11 @@
 #   scripts/bench.sh soak [--turns 10000] [--every 1000]   typed turns through one daemon: RSS and file sizes
 #   scripts/bench.sh plans [--trials N] [--steps N] [--before PYTHON]
 #                                                           read-back latency, engine overhead per step, restart -> resumed step, RSS
+#   scripts/bench.sh satellites [--rooms 1,2,3] [--slots N] [--together N] [--seed N]
+#                                                           wyoming-satellites: end of speech -> reply at the satellite, lost/wrong room, RSS
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh >/dev/null
 which="latency"
-case "${1:-}" in latency|bargein|vibe|brain|understanding|understanding-spoken|reliability|web|wake|plans|discovery|soak) which=${1//-/_}; shift ;; esac
+case "${1:-}" in latency|bargein|vibe|brain|understanding|understanding-spoken|reliability|web|wake|plans|discovery|soak|satellites) which=${1//-/_}; shift ;; esac
 exec .venv/bin/python "bench/$which.py" "$@"

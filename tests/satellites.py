@@ -25,8 +25,11 @@ UP_WITHIN_S = 20.0
 class Satellite:
     """One wyoming-satellite process; `start` again after `kill` to bring it back on the same port."""
 
-    def __init__(self, workdir: Path, name: str, port: int | None = None) -> None:
+    def __init__(self, workdir: Path, name: str, port: int | None = None, *, timed: bool = False) -> None:
+        """`timed` (the benchmark): the microphone logs when each request ended (`said.log`), the
+        speaker when each reply's first audio arrived (`reply-*.first`, wall clock, beside the .raw)."""
         self.name = name
+        self.timed = timed
         self.port = port or free_port()
         self.folder = workdir / name
         self.inbox = self.folder / "inbox"
@@ -35,6 +38,10 @@ class Satellite:
         self.replies.mkdir(exist_ok=True)
         self._proc: subprocess.Popen[bytes] | None = None
         self._said = 0
+
+    @property
+    def said_log(self) -> Path:
+        return self.folder / "said.log"
 
     @property
     def uri(self) -> str:
@@ -47,6 +54,11 @@ class Satellite:
         mic = f"{sys.executable} {REPO / 'tests' / 'satellite_mic.py'} {self.inbox}"
         # each reply is one run of the command (the satellite ends it at audio-stop): one file each
         snd = f"sh -c 'cat > {self.replies}/reply-$(date +%s%N).raw'"
+        if self.timed:
+            mic += f" {self.said_log}"
+            # dd takes the first two bytes as they come (a read of its own), then the time is noted
+            first = f"f={self.replies}/reply-$(date +%s%N); dd bs=2 count=1 status=none > $f.part"
+            snd = f"sh -c '{first}; date +%s.%N > $f.first; cat >> $f.part; mv $f.part $f.raw'"
         log = (self.folder / "satellite.log").open("ab")
         self._proc = subprocess.Popen(
             [
