@@ -203,6 +203,9 @@ class Ear:
             return []  # over our reply the barge-in checks decide, at their own pace
         self._pauses.append(self._judge(early.result()))
         needed = silence_needed(self._pauses, self._end_of_turn)
+        _LOGGER.debug(
+            "end of turn: %r at a pause, %s: %d ms of silence", early.result().text, self._pauses[-1], needed
+        )
         return self._segmenter.commit(needed) if needed < self._config.hangover_ms else []
 
     def _watch(self, work: Coroutine[Any, Any, None]) -> None:
