@@ -73,3 +73,10 @@ def test_a_home_with_the_kind_still_gets_it_done() -> None:
 def test_the_kinds_are_said_in_the_language_datas_order() -> None:
     assert controlled({"music", "light"}, english()) == ["the lights", "the music"]
     assert controlled(set(), english()) == []
+
+
+def test_who_are_you_and_a_joke_name_only_what_the_home_has() -> None:
+    for text in ("who are you?", "tell me a joke"):
+        said = LIGHTS_ONLY.understand(text).text
+        assert "I can set the lights" in said and "music" not in said and "scent" not in said, said
+    assert "the lights and the music" in home_of("light", "music").understand("who are you?").text

@@ -492,7 +492,7 @@ def test_what_a_new_user_typed_that_was_missed_acts(text: str, command: Any) -> 
         ("what can you do?", "I can control the bedroom light, the diffuser"),
         ("tell me a joke", "I can't chat without a language model, but I can set the lights"),
         ("how are you?", "I'm fine, thank you. What can I do for you?"),
-        ("who are you?", "I'm the voice of this home: I can set the lights, the scent and the music"),
+        ("who are you?", "I'm the voice of this home: I can set the lights, the diffuser and the music"),
         ("I'm cold", "I can't change the heating. I can make the lights warmer"),
         ("I'm so tired", "I can dim the lights or put on some calm music"),
         ("thank you, that's all", "You're welcome."),

@@ -10,7 +10,7 @@ from voiced.language import english
 from voiced.language.replies import say, the
 from voiced.language.whites import white_name
 from voiced.mouth.understanding.grammar import human
-from voiced.mouth.understanding.home import DOMAIN_KINDS, Home, Match, Outcome
+from voiced.mouth.understanding.home import DOMAIN_KINDS, Home, Match, Outcome, join
 from voiced.mouth.understanding.lacking import controlled
 
 
@@ -173,8 +173,10 @@ def cannot_do(home: Home, match: Match) -> Outcome:
         scents = getattr(device, "scents", None)
         if scents and value and thing in (human(device.name), *device.aliases):
             return Outcome(say("no_such_scent", list(scents), thing=thing, value=value), acted=False)
-    if match.get("said"):
-        return Outcome(str(match.get("said")), acted=False)
+    if match.get("said"):  # "who are you?": what this home has, from its devices' kinds
+        kinds = {device.kind for device in home.registry}
+        said = str(match.get("said")).replace("{things}", join(controlled(kinds, english())))
+        return Outcome(said, acted=False)
     lights = home.of_kinds(("light",))
     if thing.split()[-1:] and thing.split()[-1] in _KINDS and lights and not value:
         if thing in (human(n) for n in lights) or thing.removesuffix("s") in (human(n) for n in lights):
