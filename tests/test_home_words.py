@@ -48,3 +48,11 @@ def test_a_reminder_and_the_old_days_change_nothing() -> None:
     assert agent().understand("remind me to buy more peppermint oil").commands == ()
     said = agent().understand("back in my day we lit candles, not these clever lights")
     assert said.commands == () and said.scene is None
+
+
+def test_a_device_named_then_what_to_do_with_it() -> None:
+    (light,) = agent(room=None).understand("kitchen. 30%.").commands
+    assert isinstance(light, LightSet) and light.device == "kitchen_light" and light.brightness == 76
+    (scent,) = agent(room=None).understand("the diffuser, make it more strong").commands
+    assert isinstance(scent, DiffuserSet) and scent.intensity is not None and scent.intensity > 50
+    assert agent(room=None).understand("kitchen, bedroom").commands == ()  # two names, nothing asked

@@ -12,7 +12,7 @@ from voiced.devices.model import DeviceCommand
 from voiced.devices.registry import DeviceRegistry
 from voiced.devices.vocabulary import HomeVocabulary
 from voiced.errors import DeviceError
-from voiced.language import Language, has, words
+from voiced.language import Language, find, has, words
 from voiced.language.replies import say
 from voiced.mouth.understanding import frame as entity_frame
 from voiced.mouth.understanding import pronouns
@@ -62,6 +62,14 @@ class OneRequest:
 
     def _first(self, segments: list[str]) -> Outcome | None:
         outcome = self._one(" and ".join(segments), guess=len(segments) == 1)
+        named_first = len(segments) == 2 and self._only_names(segments[0])
+        if outcome is None and self._question is None and named_first:
+            # "kitchen. 30%.", "the diffuser, make it more strong": what is named, then what to do
+            framed = self._frame(f"{segments[1]} {segments[0]}")  # the request, then its target
+            if framed is not None and framed.targets and not (framed.bare or framed.follow_up):
+                found = self._prepared(framed_outcome(framed, self._home, self._handler_args[0]))
+                if found is not None:
+                    return self._remember(found)
         if outcome is None and self._question is None and len(segments) > 1:
             # "lights on, living room" is one request; strict templates only, fuzzy would guess
             joined = " ".join(segments)
@@ -69,6 +77,12 @@ class OneRequest:
             if found is not None and not found[1]:
                 return self._remember(found[0])
         return outcome
+
+    def _only_names(self, segment: str) -> bool:
+        """Whether `segment` only names devices or rooms of this home ("the kitchen", "diffuser")."""
+        tokens = [t for t in words(segment) if t not in self._language.determiners]
+        found = find(tokens, [*self._words.devices, *self._words.rooms])
+        return bool(tokens) and sum(len(p) for _, p in found) == len(tokens)
 
     def _frame(self, text: str) -> entity_frame.Frame | None:
         if not self._framing:
