@@ -67,9 +67,9 @@ class OneRequest:
             # "kitchen. 30%.", "the diffuser, make it more strong": what is named, then what to do
             framed = self._frame(f"{segments[1]} {segments[0]}")  # the request, then its target
             if framed is not None and framed.targets and not (framed.bare or framed.follow_up):
-                found = self._prepared(framed_outcome(framed, self._home, self._handler_args[0]))
-                if found is not None:
-                    return self._remember(found)
+                prepared = self._prepared(framed_outcome(framed, self._home, self._handler_args[0]))
+                if prepared is not None:
+                    return self._remember(prepared)
         if outcome is None and self._question is None and len(segments) > 1:
             # "lights on, living room" is one request; strict templates only, fuzzy would guess
             joined = " ".join(segments)
