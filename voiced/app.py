@@ -331,7 +331,12 @@ async def run_daemon(
             await plans.engine.start()  # resumes unfinished plans from their checkpoints
         if config.satellites and engines.transcriber is not None:  # each in its room, after the scenes
             home = Home(config, engines, registry, actions, bus, vibe, client)
-            home = replace(home, ends_request=partial(ends_request, config), supervision=supervision)
+            home = replace(
+                home,
+                ends_request=partial(ends_request, config),
+                supervision=supervision,
+                rehearsed=speech.rehearsed,  # a room plays the replies rehearsed here
+            )
             await stack.enter_async_context(serve_satellites(home, config.satellites))
         if options.web_socket is not None:
             controls = Controls(

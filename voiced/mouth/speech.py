@@ -51,6 +51,27 @@ async def _once(text: str) -> AsyncGenerator[str, None]:
     yield text
 
 
+class Rehearsed:
+    """Replies synthesized ahead of time, at the synthesizer's own rate: one store for every
+    speaker of the home (each resamples what it plays). Thread-safe enough: a sentence is written
+    once, whole, before it is read."""
+
+    def __init__(self) -> None:
+        self._voices: dict[str, np.ndarray] = {}
+
+    def __len__(self) -> int:
+        return len(self._voices)
+
+    def get(self, sentence: str) -> np.ndarray | None:
+        return self._voices.get(sentence)
+
+    def keep(self, sentence: str, synthesize: Callable[[str], np.ndarray]) -> bool:
+        if sentence in self._voices or len(self._voices) >= KEPT_LIMIT:
+            return False
+        self._voices[sentence] = synthesize(sentence)
+        return True
+
+
 class SpeechOutput:
     def __init__(
         self,
@@ -60,8 +81,11 @@ class SpeechOutput:
         *,
         sentence_silence_s: float,
         output_rate: int | None = None,
+        rehearsed: Rehearsed | None = None,
     ) -> None:
-        """`output_rate`: resample the voice to this rate (the echo canceller's) before playing."""
+        """`output_rate`: resample the voice to this rate (the echo canceller's) before playing.
+        `rehearsed`: replies synthesized ahead of time, shared with the home's other speakers (a
+        satellite's room plays the daemon's rehearsed replies; a new store when None)."""
         self._synthesizer = synthesizer
         self._sink = sink
         self._bus = bus
@@ -79,7 +103,7 @@ class SpeechOutput:
         # Replies repeat ("Turning on the kitchen light."): their audio is kept, so the first
         # sentence of a familiar reply plays without waiting for piper. Thread-safe, bounded.
         self._recalled = functools.lru_cache(maxsize=VOICE_CACHE)(self._synthesized)
-        self._kept: dict[str, np.ndarray] = {}  # rehearsed ahead of time (`keep`): never evicted
+        self.rehearsed = rehearsed or Rehearsed()  # ahead of time (`keep`): never evicted
 
     @property
     def recently_spoken(self) -> str:
@@ -244,8 +268,10 @@ class SpeechOutput:
         await ready.put((sentence, samples))
 
     def _voice(self, sentence: str) -> np.ndarray:
-        kept = self._kept.get(sentence)
-        return kept if kept is not None else self._recalled(sentence)
+        kept = self.rehearsed.get(sentence)
+        if kept is None:
+            return self._recalled(sentence)
+        return resample_band_limited(kept, self._synthesizer.sample_rate, self._rate)  # ~3 ms
 
     def _synthesized(self, sentence: str) -> np.ndarray:
         samples = self._synthesizer.synthesize(sentence)
@@ -254,10 +280,7 @@ class SpeechOutput:
     def keep(self, sentence: str) -> bool:
         """Synthesize a reply ahead of time and keep it (blocking: call it off the loop). False when
         it was kept already, or the room for kept replies is full."""
-        if sentence in self._kept or len(self._kept) >= KEPT_LIMIT:
-            return False
-        self._kept[sentence] = self._synthesized(sentence)
-        return True
+        return self.rehearsed.keep(sentence, self._synthesizer.synthesize)
 
     def warm(self, sentences: list[str]) -> None:
         for sentence in sentences:
@@ -266,4 +289,4 @@ class SpeechOutput:
     @property
     def kept(self) -> int:
         """How many replies are ready ahead of time."""
-        return len(self._kept)
+        return len(self.rehearsed)

@@ -36,7 +36,7 @@ from voiced.events import AgentText, SpeechEnded, SpeechStarted, Transcript, Tur
 from voiced.mouth.agent import NO_CONTEXT, Agent, TurnContext
 from voiced.mouth.hybrid import build_agent
 from voiced.mouth.intents import LocalIntentAgent
-from voiced.mouth.speech import SpeechOutput
+from voiced.mouth.speech import Rehearsed, SpeechOutput
 from voiced.mouth.vibe_control import VibeControl
 from voiced.satellites.audio import SatelliteMicrophone, SatelliteSpeaker
 from voiced.satellites.events import RoomHeard, RoomSaid, RoomTurnFinished
@@ -62,6 +62,8 @@ class Home:
     ends_request: Callable[[LocalIntentAgent], Callable[[Heard], Pause] | None] = lambda _intents: None
     # what keeps the rooms' turns and relays running (restarted if they raise): the daemon's
     supervision: Supervision = field(default_factory=Supervision)
+    # the replies synthesized ahead of time, shared by every room's speaker (the daemon's)
+    rehearsed: Rehearsed | None = None
 
 
 class BorrowedAgent:
@@ -116,6 +118,7 @@ class SatelliteRoom:
             SatelliteSpeaker(self.link),
             self._bus,
             sentence_silence_s=config.tts.sentence_silence_s,
+            rehearsed=home.rehearsed,
         )
         agent = build_agent(
             config, home.registry, home.actions, intents, vibe=home.vibe, bus=self._bus, client=home.client
