@@ -18,7 +18,7 @@ from typing import Any
 
 from voiced.devices.registry import DeviceRegistry
 from voiced.devices.vocabulary import HomeVocabulary
-from voiced.language import Language, english, find, phrase, words
+from voiced.language import Language, english, find, has, phrase, words
 from voiced.language.replies import say, the
 from voiced.mouth.agent import AgentReply
 from voiced.mouth.heard_readings import HeardReadings
@@ -313,13 +313,12 @@ class LocalIntentAgent(OneRequest, HeardReadings):
         """ "Make it warm in here": "it" as the device it acted on, "here" dropped (the device is named
         now, so "the kitchen as well" is the kitchen alone). Other words are kept as said: "it" in
         them stands for whatever a redo names."""
-        tokens = words(said)
-        here = {i for at, p in find(tokens, self._language.here) for i in range(at, at + len(p))}
         resolved, stand_in = pronouns.resolve(said, self._home.last)
-        if not here or stand_in is None:
+        if stand_in is None or not has(words(said), self._language.here):
             return said
-        here = {i for at, p in find(words(resolved), self._language.here) for i in range(at, at + len(p))}
-        return " ".join(t for i, t in enumerate(words(resolved)) if i not in here)
+        tokens = words(resolved)
+        here = {i for at, p in find(tokens, self._language.here) for i in range(at, at + len(p))}
+        return " ".join(t for i, t in enumerate(tokens) if i not in here)
 
     def _left_out(self, excluding: tuple[str, ...], was: dict[str, dict[str, Any]]) -> AgentReply | None:
         """The devices the last request changed that the user now takes out, put back as they were."""
