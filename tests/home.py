@@ -58,7 +58,8 @@ class SimulatedHome:
     def _bridge_online(self, timeout: float) -> bool:
         seen = threading.Event()
         client = mqtt.Client(callback_api_version=CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv5)
-        client.on_message = lambda _c, _u, m: seen.set() if m.retain and b'"online"' in m.payload else None
+        # Retained if it was published before we subscribed, live (retain flag cleared) if after.
+        client.on_message = lambda _c, _u, m: seen.set() if b'"online"' in m.payload else None
         client.on_connect = lambda c, *_: c.subscribe("zigbee2mqtt/bridge/state", qos=1)
         client.connect("127.0.0.1", self._port)
         client.loop_start()
