@@ -77,3 +77,40 @@ def test_rooms_sharing_one_plural_noun_are_one_group() -> None:
     assert split_utterance("turn on the kitchen and play jazz") == ["turn on the kitchen", "play jazz"]
     commands = agent().understand("make both the kitchen and bedroom lights warm white").commands
     assert sorted(c.device for c in commands) == ["bedroom_light", "kitchen_light"]
+
+
+def test_a_statement_beside_a_request_is_talk_even_with_words_the_home_knows() -> None:
+    assert REMARKS.without("the peppermint is giving me a headache, shut the diffuser off") == (
+        "shut the diffuser off"
+    )
+    assert REMARKS.without("ok she hung up, you can unpause") == "you can unpause"
+    assert REMARKS.without("Make it romantic, she's coming over in ten") == "Make it romantic"
+
+
+def test_a_statement_is_kept_when_it_names_a_place_feels_or_wishes() -> None:
+    for kept in (
+        "the kitchen light is giving me a headache, switch it off",  # what "it" is
+        "we're sitting in the dark, make it brighter",  # how the room feels is the request
+        "I want some jazz, and turn on the kitchen light",  # a wish is a request
+        "she said, turn off the lights",  # reported speech
+    ):
+        assert REMARKS.without(kept) == kept
+
+
+def test_a_statement_carrying_the_mood_stays_without_its_time_when_the_request_points_back() -> None:
+    said = "we're having a romantic dinner in ten minutes, set it up"
+    assert REMARKS.without(said) == "we're having a romantic dinner, set it up"
+    assert REMARKS.without("we're having a romantic dinner, set it up") == (
+        "we're having a romantic dinner, set it up"
+    )
+
+
+def test_the_talk_names_the_mood_a_request_asks_for_in_words_of_its_own() -> None:
+    moods = {"dinner": ("dinner", "romantic"), "movie": ("movie",)}
+    talked = LocalIntentAgent(REGISTRY, STATES.get, moods=moods, now=lambda: datetime(2026, 11, 28, 15))
+    reply = talked.understand(
+        "we've got guests over for dinner in ten minutes, can you set the mood for a nice meal"
+    )
+    assert reply.scene == "dinner" and not reply.commands
+    alone = LocalIntentAgent(REGISTRY, STATES.get, moods=moods, now=lambda: datetime(2026, 11, 28, 15))
+    assert alone.understand("set the mood for a nice meal").scene == "a nice meal"  # the vibe agent's words

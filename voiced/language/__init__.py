@@ -114,6 +114,8 @@ class Language:
     undo: tuple[Phrase, ...]  # "put it back how it was": the last change taken back
     undo_around: tuple[str, str]  # "put the lounge back": the words around one device taken back
     finite_verbs: frozenset[str]  # a clause with one has a verb of its own (remarks.py)
+    subjects: tuple[Phrase, ...]  # "she hung up": a clause opening so is talk, not a request (remarks.py)
+    wishes: tuple[Phrase, ...]  # "I want", "we need": a subject's wish is a request
     function_words: frozenset[str]
     alone_words: int  # at most this many words: a value or action said alone is for the last device
     confusions: tuple[tuple[Phrase, Phrase], ...]  # (heard, said): a request's opening words misheard
@@ -205,6 +207,8 @@ class Language:
             undo=_phrases(raw["undo"]),
             undo_around=(str(raw["undo_around"][0]), str(raw["undo_around"][1])),
             finite_verbs=frozenset(str(w) for w in raw["finite_verbs"]),
+            subjects=_phrases(raw["subjects"]),
+            wishes=_phrases(raw["wishes"]),
             function_words=frozenset(str(w) for w in raw["function_words"]),
             alone_words=int(raw["alone_words"]),
             confusions=tuple((phrase(str(c["heard"])), phrase(str(c["said"]))) for c in raw["confusions"]),

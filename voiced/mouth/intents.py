@@ -354,4 +354,19 @@ class LocalIntentAgent(OneRequest, HeardReadings):
         if reply.text == NOT_UNDERSTOOD and scene is not None:
             log.info("the mood of %r: scene %s", text, scene)
             return AgentReply(text="", understood=True, scene=scene)
+        if (
+            scene is not None
+            and reply.scene is not None
+            and not reply.commands
+            and self._nameless(reply.scene)
+        ):
+            # "we've got guests over for dinner, set the mood for a nice meal": the talk names the mood
+            log.info("the mood of %r, said around %r: scene %s", text, reply.scene, scene)
+            return AgentReply(text="", understood=True, scene=scene)
         return reply
+
+    def _nameless(self, scene: str) -> bool:
+        """Whether a scene asked for in the user's words names no preset or mood word of ours."""
+        return scene not in self._moods and not find(
+            words(scene), [p for ps in self._moods.values() for p in ps]
+        )

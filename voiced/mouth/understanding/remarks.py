@@ -20,7 +20,13 @@ from dataclasses import dataclass
 
 from voiced.devices.vocabulary import HomeVocabulary
 from voiced.language import Language, Phrase, find, phrase, words
-from voiced.mouth.understanding.reported import is_conditional, is_for_later, is_negated, is_reported
+from voiced.mouth.understanding.reported import (
+    is_conditional,
+    is_for_later,
+    is_negated,
+    is_reported,
+    without_later,
+)
 
 # A clause ends at sentence punctuation, a comma, a semicolon or a dash; a comma inside a number
 # ("4,000") or a full stop inside an abbreviation ("p.m.") does not end one.
@@ -34,11 +40,15 @@ class Remarks:
     meaningful: tuple[Phrase, ...]
     openers: tuple[Phrase, ...]  # a question's first words: meaningful only where a clause starts
     plays: tuple[Phrase, ...]  # after a request to play, the words may be what to play
+    places: tuple[Phrase, ...]  # devices, their kinds and rooms: a statement naming one is kept
+    feelings: tuple[Phrase, ...]  # "I'm freezing": how the room feels asks for a change
+    content: tuple[Phrase, ...]  # what a request can be about: places, values, moods
     language: Language
 
     @classmethod
     def of(cls, vocabulary: HomeVocabulary, language: Language, moods: Iterable[Phrase] = ()) -> Remarks:
-        found: set[Phrase] = set(moods)
+        about: set[Phrase] = set(moods)
+        found: set[Phrase] = set(about)
         lang = language
 
         def add(groups: Iterable[Iterable[Phrase]]) -> None:
@@ -89,12 +99,48 @@ class Remarks:
             vocabulary.titles,
         ):
             found.update(phrase(v) for v in values)
+            about.update(phrase(v) for v in values)
         found.update(phrase(d.replace("_", " ")) for d in vocabulary.devices)
         found.update(phrase(said) for said, _ in vocabulary.named)
         plain = lang.fillers
         kept = tuple(p for p in found if p and not (len(p) == 1 and p[0] in plain))
         plays = tuple(phrase(w) for w in lang.asks_to_play)
-        return cls(meaningful=kept, openers=lang.question_openers, plays=plays, language=language)
+        places = {*lang.device_nouns, *lang.room_words, *(p for g in lang.kinds.values() for p in g)}
+        places.update(phrase(v) for v in (*vocabulary.rooms, *vocabulary.aliases))
+        places.update(phrase(d.replace("_", " ")) for d in vocabulary.devices)
+        places.update(phrase(said) for said, _ in vocabulary.named)
+        feelings = {p for g in (lang.too_much, lang.too_little) for ps in g.values() for p in ps}
+        feelings.update(p for by_way in lang.felt.values() for inner in by_way.values() for p in inner)
+        return cls(
+            meaningful=kept,
+            openers=lang.question_openers,
+            plays=plays,
+            places=tuple(p for p in places if p),
+            feelings=tuple(feelings),
+            content=tuple(p for p in places | about if p),
+            language=language,
+        )
+
+    def is_statement(self, clause: str) -> bool:
+        """Someone said to do or be something ("she hung up", "the peppermint is giving me a headache"):
+        talk about the world, unless it names a device or room, says how the room feels, wishes, or
+        is reported or negated speech."""
+        lang = self.language
+        tokens = words(clause)
+        while tokens and tokens[0] in lang.fillers:
+            tokens = tokens[1:]
+        opening = [p for p in lang.subjects if tuple(tokens[: len(p)]) == p]
+        if opening:
+            rest = tokens[len(opening[0]) :]
+            if not rest and not any(w in lang.finite_verbs for w in opening[0]):
+                return False  # "she", alone
+        elif tokens and tokens[0] in lang.determiners and lang.finite_verbs.intersection(tokens[1:4]):
+            rest = tokens[1:]  # "the kids are...", "my wife's..." (a verb within the first words)
+        else:
+            return False
+        if find(rest[:5], lang.wishes) or find(tokens, self.places) or find(tokens, self.feelings):
+            return False
+        return not (is_reported(clause, lang) or is_negated(clause, lang))
 
     def is_remark(self, clause: str) -> bool:
         tokens = words(clause)
@@ -110,15 +156,33 @@ class Remarks:
         return not (is_reported(clause, lang) or is_negated(clause, lang) or is_conditional(clause, lang))
 
     def without(self, text: str) -> str:
-        """`text` without its remarks; `text` itself when it is all remarks or has none."""
+        """`text` without its remarks; `text` itself when it is all remarks or has none. A statement
+        that carries what a request is about ("we've got guests over for dinner") stays, without its
+        times, when the request beside it names nothing or points back ("set the mood for it")."""
         clauses = [c for c in _CLAUSE_END.split(text) if c and c.strip(" .!?;,")]
-        kept: list[str] = []
+        kept: list[tuple[int, str]] = []
+        talk: list[tuple[int, str]] = []
         for i, clause in enumerate(clauses):
             if find(words(clause), self.plays):  # "play the song, glad to loom": the title, misheard
-                kept += clauses[i:]
+                kept += list(enumerate(clauses))[i:]
                 break
-            if not self.is_remark(clause):
-                kept.append(clause)
-        if not kept or len(kept) == len(clauses):
+            if self.is_remark(clause):
+                continue
+            if self.is_statement(clause):
+                if find(words(clause), self.content):
+                    talk.append((i, clause))
+                continue
+            kept.append((i, clause))
+        asked = [w for _, clause in kept for w in words(clause)]
+        if all(w in self.language.fillers for w in asked):
             return text
-        return ", ".join(c.strip() for c in kept)
+        if talk and (not find(asked, self.content) or find(asked, self.language.pointers)):
+            timeless = [(i, without_later(c, self.language)) for i, c in talk]
+            if len(kept) + len(talk) == len(clauses) and all(
+                t == " ".join(words(c)) for (_, t), (_, c) in zip(timeless, talk, strict=True)
+            ):
+                return text
+            kept = sorted([*kept, *timeless])
+        elif len(kept) == len(clauses):
+            return text
+        return ", ".join(c.strip() for _, c in kept)

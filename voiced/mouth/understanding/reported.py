@@ -74,6 +74,12 @@ def is_for_later(text: str, lang: Language | None = None) -> bool:
     return bool(guards.later.search(lowered)) and not guards.question.match(lowered)
 
 
+def without_later(text: str, lang: Language | None = None) -> str:
+    """`text` with its times for later taken out: "we've got guests over in ten minutes" as talk
+    says when its own subject does something, not when to act."""
+    return " ".join(_guards(lang or english()).later.sub(" ", _lowered(text)).split())
+
+
 def is_conditional(text: str, lang: Language | None = None) -> bool:
     """ "If it gets dark, turn on the lights": only when something happens, so not now. Not "…, if
     it's no trouble", nor a question ("what would happen if I …")."""
