@@ -114,3 +114,19 @@ def test_the_talk_names_the_mood_a_request_asks_for_in_words_of_its_own() -> Non
     assert reply.scene == "dinner" and not reply.commands
     alone = LocalIntentAgent(REGISTRY, STATES.get, moods=moods, now=lambda: datetime(2026, 11, 28, 15))
     assert alone.understand("set the mood for a nice meal").scene == "a nice meal"  # the vibe agent's words
+
+
+def test_a_request_said_to_someone_else_by_name_or_title_is_theirs() -> None:
+    assert REMARKS.addressed("Jake, kill the lights, they're coming up the stairs!") == "Jake"
+    assert REMARKS.addressed("Lady Mary, turn off the lamp") == "Lady Mary"
+    assert REMARKS.addressed("Mum, turn the music down") == "Mum"
+    for ours in (
+        "Alexa, turn on the kitchen light",
+        "ugh, turn it off",
+        "Kitchen, lights on",
+        "Jake turned it off",
+    ):
+        assert REMARKS.addressed(ours) is None
+    reply = agent().understand("Sarah, switch off the kitchen light")
+    assert not reply.commands and "Sarah" in reply.text
+    assert REMARKS.without("Alexa, turn on the kitchen light") == "turn on the kitchen light"

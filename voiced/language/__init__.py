@@ -116,6 +116,8 @@ class Language:
     finite_verbs: frozenset[str]  # a clause with one has a verb of its own (remarks.py)
     subjects: tuple[Phrase, ...]  # "she hung up": a clause opening so is talk, not a request (remarks.py)
     wishes: tuple[Phrase, ...]  # "I want", "we need": a subject's wish is a request
+    our_names: frozenset[str]  # what people call us: dropped where a request opens with one
+    others: frozenset[str]  # names and titles of people: a request opening with one is for them
     function_words: frozenset[str]
     alone_words: int  # at most this many words: a value or action said alone is for the last device
     confusions: tuple[tuple[Phrase, Phrase], ...]  # (heard, said): a request's opening words misheard
@@ -209,6 +211,8 @@ class Language:
             finite_verbs=frozenset(str(w) for w in raw["finite_verbs"]),
             subjects=_phrases(raw["subjects"]),
             wishes=_phrases(raw["wishes"]),
+            our_names=frozenset(str(w) for w in raw["our_names"]),
+            others=frozenset(str(w) for w in raw["others"]),
             function_words=frozenset(str(w) for w in raw["function_words"]),
             alone_words=int(raw["alone_words"]),
             confusions=tuple((phrase(str(c["heard"])), phrase(str(c["said"]))) for c in raw["confusions"]),

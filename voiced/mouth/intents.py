@@ -201,6 +201,9 @@ class LocalIntentAgent(OneRequest, HeardReadings):
         `alternatives`: the ear's other readings of the audio, tried in order when `text` means nothing
         here, each only if it cannot turn a mishearing into a wrong effect (`readings.safe_readings`)."""
         self._home.unknown, self._home.switched_on = set(), set()
+        if (name := self._remarks.addressed(text)) is not None:
+            log.info("said to %r, not to us: %r", name, text)
+            return AgentReply(text=say("addressed", name=name), understood=True)
         if not self._heard:  # heard, a clause of no known word may be a name misheard: not talk
             text = self._remarks.without(text)  # "okay, I'm back, resume the music"
         doubted, self._doubted = self._doubted, None

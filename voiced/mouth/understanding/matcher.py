@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 from typing import Any
 
 from hassil import Intents, recognize_all
@@ -184,6 +185,17 @@ class Matcher:
         return Match(result.intent_name, slots, fuzzy=True)
 
     def unsupported(self, text: str) -> Match | None:
+        lowered = text.lower()
         for result in recognize_all(text, self._unsupported):
-            return Match(result.intent.name, {k: _slot(e) for k, e in result.entities.items()})
+            # hassil lets a wildcard start inside a word: "cleaning mode" as "clean" + "ing mode"
+            if all(_whole_words(str(e.text), lowered) for e in result.entities.values() if e.is_wildcard):
+                return Match(result.intent.name, {k: _slot(e) for k, e in result.entities.items()})
         return None
+
+
+def _whole_words(part: str, text: str) -> bool:
+    """Whether `part` stands in `text` as whole words, not from inside one."""
+    return (
+        not part.strip()
+        or re.search(rf"(?<![\w']){re.escape(part.strip().lower())}(?![\w'])", text) is not None
+    )

@@ -32,6 +32,7 @@ from voiced.mouth.understanding.reported import (
 # ("4,000") or a full stop inside an abbreviation ("p.m.") does not end one.
 _CLAUSE_END = re.compile(r"(?<=[.!?;])\s+|,(?!\d)\s*|\s+[\u2014\u2013-]+\s+|[\u2014\u2013]")
 _NOUN_PHRASE = 3  # words: "the manual", "my little brother"
+_NAME = 2  # words: "Jake", "Lady Mary"
 _SHORTEST = 2  # words: a lone word is a filler, a value or a mood, never dropped as talk
 
 
@@ -43,6 +44,7 @@ class Remarks:
     places: tuple[Phrase, ...]  # devices, their kinds and rooms: a statement naming one is kept
     feelings: tuple[Phrase, ...]  # "I'm freezing": how the room feels asks for a change
     content: tuple[Phrase, ...]  # what a request can be about: places, values, moods
+    known: frozenset[str]  # every word the language or the home gives meaning to
     language: Language
 
     @classmethod
@@ -118,8 +120,20 @@ class Remarks:
             places=tuple(p for p in places if p),
             feelings=tuple(feelings),
             content=tuple(p for p in places | about if p),
+            known=frozenset(w for p in found for w in p) | lang.known | lang.our_names,
             language=language,
         )
+
+    def addressed(self, text: str) -> str | None:
+        """Who a request is said to when it opens with someone's name or title and a comma ("Jake,
+        kill the lights!", "Lady Mary, ..."): someone else, not us. None when it opens otherwise."""
+        clauses = [c for c in _CLAUSE_END.split(text, maxsplit=1) if c.strip(" .!?;,")]
+        if len(clauses) < 2 or not re.match(r"\s*[\w' ]+,", text):
+            return None
+        name = words(clauses[0])
+        if not 1 <= len(name) <= _NAME or not self.language.others.intersection(name):
+            return None
+        return None if self.known.intersection(name) - self.language.others else clauses[0].strip()
 
     def is_statement(self, clause: str) -> bool:
         """Someone said to do or be something ("she hung up", "the peppermint is giving me a headache"):
@@ -163,6 +177,8 @@ class Remarks:
         kept: list[tuple[int, str]] = []
         talk: list[tuple[int, str]] = []
         for i, clause in enumerate(clauses):
+            if i == 0 and words(clause) and self.language.our_names.issuperset(words(clause)):
+                continue  # "Alexa, ...": our name
             if find(words(clause), self.plays):  # "play the song, glad to loom": the title, misheard
                 kept += list(enumerate(clauses))[i:]
                 break
