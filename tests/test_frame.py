@@ -147,3 +147,10 @@ def test_known_confusions_at_the_opening_are_read_as_said() -> None:
     assert set_the.commands == (DiffuserSet(device="diffuser", state="ON", intensity=40),)
     scent = agent().understand("Sandalwood at eighty percent, please")
     assert scent.commands == (DiffuserSet(device="diffuser", state="ON", scent="sandalwood", intensity=80),)
+
+
+def test_paused_music_back_on_plays_again_but_stopped_music_on_chooses_nothing() -> None:
+    paused = {**OFF, "music": {"state": "paused", "volume": 50}}
+    back = LocalIntentAgent(REGISTRY, paused.get, now=lambda: datetime(2026, 11, 27, 12, 0))
+    assert back.understand("ok, music back on").commands == (MusicSet(device="music", action="play"),)
+    assert not agent().understand("the music back on").commands

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from voiced.devices.colours import COLOR_TEMPS, COLORS
 from voiced.devices.model import DeviceCommand
@@ -109,8 +110,11 @@ def _music(frame: Frame, home: Home, name: str) -> tuple[DeviceCommand | None, s
         )
         said.append(say(done, what="").strip() if done else frame.action)
     elif frame.power == "OFF" and frame.percent is None and frame.direction is None:
-        fields["action"] = "stop"  # "kill the music"; "on" alone plays nothing the templates did not
+        fields["action"] = "stop"  # "kill the music"
         said.append(say("framed_stopped"))
+    elif frame.power == "ON" and frame.percent is None and frame.direction is None and _paused(state):
+        fields["action"] = "play"  # "the music back on": what was paused; nothing new of our choosing
+        said.append(say("framed_playing", what="").strip())
     if frame.percent is not None:
         fields["volume"] = max(0, min(100, frame.percent))
         said.append(say("framed_volume", volume=fields["volume"]))
@@ -171,3 +175,7 @@ def restore_all(
     """Put back the devices a corrected request changed wrongly, as they were before it (`was`)."""
     back = (restore(n, kind_of(n), was[n]) for n in names if n in was)
     return [c for c in back if c is not None]
+
+
+def _paused(state: dict[str, Any] | None) -> bool:
+    return state is not None and str(state.get("state", "")).lower() == "paused"
