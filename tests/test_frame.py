@@ -154,3 +154,11 @@ def test_paused_music_back_on_plays_again_but_stopped_music_on_chooses_nothing()
     back = LocalIntentAgent(REGISTRY, paused.get, now=lambda: datetime(2026, 11, 27, 12, 0))
     assert back.understand("ok, music back on").commands == (MusicSet(device="music", action="play"),)
     assert not agent().understand("the music back on").commands
+
+
+def test_a_refusal_never_says_we_cannot_do_a_thing_this_home_has() -> None:
+    for said in ("set the volume to — what — thirty, thirty's fine", "cool, turn it up to 70"):
+        reply = agent().understand(said)
+        assert not reply.commands and not reply.text.startswith("I can't"), reply.text
+    assert agent().understand("open the windows").text.startswith("I can't open the windows")
+    assert agent().understand("cleaning mode").scene == "cleaning"  # not "clean" + "ing mode"

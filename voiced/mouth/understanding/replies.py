@@ -21,6 +21,7 @@ from voiced.mouth.understanding.text import clean, split_utterance
 log = logging.getLogger(__name__)
 
 NOT_UNDERSTOOD = say("not_understood")
+CANNOT = say("only_control", verb="\x00", what="").split("\x00")[0]  # "I can't ": the refusal's opening
 REPORTED = say("reported")
 NEGATED = say("negated")
 LATER = say("later_unsupported")
@@ -90,7 +91,13 @@ def compose(
             if lacked is not None and not refusal.get("said"):  # "turn on the diffuser", and none here
                 return AgentReply(text=say("kind_lacking", thing=lacked), understood=True)
             misheard = "brightness" in named or names_vocabulary(f" {named} ", registry, rooms)
-            return AgentReply(text=cannot_do(home, refusal).reply, understood=False, missed=misheard)
+            refused = cannot_do(home, refusal).reply
+            if refused.startswith(CANNOT) and (misheard or POINTING.intersection(words(named))):
+                # "I can't set the volume to what thirty": a thing this home has, or "it", is no thing
+                # we cannot do; the words around it are what we missed
+                log.info("not understood, though it names something here: %r", text)
+                return AgentReply(text=NOT_UNDERSTOOD, understood=False, missed=True)
+            return AgentReply(text=refused, understood=False, missed=misheard)
         log.info("not understood: %r", text)
         return AgentReply(text=NOT_UNDERSTOOD, understood=False, missed=True)
     # a part missed that names a thing here, or holds a number (a value meant for something: "the
