@@ -120,6 +120,8 @@ class Language:
     others: frozenset[str]  # names and titles of people: a request opening with one is for them
     function_words: frozenset[str]
     alone_words: int  # at most this many words: a value or action said alone is for the last device
+    mood_time_weight: float  # a time of day as evidence of a mood, against 1 for a mood word
+    mood_least: float  # the evidence a mood needs to be taken (frame.mood)
     confusions: tuple[tuple[Phrase, Phrase], ...]  # (heard, said): a request's opening words misheard
 
     @functools.cached_property
@@ -215,6 +217,8 @@ class Language:
             others=frozenset(str(w) for w in raw["others"]),
             function_words=frozenset(str(w) for w in raw["function_words"]),
             alone_words=int(raw["alone_words"]),
+            mood_time_weight=float(raw["mood_time_weight"]),
+            mood_least=float(raw["mood_least"]),
             confusions=tuple((phrase(str(c["heard"])), phrase(str(c["said"]))) for c in raw["confusions"]),
         )
 

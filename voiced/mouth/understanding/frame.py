@@ -366,9 +366,6 @@ def _targets(
     return [d for d in of_kind if room and words.in_room[d] == room.lower()]  # our own room's
 
 
-_ONE_MOOD_WORD = 0.9  # a time of day alone ("what a lovely afternoon") names no mood
-
-
 def mood(
     parts: list[list[str]], moods: dict[str, tuple[Phrase, ...]], words: Words, lang: Language
 ) -> str | None:
@@ -383,7 +380,7 @@ def mood(
     def weight(at: int, said: Phrase) -> float:
         # a time of day is weaker evidence than a mood word; "books" said is "books", before "book"
         exact = tuple(tokens[at : at + len(said)]) == said
-        return (0.5 if said in lang.times_of_day else 1.0) - (0.0 if exact else 0.1)
+        return (lang.mood_time_weight if said in lang.times_of_day else 1.0) - (0.0 if exact else 0.1)
 
     hits = {
         name: sum(weight(at, p) for at, p in find(tokens, [p for p in said if p not in home]))
@@ -391,4 +388,4 @@ def mood(
     }
     best = max(hits.values(), default=0)
     winners = [name for name, n in hits.items() if n == best]
-    return winners[0] if best >= _ONE_MOOD_WORD and len(winners) == 1 else None
+    return winners[0] if best >= lang.mood_least and len(winners) == 1 else None
