@@ -31,11 +31,21 @@ from voiced.language import english  # noqa: E402
 from voiced.mouth.intents import LocalIntentAgent  # noqa: E402
 from voiced.vibe.presets import preset_moods  # noqa: E402
 
-FIELDS = {"alone_words": int, "mood_time_weight": float, "mood_least": float}
+FIELDS = {
+    "alone_words": int,
+    "mood_time_weight": float,
+    "mood_least": float,
+    "talk_least_words": int,
+    "speaker_words": int,
+    "name_words": int,
+}
 DEFAULTS = {
     "alone_words": "0,2,3,4,5,6,8,10",
     "mood_time_weight": "0,0.25,0.5,0.75,1",
     "mood_least": "0.4,0.5,0.9,1,1.5,2",
+    "talk_least_words": "1,2,3,4",
+    "speaker_words": "0,2,3,4,5",
+    "name_words": "0,1,2,3",
 }
 
 

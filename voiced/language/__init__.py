@@ -122,6 +122,9 @@ class Language:
     alone_words: int  # at most this many words: a value or action said alone is for the last device
     mood_time_weight: float  # a time of day as evidence of a mood, against 1 for a mood word
     mood_least: float  # the evidence a mood needs to be taken (frame.mood)
+    talk_least_words: int  # a clause shorter is never dropped as talk (remarks.py)
+    speaker_words: int  # "my brother, ...": who speaks, at most this long (remarks.py)
+    name_words: int  # "Lady Mary, ...": a name said to someone else, at most this long (remarks.py)
     confusions: tuple[tuple[Phrase, Phrase], ...]  # (heard, said): a request's opening words misheard
 
     @functools.cached_property
@@ -219,6 +222,9 @@ class Language:
             alone_words=int(raw["alone_words"]),
             mood_time_weight=float(raw["mood_time_weight"]),
             mood_least=float(raw["mood_least"]),
+            talk_least_words=int(raw["talk_least_words"]),
+            speaker_words=int(raw["speaker_words"]),
+            name_words=int(raw["name_words"]),
             confusions=tuple((phrase(str(c["heard"])), phrase(str(c["said"]))) for c in raw["confusions"]),
         )
 

@@ -31,9 +31,6 @@ from voiced.mouth.understanding.reported import (
 # A clause ends at sentence punctuation, a comma, a semicolon or a dash; a comma inside a number
 # ("4,000") or a full stop inside an abbreviation ("p.m.") does not end one.
 _CLAUSE_END = re.compile(r"(?<=[.!?;])\s+|,(?!\d)\s*|\s+[\u2014\u2013-]+\s+|[\u2014\u2013]")
-_NOUN_PHRASE = 3  # words: "the manual", "my little brother"
-_NAME = 2  # words: "Jake", "Lady Mary"
-_SHORTEST = 2  # words: a lone word is a filler, a value or a mood, never dropped as talk
 
 
 @dataclass(frozen=True)
@@ -131,7 +128,7 @@ class Remarks:
         if len(clauses) < 2 or not re.match(r"\s*[\w' ]+,", text):
             return None
         name = words(clauses[0])
-        if not 1 <= len(name) <= _NAME or not self.language.others.intersection(name):
+        if not 1 <= len(name) <= self.language.name_words or not self.language.others.intersection(name):
             return None
         return None if self.known.intersection(name) - self.language.others else clauses[0].strip()
 
@@ -158,9 +155,9 @@ class Remarks:
 
     def is_remark(self, clause: str) -> bool:
         tokens = words(clause)
-        if len(tokens) < _SHORTEST or any(t.isdigit() for t in tokens):
+        if len(tokens) < self.language.talk_least_words or any(t.isdigit() for t in tokens):
             return False
-        if len(tokens) <= _NOUN_PHRASE and tokens[0] in self.language.determiners:
+        if len(tokens) <= self.language.speaker_words and tokens[0] in self.language.determiners:
             return False  # "my brother, turn off the lights": who is speaking, or whose words
         if find(tokens, self.meaningful) or any(tuple(tokens[: len(p)]) == p for p in self.openers):
             return False
