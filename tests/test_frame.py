@@ -162,3 +162,11 @@ def test_a_refusal_never_says_we_cannot_do_a_thing_this_home_has() -> None:
         assert not reply.commands and not reply.text.startswith("I can't"), reply.text
     assert agent().understand("open the windows").text.startswith("I can't open the windows")
     assert agent().understand("cleaning mode").scene == "cleaning"  # not "clean" + "ing mode"
+
+
+def test_as_far_as_it_goes_is_the_top_or_the_bottom_and_it_goes_reports_nobody() -> None:
+    assert agent().understand("bedroom light as bright as it'll go, please").commands == (
+        LightSet(device="bedroom_light", state="ON", brightness=254),
+    )
+    assert agent().understand("music as loud as it goes").commands == (MusicSet(device="music", volume=100),)
+    assert not agent().understand("he goes, turn off the lights").commands  # reported speech
