@@ -45,6 +45,7 @@ from voiced.ear.wyoming_asr import WyomingTranscriber
 from voiced.engines import Engines, private_intents, second_ear
 from voiced.ha_entities import HaEntities
 from voiced.llm_client import open_client
+from voiced.memory import give_back_after_turns
 from voiced.mouth.home_changes import follow_home
 from voiced.mouth.hybrid import build_agent
 from voiced.mouth.intents import LocalIntentAgent
@@ -374,6 +375,9 @@ async def run_daemon(
             replies = private_intents(config, registry, home_replies)
             supervision.follow("rehearsal", bus, lambda events: rehearse(events, speech.keep, replies))
             stack.push_async_callback(supervision.stop, "rehearsal")
+        if config.memory.give_back_after_turn:
+            supervision.follow("memory", bus, give_back_after_turns)
+            stack.push_async_callback(supervision.stop, "memory")
         main = asyncio.create_task(daemon.run(), name="daemon")
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, main.cancel)
