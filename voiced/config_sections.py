@@ -173,8 +173,8 @@ class TtsConfig(_Remote):
     sentence_silence_s: Float = Field(0.15, ge=0, le=2, description="silence between two spoken sentences")
     memory_arena: bool = Field(
         True,
-        description="onnxruntime's memory arena for piper: false = ~120 MB less resident, "
-        "a reply not rehearsed synthesized ~10 % slower",
+        description="onnxruntime's memory arena for piper: false = ~140 MB less resident between "
+        "turns (not at their peak), a reply not rehearsed synthesized ~10 % slower",
     )
 
 
