@@ -2,7 +2,7 @@
 
 Prints, over every turn, the time from the end of speech to the first reply audio
 (p50, p95) and the share spent in VAD hangover, ASR, agent and the first TTS chunk,
-plus the daemon's peak RSS. Then the paused-commands set (bench/paused/commands.yaml, its held-out
+plus the daemon's peak RSS and CPU. Then the paused-commands set (bench/paused/commands.yaml, its held-out
 half by default: commands with 200-600 ms pauses mid-sentence) in the same run: premature ends (a
 command cut before its last part) beside its own p50/p95. Run: scripts/bench.sh [--turns N]
 [--paused held-out|tuning|all|none]
@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import os
 import resource
 import shutil
 import socket
@@ -80,6 +81,24 @@ def start_broker(workdir: Path, extra: str = "") -> tuple[subprocess.Popen[bytes
         time.sleep(0.05)
     proc.kill()
     raise SystemExit("bench: mosquitto did not start")
+
+
+def waited(process: subprocess.Popen[bytes], timeout_s: float) -> resource.struct_rusage:
+    """Wait for `process` (killed past `timeout_s`); its own resource use (peak RSS, CPU)."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        pid, status, usage = os.wait4(process.pid, os.WNOHANG)
+        if pid:
+            process.returncode = os.waitstatus_to_exitcode(status)
+            break
+        if time.monotonic() > deadline:
+            process.kill()
+            process.wait()
+            raise SystemExit("bench: the daemon did not finish in time")
+        time.sleep(0.1)
+    if process.returncode:
+        raise SystemExit(f"bench: the daemon exited with {process.returncode}")
+    return usage
 
 
 def per_turn(events: list[dict[str, object]]) -> list[dict[str, float]]:
@@ -196,21 +215,12 @@ def main() -> int:
         )
         try:
             run = ["run", "--input", str(work / "in.wav"), "--output", str(work / "out.wav")]
-            subprocess.run(
-                [
-                    sys.executable,
-                    "-m",
-                    "voiced",
-                    "-c",
-                    str(config),
-                    *run,
-                    "--events",
-                    str(work / "events.jsonl"),
-                ],
-                check=True,
+            events_file = str(work / "events.jsonl")
+            daemon = subprocess.Popen(
+                [sys.executable, "-m", "voiced", "-c", str(config), *run, "--events", events_file],
                 stdout=subprocess.DEVNULL,
-                timeout=seconds * 3 + 120,
             )
+            usage = waited(daemon, seconds * 3 + 120)
         finally:
             simulator.terminate()
             simulator.wait(timeout=10)
@@ -218,7 +228,9 @@ def main() -> int:
             broker.wait(timeout=10)
             if llm is not None:
                 llm.stop()
-        peak_rss_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+        # the daemon's own: not the simulator's, nor the broker's
+        peak_rss_mb = usage.ru_maxrss / 1024
+        cpu_s = usage.ru_utime + usage.ru_stime
         events = [json.loads(line) for line in (work / "events.jsonl").read_text().splitlines()]
     rows = per_turn(events)
     if not rows:
@@ -271,6 +283,8 @@ def main() -> int:
         for item in premature:
             print(f"  cut: {item.voice:8} {item.text!r} pauses {item.pauses_ms} ms")
     print(f"peak RSS of the daemon: {peak_rss_mb:.0f} MB")
+    turns = len(rows) + len(paused_rows)
+    print(f"daemon CPU: {cpu_s:.0f} s in all (the models' load included), {cpu_s / turns:.2f} s per turn")
     return 0
 
 

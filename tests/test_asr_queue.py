@@ -198,3 +198,28 @@ def test_draining_a_long_queue_loses_nothing_while_it_moves() -> None:
     heard, left = asyncio.run(scenario())
     assert heard == list(range(8))
     assert left == 1
+
+
+def test_the_memory_is_tidied_after_each_job_once_its_answer_is_given() -> None:
+    async def scenario() -> tuple[list[tuple[int, int]], list[str]]:
+        model = GatedTranscriber()
+        model.gate.set()
+        futures: list[asyncio.Future[tuple[Hearing, float]]] = []
+        tidied: list[tuple[int, int]] = []  # at each tidy: jobs run, answers given
+        answered = lambda: sum(f.done() for f in futures)  # noqa: E731
+        queue = AsrQueue(model, tidy=lambda: tidied.append((len(model.order), answered())))
+        worker = asyncio.create_task(queue.run(), name="asr")
+        heard = []
+        for tag in (1, 2):
+            futures.append(queue.submit(audio(tag), Priority.UTTERANCE))
+            heard.append((await futures[-1])[0].text)
+        for _ in range(200):  # the tidy runs in a thread after the answer
+            if len(tidied) == 2:
+                break
+            await asyncio.sleep(0.01)
+        worker.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await worker
+        return tidied, heard
+
+    assert asyncio.run(scenario()) == ([(1, 1), (2, 2)], ["job 1", "job 2"])

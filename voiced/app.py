@@ -45,6 +45,7 @@ from voiced.ear.wyoming_asr import WyomingTranscriber
 from voiced.engines import Engines, private_intents, second_ear
 from voiced.ha_entities import HaEntities
 from voiced.llm_client import open_client
+from voiced.memory import give_back, give_back_after_turns
 from voiced.mouth.home_changes import follow_home
 from voiced.mouth.hybrid import build_agent
 from voiced.mouth.intents import LocalIntentAgent
@@ -96,6 +97,7 @@ def build_ear(
     if transcriber is None:
         raise ValueError("an ear needs Whisper: load the engines with whisper=True")
     stream = transcriber.stream if isinstance(transcriber, WyomingTranscriber) else None
+    tidy = give_back if config.memory.give_back_after_turn else None
     audio = config.audio
     guard = GuardSettings(frame_ms=config.vad.frame_ms, confirm_ms=audio.barge_in_confirm_ms)
     if options.reference is None or audio.echo == "off":
@@ -109,6 +111,7 @@ def build_ear(
             wake=wake,
             stream=stream,
             reconsider=reconsider,
+            tidy=tidy,
         )
     if audio.echo == "half_duplex":
         half = HalfDuplexGuard(speech)
@@ -123,6 +126,7 @@ def build_ear(
             wake=wake,
             stream=stream,
             reconsider=reconsider,
+            tidy=tidy,
         )
     front = EchoCancellingVad(
         config.vad.aggressiveness,
@@ -147,6 +151,7 @@ def build_ear(
         wake=wake,
         stream=stream,
         reconsider=reconsider,
+        tidy=tidy,
     )
 
 
@@ -374,6 +379,9 @@ async def run_daemon(
             replies = private_intents(config, registry, home_replies)
             supervision.follow("rehearsal", bus, lambda events: rehearse(events, speech.keep, replies))
             stack.push_async_callback(supervision.stop, "rehearsal")
+        if config.memory.give_back_after_turn:
+            supervision.follow("memory", bus, give_back_after_turns)
+            stack.push_async_callback(supervision.stop, "memory")
         main = asyncio.create_task(daemon.run(), name="daemon")
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, main.cancel)

@@ -29,6 +29,7 @@ from voiced.config_satellites import SatelliteConfig, check_unique
 from voiced.config_sections import (
     AsrConfig,
     AudioConfig,
+    MemoryConfig,
     SafePath,
     TtsConfig,
     VadConfig,
@@ -50,6 +51,7 @@ __all__ = [
     "DevicesConfig",
     "HomeAssistantConfig",
     "LlmConfig",
+    "MemoryConfig",
     "MqttConfig",
     "MqttTlsConfig",
     "PlansConfig",
@@ -88,6 +90,7 @@ class Config(_Section):
     brain: BrainConfig = BrainConfig()
     web: WebConfig = WebConfig()
     wake: WakeConfig = WakeConfig()
+    memory: MemoryConfig = MemoryConfig()
     plans: PlansConfig = PlansConfig()
     homeassistant: HomeAssistantConfig = HomeAssistantConfig()
     satellites: tuple[SatelliteConfig, ...] = Field(

@@ -24,6 +24,7 @@ from voiced.ear.second_opinion import Rules, SecondEar
 from voiced.ear.transcriber import Hearing
 from voiced.ear.whisper import PROMPT_EXAMPLES, WhisperTranscriber, vocabulary_hotwords, vocabulary_prompt
 from voiced.ear.wyoming_asr import WyomingTranscriber
+from voiced.memory import give_back, limit_arenas
 from voiced.mouth.dry_run import DryRun
 from voiced.mouth.piper_tts import PiperSynthesizer
 from voiced.mouth.rehearsal import rehearsal_agent
@@ -72,6 +73,7 @@ def load_engines(config: Config, registry: DeviceRegistry, *, whisper: bool = Tr
     `whisper=False`: only piper, for typed turns that need no ears.
     """
     asr, tts = config.asr, config.tts
+    limit_arenas(config.memory.malloc_arenas)  # before the models' threads allocate
     grammar = learn_ahead(registry, config.audio.room)  # compiles while the models load
     transcriber: WhisperTranscriber | WyomingTranscriber | None = None
     second = None
@@ -87,7 +89,7 @@ def load_engines(config: Config, registry: DeviceRegistry, *, whisper: bool = Tr
         # model than a local second one)
         if asr.second_model is not None and config.agent_kind != "llm" and asr.backend == "local":
             load = functools.partial(
-                _whisper, config, registry, asr.second_model, "asr.second_model", second=True
+                _loaded, config, registry, asr.second_model, "asr.second_model", second=True
             )
             second = load() if asr.second_model_loads == "at_start" else LazyWhisper(load, asr.second_model)
     piper = PiperSynthesizer(tts, config.models_dir)
@@ -98,7 +100,20 @@ def load_engines(config: Config, registry: DeviceRegistry, *, whisper: bool = Tr
             tts.uri, piper, voice=tts.remote_voice, connect_s=tts.connect_s, answer_s=tts.answer_s
         )
     grammar.join()
+    if config.memory.give_back_after_turn:
+        give_back()  # loading a model passes through twice its size
     return Engines(transcriber, synthesizer, second)
+
+
+def _loaded(
+    config: Config, registry: DeviceRegistry, model: str, field: str, *, second: bool
+) -> WhisperTranscriber:
+    """`_whisper`, then the memory its load passed through given back (a model loaded when first
+    needed, mid-run)."""
+    whisper = _whisper(config, registry, model, field, second=second)
+    if config.memory.give_back_after_turn:
+        give_back()
+    return whisper
 
 
 def private_intents(config: Config, registry: DeviceRegistry, build: Callable[..., T]) -> Callable[[], T]:

@@ -39,11 +39,19 @@ class Priority(IntEnum):
 
 
 class AsrQueue:
-    def __init__(self, transcriber: Transcriber, reconsider: Reconsider | None = None) -> None:
+    def __init__(
+        self,
+        transcriber: Transcriber,
+        reconsider: Reconsider | None = None,
+        tidy: Callable[[], None] | None = None,
+    ) -> None:
         """`reconsider`: a second hearing of a turn's words the first would leave unacted on; never
-        for a barge-in, which must be decided at once."""
+        for a barge-in, which must be decided at once. `tidy`: run (in a thread) after each job, once
+        its answer is given: memory.give_back, so one model's freed buffers are not kept while the
+        next runs."""
         self._transcriber = transcriber
         self._reconsider = reconsider
+        self._tidy = tidy
         self._jobs: list[tuple[int, int, np.ndarray, asyncio.Future[Result]]] = []
         self._glances = ThreadPoolExecutor(1, thread_name_prefix="asr-glance")
         self._order = itertools.count()  # first come, first served within a priority
@@ -85,6 +93,8 @@ class AsrQueue:
                 self._running = future
                 await self._transcribe(samples, future, Priority(priority))
                 self._running = None
+                if self._tidy is not None:
+                    await asyncio.to_thread(self._tidy)
         finally:
             for *_rest, future in self._jobs:
                 future.cancel()

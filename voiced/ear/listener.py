@@ -75,13 +75,15 @@ class Ear:
         stream: SpeechStream | None = None,
         reconsider: Reconsider | None = None,
         first_turn: int = 0,
+        tidy: Callable[[], None] | None = None,
     ) -> None:
         """`first_turn`: turns are numbered after it (a satellite's room keeps its own range).
         `reconsider`: a second ear for turns whose words would not be acted on. `judge`:
         what the words heard at a pause are (a whole request may end the turn sooner, see
         end_of_turn.py); None: every turn waits the full hangover. `wake`: speech needs the wake word
         (or the conversation it opened) to become a turn; None: always listening. `stream`: gets
-        each utterance's audio as it is spoken (a remote ASR server)."""
+        each utterance's audio as it is spoken (a remote ASR server). `tidy`: after each Whisper
+        job (asr_queue.py)."""
         self._source = source
         self._stream = stream
         self._wake = wake
@@ -89,7 +91,7 @@ class Ear:
         self._end_of_turn = settings_for(config.complete_hangover_ms, config.hangover_ms)
         self._pauses: list[Pause] = []  # what was heard at this utterance's pauses
         self._judged: asyncio.Task[Heard] | None = None  # the early transcript already judged
-        self._asr = AsrQueue(transcriber, reconsider)
+        self._asr = AsrQueue(transcriber, reconsider, tidy)
         self._early: asyncio.Task[Heard] | None = None
         self._config = config
         self._bus = bus

@@ -137,7 +137,7 @@ class WhisperTranscriber:
     def fit(self, audio: np.ndarray, sentences: Sequence[str]) -> list[float]:
         """How well each sentence fits `audio` (float32), as this model's summed token log-probability
         (blocking): voiced/ear/whisper_score.py."""
-        return sentence_scores(self._model, self._tokenizer, audio, sentences)
+        return sentence_scores(self._model, self._tokenizer, audio, sentences, self._config.fit_batch)
 
     def _beams(self, audio: np.ndarray, window_frames: int) -> Beams | None:
         return decode_beams(

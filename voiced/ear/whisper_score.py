@@ -27,9 +27,13 @@ def fitted_window(model: Any, audio: np.ndarray, min_frames: int) -> tuple[np.nd
     return window, min(frames, width)
 
 
-def sentence_scores(model: Any, tokenizer: Any, audio: np.ndarray, sentences: Sequence[str]) -> list[float]:
+def sentence_scores(
+    model: Any, tokenizer: Any, audio: np.ndarray, sentences: Sequence[str], batch: int = 8
+) -> list[float]:
     """The summed log-probability of each sentence's tokens given `audio` (float32, 16 kHz), from a
-    faster-whisper `model` (blocking; the encoder runs once for all of them)."""
+    faster-whisper `model` (blocking; the encoder runs once for all of them). The decoder weighs
+    `batch` sentences at a time: each holds its tokens' probabilities over the whole vocabulary
+    (~8 MB for Whisper base) until its batch is done."""
     import ctranslate2
 
     if not sentences:
@@ -37,6 +41,10 @@ def sentence_scores(model: Any, tokenizer: Any, audio: np.ndarray, sentences: Se
     window, frames = fitted_window(model, audio, FIT_MIN_FRAMES)
     encoded = np.array(model.model.encode(ctranslate2.StorageView.from_array(window[None]), to_cpu=True))
     tokens = [tokenizer.encode(" " + sentence.strip()) for sentence in sentences]
-    batch = ctranslate2.StorageView.from_array(np.ascontiguousarray(np.repeat(encoded, len(sentences), 0)))
-    results = model.model.align(batch, tokenizer.sot_sequence, tokens, [frames] * len(sentences))
-    return [float(np.sum(np.log(np.maximum(r.text_token_probs, _FLOOR)))) for r in results]
+    scores: list[float] = []
+    for start in range(0, len(tokens), batch):
+        some = tokens[start : start + batch]
+        repeated = ctranslate2.StorageView.from_array(np.ascontiguousarray(np.repeat(encoded, len(some), 0)))
+        results = model.model.align(repeated, tokenizer.sot_sequence, some, [frames] * len(some))
+        scores.extend(float(np.sum(np.log(np.maximum(r.text_token_probs, _FLOOR)))) for r in results)
+    return scores

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import threading
 from pathlib import Path
@@ -31,11 +32,21 @@ def resolve_voice_path(config: TtsConfig, models_dir: Path) -> Path:
 
 class PiperSynthesizer:
     def __init__(self, config: TtsConfig, models_dir: Path) -> None:
+        import onnxruntime
         from piper import PiperVoice, SynthesisConfig
+        from piper.config import PiperConfig
 
         path = resolve_voice_path(config, models_dir)
         _LOGGER.info("loading piper voice from %s", path)
-        self._voice = PiperVoice.load(path)
+        # as PiperVoice.load makes it, but for onnxruntime's arena (tts.memory_arena): it keeps the
+        # largest synthesis's buffers for good (~120 MB), where without it they are freed
+        options = onnxruntime.SessionOptions()
+        options.enable_cpu_mem_arena = config.memory_arena
+        session = onnxruntime.InferenceSession(
+            str(path), sess_options=options, providers=["CPUExecutionProvider"]
+        )
+        voice_config = PiperConfig.from_dict(json.loads(Path(f"{path}.json").read_text(encoding="utf-8")))
+        self._voice = PiperVoice(session=session, config=voice_config)
         # a reply and a rehearsal (threads of their own) share one voice; espeak-ng's phonemizer is
         # not thread-safe
         self._one_at_a_time = threading.Lock()
