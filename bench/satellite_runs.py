@@ -4,8 +4,9 @@ each saying its requests at random moments, then all at once; and the local-micr
 Times: a satellite's end of speech is when its microphone (tests/satellite_mic.py) wrote the request's
 last chunk (the speech is trimmed and ends on a chunk's end); its first reply audio is when the
 speaker command got the reply's first bytes. Both are wall clock on this machine. The local baseline
-uses the same moments inside the daemon: the WAV frame holding the last speech sample, and the first
-reply audio at the daemon's sink (`tts_started`).
+uses the same moments inside the daemon: when the last speech sample was recorded (its WAV frame is
+handed over once the frame's last sample is, as a microphone's block), and the first reply audio at
+the daemon's sink (`tts_started`).
 """
 
 from __future__ import annotations

@@ -79,8 +79,11 @@ def run_local(
     seen = events(workdir / "events.jsonl")
     start = next(float(e["t"]) for e in seen if e["kind"] == "ready")
     step = EAR_RATE * frame_ms // 1000
-    # the frame holding the last speech sample reached the ear at the start of its frame time
-    spoken_end = [start + ((end - 1) // step) * frame_ms / 1000 for end in ends]
+    # The WAV source hands the ear frame k at start + k frames, as a microphone hands over a block
+    # once its last sample is recorded: the last speech sample was recorded the samples after it in
+    # its frame earlier (as a satellite's is, whose request ends on the end of a chunk). Until
+    # 2026-11-28 the end was the frame's own time, which gave the local path up to a frame (30 ms).
+    spoken_end = [start + ((end - 1) // step) * frame_ms / 1000 - (-end % step) / EAR_RATE for end in ends]
     replies = sorted(float(e["t"]) for e in seen if e["kind"] == "tts_started")
     return match(spoken_end, replies)
 
