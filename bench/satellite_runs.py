@@ -45,13 +45,14 @@ CALM = 0.3  # CPU seconds in a second: the daemon is calm
 IDLE_S = 8.0  # the daemon's CPU measured with every satellite streaming silence
 
 
-def request_audio(voice: PiperSynthesizer, text: str) -> np.ndarray:
-    """`text` at the ear's rate: trimmed after its last word, silence before it so it ends on a chunk."""
+def request_audio(voice: PiperSynthesizer, text: str, chunk: int = CHUNK) -> np.ndarray:
+    """`text` at the ear's rate: trimmed after its last word, silence before it so it ends on a
+    chunk of the satellite's microphone (`chunk` samples)."""
     speech = resample_band_limited(voice.synthesize(text), voice.sample_rate, EAR_RATE)
     loud = np.flatnonzero(np.abs(speech.astype(np.int32)) > QUIET)
     speech = speech[: int(loud[-1]) + 1]
     lead = int(LEAD_S * EAR_RATE)
-    lead += (-(lead + len(speech))) % CHUNK
+    lead += (-(lead + len(speech))) % chunk
     return np.concatenate([np.zeros(lead, np.int16), speech])
 
 
@@ -136,9 +137,11 @@ def run_rooms(
     slots: int,
     together: int,
     seed: int,
+    mic_chunk: int = 0,
 ) -> RoomsRun:
+    """`mic_chunk`: each satellite's --mic-command-samples-per-chunk (0: its default, 1024)."""
     workdir.mkdir(parents=True)
-    satellites = [Satellite(workdir, name, timed=True) for name, _room in ROOMS[:rooms]]
+    satellites = [Satellite(workdir, name, timed=True, mic_chunk=mic_chunk) for name, _room in ROOMS[:rooms]]
     result = RoomsRun(rooms, said={s.name: [] for s in satellites})
     try:
         for satellite in satellites:
