@@ -174,9 +174,11 @@ class Ear:
         self._bus.publish(InputEnded())
 
     def _unjudged(self) -> asyncio.Task[Heard] | None:
-        """The early transcript the end of the turn waits on, while it runs."""
+        """The early transcript the end of the turn waits on, while it runs (not over our reply,
+        where the barge-in checks decide: frame by frame, as they always did)."""
         early = self._early
-        return early if self._judge is not None and early is not self._judged else None
+        waits = self._judge is not None and early is not self._judged and not self._guard.active
+        return early if waits else None
 
     def _between(self, events: list[SegmenterEvent], deliver: Callable[[Utterance], None]) -> None:
         """Events decided between frames (the turn ended by its words): as a frame's would be."""
