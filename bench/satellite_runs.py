@@ -4,8 +4,9 @@ each saying its requests at random moments, then all at once; and the local-micr
 Times: a satellite's end of speech is when its microphone (tests/satellite_mic.py) wrote the request's
 last chunk (the speech is trimmed and ends on a chunk's end); its first reply audio is when the
 speaker command got the reply's first bytes. Both are wall clock on this machine. The local baseline
-uses the same moments inside the daemon: the WAV frame holding the last speech sample, and the first
-reply audio at the daemon's sink (`tts_started`).
+uses the same moments inside the daemon: when the last speech sample was recorded (its WAV frame is
+handed over once the frame's last sample is, as a microphone's block), and the first reply audio at
+the daemon's sink (`tts_started`).
 """
 
 from __future__ import annotations
@@ -44,13 +45,14 @@ CALM = 0.3  # CPU seconds in a second: the daemon is calm
 IDLE_S = 8.0  # the daemon's CPU measured with every satellite streaming silence
 
 
-def request_audio(voice: PiperSynthesizer, text: str) -> np.ndarray:
-    """`text` at the ear's rate: trimmed after its last word, silence before it so it ends on a chunk."""
+def request_audio(voice: PiperSynthesizer, text: str, chunk: int = CHUNK) -> np.ndarray:
+    """`text` at the ear's rate: trimmed after its last word, silence before it so it ends on a
+    chunk of the satellite's microphone (`chunk` samples)."""
     speech = resample_band_limited(voice.synthesize(text), voice.sample_rate, EAR_RATE)
     loud = np.flatnonzero(np.abs(speech.astype(np.int32)) > QUIET)
     speech = speech[: int(loud[-1]) + 1]
     lead = int(LEAD_S * EAR_RATE)
-    lead += (-(lead + len(speech))) % CHUNK
+    lead += (-(lead + len(speech))) % chunk
     return np.concatenate([np.zeros(lead, np.int16), speech])
 
 
@@ -135,9 +137,11 @@ def run_rooms(
     slots: int,
     together: int,
     seed: int,
+    mic_chunk: int = 0,
 ) -> RoomsRun:
+    """`mic_chunk`: each satellite's --mic-command-samples-per-chunk (0: its default, 1024)."""
     workdir.mkdir(parents=True)
-    satellites = [Satellite(workdir, name, timed=True) for name, _room in ROOMS[:rooms]]
+    satellites = [Satellite(workdir, name, timed=True, mic_chunk=mic_chunk) for name, _room in ROOMS[:rooms]]
     result = RoomsRun(rooms, said={s.name: [] for s in satellites})
     try:
         for satellite in satellites:

@@ -6,7 +6,7 @@ then every room speaks at the same moment (--together rounds). Prints, for each 
 p50/p95 per room; lost turns; replies to the wrong room (a reply no request of that room asked for,
 or one whose words, as Whisper hears them, name another room); the daemon's peak RSS and CPU seconds
 per turn. First, the same requests through the daemon's own microphone: the baseline.
-Run: scripts/bench.sh satellites [--rooms 1,2,3] [--slots 6] [--together 3] [--seed 1]
+Run: scripts/bench.sh satellites [--rooms 1,2,3] [--slots 6] [--together 3] [--seed 1] [--mic-chunk 1024]
 """
 
 from __future__ import annotations
@@ -36,6 +36,7 @@ from bench.satellite_runs import (  # noqa: E402
     run_rooms,
 )
 from tests.home import SimulatedHome  # noqa: E402
+from tests.satellite_mic import CHUNK  # noqa: E402
 from tests.satellites import at_ear_rate  # noqa: E402
 from voiced.audio.pcm import EAR_RATE, write_wav  # noqa: E402
 from voiced.config import AsrConfig, Config, TtsConfig  # noqa: E402
@@ -48,9 +49,10 @@ CHECK_MODEL = "base"  # hears the replies for the wrong-room check: not the daem
 
 def run_local(
     workdir: Path, mqtt_port: int, audio: dict[str, np.ndarray], turns: int, gap_s: float
-) -> tuple[list[float], int, int]:
+) -> tuple[list[float], int, int, list[float]]:
     """The same requests through the daemon's own microphone (a WAV in real time), its room the
-    kitchen: end of speech -> first reply audio at its sink, per turn."""
+    kitchen: end of speech -> first reply audio at its sink, per turn; lost; unasked; and end of
+    speech -> the words heard (as a room's `room_heard`)."""
     workdir.mkdir(parents=True)
     # silence first, as long as the satellites' daemon takes to settle: its start-up work done
     track: list[np.ndarray] = [np.zeros(int(LOCAL_LEAD_S * EAR_RATE), np.int16)]
@@ -79,10 +81,14 @@ def run_local(
     seen = events(workdir / "events.jsonl")
     start = next(float(e["t"]) for e in seen if e["kind"] == "ready")
     step = EAR_RATE * frame_ms // 1000
-    # the frame holding the last speech sample reached the ear at the start of its frame time
-    spoken_end = [start + ((end - 1) // step) * frame_ms / 1000 for end in ends]
+    # The WAV source hands the ear frame k at start + k frames, as a microphone hands over a block
+    # once its last sample is recorded: the last speech sample was recorded the samples after it in
+    # its frame earlier (as a satellite's is, whose request ends on the end of a chunk). Until
+    # 2026-11-28 the end was the frame's own time, which gave the local path up to a frame (30 ms).
+    spoken_end = [start + ((end - 1) // step) * frame_ms / 1000 - (-end % step) / EAR_RATE for end in ends]
     replies = sorted(float(e["t"]) for e in seen if e["kind"] == "tts_started")
-    return match(spoken_end, replies)
+    heard = sorted(float(e["t"]) for e in seen if e["kind"] == "transcript" and e.get("text"))
+    return (*match(spoken_end, replies), match(spoken_end, heard)[0])
 
 
 def rooms_list(text: str) -> list[int]:
@@ -151,9 +157,12 @@ def main() -> int:
     parser.add_argument("--together", type=int, default=3, help="rounds with every room at the same moment")
     parser.add_argument("--seed", type=int, default=1, help="the random moments")
     parser.add_argument("--local-turns", type=int, default=8, help="the baseline's requests (0: none)")
+    parser.add_argument(
+        "--mic-chunk", type=int, default=CHUNK, help="the satellites' --mic-command-samples-per-chunk (1024)"
+    )
     args = parser.parse_args()
     voice = PiperSynthesizer(TtsConfig(noise_scale=0.0, noise_w_scale=0.0), REPO / "models")
-    audio = {text: request_audio(voice, text) for text in REQUESTS}
+    audio = {text: request_audio(voice, text, args.mic_chunk) for text in REQUESTS}
     with tempfile.TemporaryDirectory(prefix="voiced-bench-satellites-") as tmp:
         work = Path(tmp)
         broker, port = start_broker(work)
@@ -169,12 +178,19 @@ def main() -> int:
                 for rooms in args.rooms:
                     print(
                         f"bench: {rooms} satellite(s), {args.slots} requests each, then {args.together} "
-                        "rounds at once…",
+                        f"rounds at once, microphone chunks of {args.mic_chunk} samples…",
                         flush=True,
                     )
                     runs.append(
                         run_rooms(
-                            work / f"rooms-{rooms}", port, rooms, audio, args.slots, args.together, args.seed
+                            work / f"rooms-{rooms}",
+                            port,
+                            rooms,
+                            audio,
+                            args.slots,
+                            args.together,
+                            args.seed,
+                            0 if args.mic_chunk == CHUNK else args.mic_chunk,
                         )
                     )
         finally:
@@ -183,10 +199,11 @@ def main() -> int:
     hear = WhisperTranscriber(AsrConfig(model=CHECK_MODEL), REPO / "models")
     local_p50 = float("nan")
     if local is not None:
-        latencies, lost, extra = local
+        latencies, lost, extra, heard = local
         local_p50 = statistics.median(latencies) if latencies else local_p50
         print(f"\nlocal microphone, the kitchen (load average {local_load} when measured):")
         print(f"  {ms(latencies)}; lost {lost}, unasked replies {extra}")
+        print(f"    end of speech -> words heard (transcript)     {ms(heard)}")
     results = [(run, report(run, hear)) for run in runs]
     by_rooms = {run.rooms: run for run, _ in results}
     one = [p50 for run, (p50, _l, _w) in results if run.rooms == 1]

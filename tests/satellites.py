@@ -25,11 +25,15 @@ UP_WITHIN_S = 20.0
 class Satellite:
     """One wyoming-satellite process; `start` again after `kill` to bring it back on the same port."""
 
-    def __init__(self, workdir: Path, name: str, port: int | None = None, *, timed: bool = False) -> None:
+    def __init__(
+        self, workdir: Path, name: str, port: int | None = None, *, timed: bool = False, mic_chunk: int = 0
+    ) -> None:
         """`timed` (the benchmark): the microphone logs when each request ended (`said.log`), the
-        speaker when each reply's first audio arrived (`reply-*.first`, wall clock, beside the .raw)."""
+        speaker when each reply's first audio arrived (`reply-*.first`, wall clock, beside the .raw).
+        `mic_chunk`: the satellite's --mic-command-samples-per-chunk (0: its default, 1024)."""
         self.name = name
         self.timed = timed
+        self.mic_chunk = mic_chunk
         self.port = port or free_port()
         self.folder = workdir / name
         self.inbox = self.folder / "inbox"
@@ -54,8 +58,11 @@ class Satellite:
         mic = f"{sys.executable} {REPO / 'tests' / 'satellite_mic.py'} {self.inbox}"
         # each reply is one run of the command (the satellite ends it at audio-stop): one file each
         snd = f"sh -c 'cat > {self.replies}/reply-$(date +%s%N).raw'"
+        if self.timed or self.mic_chunk:
+            mic += f" {self.said_log if self.timed else '-'}"
+        if self.mic_chunk:
+            mic += f" {self.mic_chunk}"
         if self.timed:
-            mic += f" {self.said_log}"
             # dd takes the first two bytes as they come (a read of its own), then the time is noted
             first = f"f={self.replies}/reply-$(date +%s%N); dd bs=2 count=1 status=none > $f.part"
             snd = f"sh -c '{first}; date +%s.%N > $f.first; cat >> $f.part; mv $f.part $f.raw'"
@@ -77,6 +84,7 @@ class Satellite:
                 "--snd-command-rate",
                 str(SND_RATE),
                 "--debug",
+                *(["--mic-command-samples-per-chunk", str(self.mic_chunk)] if self.mic_chunk else []),
             ],
             stdout=log,
             stderr=subprocess.STDOUT,

@@ -24,6 +24,7 @@ from voiced.bus import EventBus
 from voiced.config import VadConfig
 from voiced.ear.asr_queue import AsrQueue, Priority, Reconsider
 from voiced.ear.bargein import Action, BargeInGuard, Evidence, GuardSettings
+from voiced.ear.between import frames_or_done
 from voiced.ear.end_of_turn import Pause, settings_for, silence_needed
 from voiced.ear.frontend import FrameClassifier, PlainVad
 from voiced.ear.segmenter import (
@@ -132,7 +133,10 @@ class Ear:
 
     async def _hear(self, deliver: Callable[[Utterance], None]) -> None:
         ready = False
-        async for frame in self._source.frames(self._config.frame_ms):
+        async for frame in frames_or_done(self._source.frames(self._config.frame_ms), self._unjudged):
+            if frame is None:  # the early transcript came in between two frames: judged now
+                self._between(self._end_by_meaning(), deliver)
+                continue
             if not ready:  # models are loaded and audio is flowing: now we are listening
                 self._bus.publish(Ready())
                 ready = True
@@ -171,6 +175,22 @@ class Ear:
             task.cancel()
         self._bus.publish(InputEnded())
 
+    def _unjudged(self) -> asyncio.Task[Heard] | None:
+        """The early transcript the end of the turn waits on, while it runs (not over our reply,
+        where the barge-in checks decide: frame by frame, as they always did)."""
+        early = self._early
+        waits = self._judge is not None and early is not self._judged and not self._guard.active
+        return early if waits else None
+
+    def _between(self, events: list[SegmenterEvent], deliver: Callable[[Utterance], None]) -> None:
+        """Events decided between frames (the turn ended by its words): as a frame's would be."""
+        if self._wake is not None:
+            events = self._wake.admitted(events)
+        if self._stream is not None and events:
+            self._stream.end()
+        for event in events:
+            self._on_event(event, deliver)
+
     def _follow(self, stream: SpeechStream, events: list[SegmenterEvent], frame: bytes) -> None:
         if any(isinstance(e, UtteranceStarted) for e in events):
             stream.begin(self._segmenter.audio_so_far())
@@ -195,8 +215,8 @@ class Ear:
             self._hooks.abandoned(self._turn)
 
     def _end_by_meaning(self) -> list[SegmenterEvent]:
-        """The early transcript at this pause is in and a whole request: end the turn now (checked
-        once per frame, so the decision follows the audio, not the clock)."""
+        """The early transcript at this pause is in and a whole request: end the turn now, if the
+        silence heard so far is enough (checked at each frame, and as the transcript comes in)."""
         early = self._early
         if self._judge is None or early is None or not early.done() or early is self._judged:
             return []

@@ -161,6 +161,10 @@ class WakeGate:
         if step is Step.CLOSED:
             _LOGGER.info("conversation over: waiting for the wake word %r", self.word)
             self._bus.publish(WakeWindowClosed(word=self.word))
+        return self.admitted(events)
+
+    def admitted(self, events: list[SegmenterEvent]) -> list[SegmenterEvent]:
+        """Of `events` (a frame's, or decided between frames), the ones the ear may act on."""
         passed: list[SegmenterEvent] = []
         for event in events:
             if isinstance(event, UtteranceStarted):
