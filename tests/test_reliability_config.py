@@ -53,7 +53,8 @@ def test_hostile_files_through_the_real_program_exit_2_fast_and_small() -> None:
     assert (counts["tracebacks"], counts["crashes"], counts["unnamed"]) == (0, 0, 0)
     assert counts["refused"] == 8
     assert counts["program_max_cpu_ms"] < 2000  # CPU, not wall time: the machine is shared
-    assert counts["program_max_ms"] < 10_000  # and nothing blocked (a FIFO) or ran away
+    assert counts["program_max_ms"] < 25_000  # nothing ran away (a FIFO that blocks times out at 30 s:
+    # a crash above); wall time on a shared box measures the neighbours too (14.8 s seen at load 13)
     assert counts["program_max_rss_kb"] < 200 * 1024
     assert counts["program_over_limits"] == 0
 
