@@ -285,11 +285,11 @@ class DeviceGateway:
 
         timer = threading.Timer(self._ask_again_s, again)
         timer.name, timer.daemon = "z2m-ask-again", True
-        with self._lock:
+        with self._lock:  # started under the lock: stop() may join it the moment it is seen
             previous, self._ask_again = self._ask_again, timer
+            timer.start()
         if previous is not None:
             previous.cancel()
-        timer.start()
 
     def _discovered(self, change: Change) -> None:
         """Devices came or went on the broker: follow their topics, ask for their state, tell."""
