@@ -35,8 +35,11 @@ class Watcher:
         self.seen: list[tuple[float, str, str]] = []
         self._lock = threading.Lock()
         self._client = mqtt.Client(callback_api_version=CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv5)
+        self.listening = threading.Event()  # subscribed now (cleared while the broker is away)
         self._client.on_message = self._on_message
         self._client.on_connect = lambda c, *_: c.subscribe("#", qos=1)
+        self._client.on_subscribe = lambda *_: self.listening.set()
+        self._client.on_disconnect = lambda *_: self.listening.clear()
         self._client.reconnect_delay_set(min_delay=1, max_delay=2)
         self._client.connect("127.0.0.1", port)
         self._client.loop_start()
