@@ -276,22 +276,40 @@ def judge(
     done = changes(effects(published), before)
     if not done and scene is None:
         return "exact" if not turn.expect else "miss"
+    why = wrong_why(turn, published, scene, before, kinds)
+    return "exact" if why is None else "wrong"
+
+
+def wrong_why(
+    turn: Turn,
+    published: Sequence[score.Command],
+    scene: str | None,
+    before: dict[str, dict[str, Any]],
+    kinds: dict[str, str],
+) -> str | None:
+    """Why a turn that changed something is wrong (None: it is exact), as one of a few sorts, so
+    the held-out half's wrong effects can be counted by sort without reading them."""
+    done = changes(effects(published), before)
+    if not turn.expect:
+        return "acted when nothing was asked"
     wanted_scene = turn.expect.get("scene", {}).get("mood")
     if (scene is None) != (wanted_scene is None):
-        return "wrong"
+        return "a scene nobody asked for" if scene is not None else "devices for a mood"
     if wanted_scene is not None and SAME_SCENE.get(wanted_scene, wanted_scene) != SAME_SCENE.get(
         str(scene), scene
     ):
-        return "wrong"
+        return "another scene"
     devices = {d for d in turn.expect if d != "scene"}
     if scene is not None and not devices:
-        return "exact"  # the scene's own commands come from the vibe agent, not this turn
-    if set(done) != devices:
-        return "wrong"
+        return None  # the scene's own commands come from the vibe agent, not this turn
+    if set(done) - devices:
+        return "a device not asked about"
+    if devices - set(done):
+        return "a device left out"
     for device, effect in done.items():
         if not CHECKS[kinds[device]](effect, before.get(device, {}), turn.expect[device]):
-            return "wrong"
-    return "exact"
+            return "a wrong value"
+    return None
 
 
 # -- the start of a conversation, as device states ------------------------------------------------
@@ -343,6 +361,7 @@ class TurnResult:
     scene: str | None
     said: str
     understand_ms: float
+    why: str | None = None  # the sort of wrong effect (wrong_why)
 
     def as_dict(self) -> dict[str, Any]:
         turn = self.conversation.turns[self.index]
@@ -353,6 +372,7 @@ class TurnResult:
             "say": turn.say,
             "expect": turn.expect,
             "outcome": self.outcome,
+            "why": self.why,
             "published": [{"device": d, "payload": p} for d, p in self.published],
             "scene": self.scene,
             "said": self.said,
@@ -389,7 +409,10 @@ async def run(
                 await _settled(home, published)
                 scene = planner.choose(reply.scene)[0] if reply.scene else None
                 outcome = judge(turn, published, scene, before, kinds)
-                results.append(TurnResult(conversation, index, outcome, published, scene, done.said, elapsed))
+                why = wrong_why(turn, published, scene, before, kinds) if outcome == "wrong" else None
+                results.append(
+                    TurnResult(conversation, index, outcome, published, scene, done.said, elapsed, why)
+                )
     return results
 
 
@@ -465,6 +488,9 @@ def report(results: Sequence[TurnResult], title: str, *, show: bool) -> str:
         f"{figures['conversations']}; understand() p50 {figures['understand_ms']['p50']:.2f} ms, "
         f"p95 {figures['understand_ms']['p95']:.2f} ms"
     )
+    sorts = Counter(r.why for r in results if r.outcome == "wrong")
+    if sorts:
+        lines.append("  wrong effects by sort: " + "; ".join(f"{w} {n}" for w, n in sorts.most_common()))
     if show:
         for r in results:
             if r.outcome == "exact":
