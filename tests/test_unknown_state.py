@@ -54,3 +54,35 @@ def test_dimming_a_light_that_never_reported_says_what_it_assumed(
     assert '"brightness"' in payload, payload
     # asked, waited the budget, then sent: the old wait was two seconds (margin for a busy machine)
     assert when - started < STATE_WAIT_S + 1.2, when - started
+
+
+def test_a_device_that_never_answered_its_state_is_not_waited_for_again(
+    tmp_path: Path, registry: DeviceRegistry
+) -> None:
+    """Asked at connect and silent since, longer ago than the budget: asked again, not waited for;
+    asked less than the budget ago, it is still waited for."""
+    broker = Broker(tmp_path)
+    broker.start()
+    now = [0.0]
+    budget_s = 30.0  # a wait for it would show; not waiting takes milliseconds
+
+    async def scenario() -> tuple[list[str], float, list[str], float]:
+        config = Config(mqtt=broker.mqtt_config("voiced-deaf"))
+        options = {"silent": ["living_room_light"], "uncached": ["living_room_light"]}
+        async with Home(broker, registry, config, simulator_options=options, clock=lambda: now[0]) as home:
+            assert home.gateway.state_of("living_room_light") is None
+            started = time.monotonic()  # the ask at connect was "just now": waited for
+            recent = await asyncio.wait_for(home.gateway.refresh(["living_room_light"], 1.0), 20)
+            recent_s = time.monotonic() - started
+            now[0] = budget_s + 1  # now it was longer ago than the budget
+            started = time.monotonic()
+            deaf = await asyncio.wait_for(home.gateway.refresh(["living_room_light"], budget_s), 20)
+            return recent, recent_s, deaf, time.monotonic() - started
+
+    try:
+        recent, recent_s, deaf, deaf_s = asyncio.run(scenario())
+    finally:
+        broker.stop()
+    assert recent == ["living_room_light"] and recent_s >= 0.9, (recent, recent_s)
+    assert deaf == ["living_room_light"]
+    assert deaf_s < budget_s / 3, deaf_s

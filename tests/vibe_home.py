@@ -66,6 +66,7 @@ class Home:
     simulator_mqtt: MqttConfig | None = None
     watch: bool = True  # a plain-TCP watcher of every command (not for TLS-only brokers)
     checkpoint: Path | None = None  # scenes kept in this SQLite file (None: in memory)
+    clock: Callable[[], float] = time.monotonic  # the gateway's
     events: list[Event] = field(default_factory=list)
     narrations: list[str] = field(default_factory=list)
 
@@ -84,7 +85,9 @@ class Home:
         self.simulator = DeviceSimulator(self.registry, sim_config, **self.simulator_options)
         self.simulator.start()
         assert await self.simulator.wait_connected(5)
-        self.gateway = DeviceGateway(self.registry, self.config.mqtt, self.bus, self.config.safety)
+        self.gateway = DeviceGateway(
+            self.registry, self.config.mqtt, self.bus, self.config.safety, clock=self.clock
+        )
         self.gateway.start()
         assert await self.gateway.wait_connected(5)
         self.actions = DeviceActions(self.gateway, self.bus)

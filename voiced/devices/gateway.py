@@ -75,6 +75,7 @@ class DeviceGateway:
         self._states: dict[str, dict[str, Any]] = {}
         self._online: dict[str, bool] = {}
         self._reports: dict[str, int] = {}  # state messages received per device
+        self._asked_at: dict[str, float] = {}  # when each device was last asked for its state
         self._lock = threading.Lock()
         self._followed: dict[str, list[str]] = {}  # a discovered device's topics we subscribed to
         self.rejections = Rejections(
@@ -176,6 +177,8 @@ class DeviceGateway:
             except BrokerUnavailable as exc:
                 _LOGGER.warning("%s: state not asked for: %s", name, exc)
                 continue
+            with self._lock:
+                self._asked_at.setdefault(name, self._clock())
             asked.append(name)
         return asked
 
@@ -183,9 +186,13 @@ class DeviceGateway:
         """Ask for these devices' states and wait (at most `timeout`) for their reports; returns
         the names still without a report since asking."""
         before = {name: self._report(name)[0] for name in names}
+        with self._lock:
+            # asked before, longer ago than we would wait now, and still nothing: a device that
+            # does not answer `/get` is asked again but not waited for a second time
+            deaf = {n for n in names if self._clock() - self._asked_at.get(n, self._clock()) > timeout}
         reports = self._bus.subscribe("refresh")
         try:
-            waiting = set(self.ask(names))
+            waiting = set(self.ask(names)) - {n for n in deaf if before[n] == 0}
             async with asyncio.timeout(timeout):
                 while waiting := {n for n in waiting if self._report(n)[0] <= before[n]}:
                     await reports.get()
