@@ -326,3 +326,21 @@ def test_put_the_lounge_back_takes_back_that_one_alone() -> None:
     back = agent.understand("no, put the lounge back").commands
     assert back == (LightSet(device="living_room_light", state="ON", brightness=152),)
     assert agent.understand("undo that").commands[0].device == "living_room_light"  # the put back, taken back
+
+
+def test_a_number_said_again_corrects_a_number_said_in_words() -> None:
+    agent, known = home()
+    carried(known, agent.understand("bedroom light to thirty").commands)
+    (command,) = agent.understand("no wait, forty").commands
+    assert isinstance(command, LightSet) and command.device == "bedroom_light"
+    assert command.brightness == round(40 * 254 / 100)
+    (diffuser,) = agent.understand("set the diffuser intensity to eighty five").commands
+    assert isinstance(diffuser, DiffuserSet) and diffuser.intensity == 85
+    (again,) = agent.understand("sorry, I meant sixty").commands
+    assert isinstance(again, DiffuserSet) and again.intensity == 60
+
+
+def test_a_number_correction_is_asked_back_when_the_last_request_held_two() -> None:
+    agent, known = home()
+    carried(known, agent.understand("bedroom light to thirty for ten minutes").commands)
+    assert not agent.understand("no, forty").commands

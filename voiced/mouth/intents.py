@@ -222,9 +222,15 @@ class LocalIntentAgent(OneRequest, HeardReadings):
         fix = None
         if said and self._question is None:
             fix = said_right(text, home_words, self._language)
-        if said and fix is not None and (fix.sort == "target" or corrected(said, fix, home_words)):
+        if (
+            said
+            and fix is not None
+            and (fix.sort == "target" or corrected(said, fix, home_words, lang=self._language))
+        ):
             undo = functools.partial(restore_all, was=was, kind_of=self._home.kind_of)
-            reply, self._said = correct(said, fix, home_words, self._understand, self._home, undo)
+            reply, self._said = correct(
+                said, fix, home_words, self._understand, self._home, undo, self._language
+            )
             return reply
         # "actually, make it blue instead" when the last request had no colour: a request of its own
         unplaced = fix if said else None

@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from voiced.devices.colours import COLOR_TEMPS, COLORS
 from voiced.devices.model import DeviceCommand
 from voiced.devices.vocabulary import HomeVocabulary
-from voiced.language import Language, Phrase, find, has, phrase, words
+from voiced.language import Language, Phrase, english, find, has, phrase, words
 from voiced.language.replies import say, the
 from voiced.mouth.agent import AgentReply
 from voiced.mouth.understanding.grammar import human
@@ -114,13 +114,20 @@ def _asks(tokens: list[str], lang: Language) -> bool:
     return bool(find(tokens, asking))
 
 
-def corrected(last: str, fix: Correction, vocabulary: HomeVocabulary, *, alone: bool = False) -> str | None:
+def corrected(
+    last: str,
+    fix: Correction,
+    vocabulary: HomeVocabulary,
+    *,
+    alone: bool = False,
+    lang: Language | None = None,
+) -> str | None:
     """The last request with the corrected target or value in place; None when it holds no word of
     that sort or several (which one was wrong is not known). `alone`: the last request acted on one
     device without naming it ("a bit brighter"), so the right one is said after it."""
     sorts = _sorts(vocabulary)
     if fix.sort == "percent":
-        candidates = sorted(set(re.findall(r"\b\d+(?: percent)?\b", last)))  # "to 75" as "to 75 percent"
+        return _renumbered(last, fix.new, lang or english())
     else:
         values = sorts[fix.sort]
         if fix.sort == "target" and fix.new in vocabulary.rooms:
@@ -138,6 +145,27 @@ def corrected(last: str, fix: Correction, vocabulary: HomeVocabulary, *, alone: 
     if len(candidates) != 1 or candidates[0] == fix.new:
         return None
     return re.sub(rf"\b{re.escape(candidates[0])}\b", fix.new, last, count=1)
+
+
+def _renumbered(last: str, new: str, lang: Language) -> str | None:
+    """The last request with its one number ("to 75", "to thirty five percent") said as `new`; None
+    when it holds none, several different ones, or the same one."""
+    tokens = words(last)
+    spans: list[tuple[int, int, int]] = []  # start, end, value
+    i = 0
+    while i < len(tokens):
+        found = number(tokens, i, lang)
+        if found is None:
+            i += 1
+            continue
+        end = i + found[1]
+        end += 1 if has(tokens[end : end + 1], lang.percent) else 0  # "75 percent" as a whole
+        spans.append((i, end, found[0]))
+        i = end
+    if len({value for _, _, value in spans}) != 1 or f"{spans[0][2]} percent" == new:
+        return None
+    start, end, _ = spans[0]
+    return " ".join([*tokens[:start], new, *tokens[end:]])
 
 
 def unclear(fix: Correction) -> str:
@@ -176,9 +204,10 @@ def correct(
     understand: Callable[[str], AgentReply],
     home: Home,
     undo: Callable[[list[str]], list[DeviceCommand]] = lambda _names: [],
+    lang: Language | None = None,
 ) -> tuple[AgentReply, str | None]:
     """The reply to a correction of `said`, and the request it made (what a next correction redoes)."""
-    redo = corrected(said, fix, vocabulary, alone=len(home.last) == 1)
+    redo = corrected(said, fix, vocabulary, alone=len(home.last) == 1, lang=lang)
     if redo is None:
         log.info("a correction to %s of %r, but which part is not clear", fix.new, said)
         return AgentReply(text=unclear(fix), understood=True), None
@@ -198,7 +227,7 @@ def taken_back(text: str, vocabulary: HomeVocabulary, lang: Language) -> str | N
             continue
         fix = said_right(" ".join(tokens[start:]), vocabulary, lang)
         if fix is not None:
-            return corrected(" ".join(tokens[:start]), fix, vocabulary)
+            return corrected(" ".join(tokens[:start]), fix, vocabulary, lang=lang)
         going_on = _and_then(tokens, start, vocabulary, lang)
         if going_on is not None:
             return going_on
@@ -225,7 +254,7 @@ def _and_then(tokens: list[str], cue: int, vocabulary: HomeVocabulary, lang: Lan
         )
     else:
         return None
-    redo = corrected(" ".join(tokens[:cue]), Correction(value, None, sort), vocabulary)
+    redo = corrected(" ".join(tokens[:cue]), Correction(value, None, sort), vocabulary, lang=lang)
     if redo is None or after >= len(tokens):
         return None  # nothing goes on after it: `said_right` had the whole of it
     return f"{redo} {' '.join(tokens[after:])}"

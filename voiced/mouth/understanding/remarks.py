@@ -166,6 +166,11 @@ class Remarks:
             return False  # "in an hour": when to act on the rest
         return not (is_reported(clause, lang) or is_negated(clause, lang) or is_conditional(clause, lang))
 
+    def _corrects(self, clause: str) -> bool:
+        """Whether a clause opens (after fillers) with a correcting phrase ("I meant", "I said")."""
+        tokens = [t for t in words(clause) if t not in self.language.fillers]
+        return any(tuple(tokens[: len(p)]) == p for p in self.language.correcting)
+
     def without(self, text: str) -> str:
         """`text` without its remarks; `text` itself when it is all remarks or has none. A statement
         that carries what a request is about ("we've got guests over for dinner") stays, without its
@@ -179,6 +184,9 @@ class Remarks:
             if find(words(clause), self.plays):  # "play the song, glad to loom": the title, misheard
                 kept += list(enumerate(clauses))[i:]
                 break
+            if self._corrects(clause):  # "sorry, I meant sixty": what was said, said right
+                kept.append((i, clause))
+                continue
             if self.is_remark(clause):
                 continue
             if self.is_statement(clause):
