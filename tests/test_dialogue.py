@@ -344,3 +344,18 @@ def test_a_number_correction_is_asked_back_when_the_last_request_held_two() -> N
     agent, known = home()
     carried(known, agent.understand("bedroom light to thirty for ten minutes").commands)
     assert not agent.understand("no, forty").commands
+
+
+def test_a_question_not_understood_leaves_it_as_it_was() -> None:
+    agent, known = home()
+    carried(known, agent.understand("turn on the kitchen light").commands)
+    assert not agent.understand("who's that singing again?").commands
+    (command,) = agent.understand("turn it off").commands
+    assert isinstance(command, LightSet) and command.device == "kitchen_light" and command.state == "OFF"
+
+
+def test_a_request_not_understood_leaves_no_it() -> None:
+    agent, known = home()
+    carried(known, agent.understand("turn on the kitchen light").commands)
+    assert not agent.understand("make the thingamajig purple").commands
+    assert not agent.understand("turn it off").commands  # "it" is what was missed, not the light

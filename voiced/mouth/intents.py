@@ -262,7 +262,8 @@ class LocalIntentAgent(OneRequest, HeardReadings):
             reply = self._another_reading(text, alternatives, reply)
         elif reply.commands and alternatives:
             reply = self._unless_unsure(text, alternatives, reply)
-        if not reply.commands and (reply.missed or not reply.understood):
+        asked_about = entity_frame.is_question(words(text), self._language)  # "who's this by?": no new "it"
+        if not reply.commands and (reply.missed or not reply.understood) and not asked_about:
             self._home.last = ()  # "change it to green" after a miss: "it" is what we missed, not older
         value = doubted_value(reply.commands, doubtful, alternatives)
         if value is not None:
