@@ -359,3 +359,17 @@ def test_a_request_not_understood_leaves_no_it() -> None:
     carried(known, agent.understand("turn on the kitchen light").commands)
     assert not agent.understand("make the thingamajig purple").commands
     assert not agent.understand("turn it off").commands  # "it" is what was missed, not the light
+
+
+def test_the_last_request_carried_over_to_a_target_named_after_now_then_and_what_about() -> None:
+    for said in ("now the bedroom", "what about the bedroom?", "the bedroom please", "and bedroom"):
+        agent, known = home()
+        carried(known, agent.understand("make the kitchen light blue").commands)
+        (command,) = agent.understand(said).commands
+        assert isinstance(command, LightSet) and command.device == "bedroom_light", said
+        assert command.color_hex is not None, said
+
+
+def test_a_target_named_alone_with_please_and_no_request_before_does_nothing() -> None:
+    agent, _ = home()
+    assert not agent.understand("the bedroom please").commands

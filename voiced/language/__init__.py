@@ -87,6 +87,8 @@ class Language:
     times_of_day: frozenset[Phrase]  # weaker evidence of a mood than a mood word
     past: tuple[Phrase, ...]
     also: tuple[Phrase, ...]
+    follow_openers: tuple[Phrase, ...]
+    follow_closers: frozenset[str]
     fillers: frozenset[str]
     play_words: tuple[Phrase, ...]
     pointers: tuple[Phrase, ...]
@@ -187,6 +189,8 @@ class Language:
             times_of_day=frozenset(_phrases(raw["times_of_day"])),
             past=_phrases(raw["past"]),
             also=_phrases(raw["also"]),
+            follow_openers=_phrases(raw["follow_openers"]),
+            follow_closers=frozenset(str(w) for w in raw["follow_closers"]),
             fillers=frozenset(str(w) for w in raw["fillers"]),
             play_words=_phrases(raw["play_words"]),
             pointers=_phrases(raw["pointers"]),

@@ -127,7 +127,12 @@ def _read(
     while tokens and tokens[0] in lang.fillers:
         tokens.pop(0)
     lone_direction = len(tokens) == 1 and has(tokens, (*lang.up, *lang.down))  # "stronger" after "citrus"
-    if (len(tokens) < 2 and not lone_direction) or is_question(tokens, lang) or has(tokens, lang.past):
+    carried = opens(text_tokens, lang.follow_openers)  # "and bedroom", "now the lounge"
+    if (
+        (len(tokens) < 2 and not (lone_direction or carried))
+        or is_question(tokens, lang)
+        or has(tokens, lang.past)
+    ):
         return None  # one word alone ("blues") is a part of something else, or a mishearing
     negated = has(tokens, lang.negations) and not values.felt_only_negation(tokens, lang)
     taken: set[int] = set()
@@ -225,7 +230,8 @@ def _read(
             in_rooms = [d for d, r in words.in_room.items() if r in excluded_rooms and d not in excluded]
             out = [*excluded, *in_rooms]
             return Frame(excluding=tuple(out), named=said)
-        follow = has(tokens, lang.also) or (text_tokens[:1] == ["and"])
+        closed = tokens[-1:] and tokens[-1] in lang.follow_closers and len(tokens) > 1
+        follow = has(tokens, lang.also) or carried or bool(closed)
         if follow and said and (devices or rooms):
             return Frame(targets=tuple(devices), follow_up=True, named=said)
         if said and devices and not rooms and not negated:
