@@ -75,13 +75,198 @@ CORRECT = [
     "the X, not the kitchen",
     "no, I wanted the X",
 ]
+# After a request on one device, a change of it without its name; with what it must end up as.
+FIRST_OF = {
+    "kitchen_light": "turn on the kitchen light",
+    "diffuser": "put the diffuser on",
+    "music": "play some jazz",
+}
+ONWARD = {
+    "kitchen_light": [
+        ("make it brighter", {"brightness": "up"}),
+        ("a bit brighter", {"brightness": "up"}),
+        ("brighter please", {"brightness": "up"}),
+        ("dim it", {"brightness": "down"}),
+        ("bit dimmer", {"brightness": "down"}),
+        ("now red", {"color": "red"}),
+        ("make it red", {"color": "red"}),
+        ("red instead", {"color": "red"}),
+        ("change it to red", {"color": "red"}),
+        ("and red", {"color": "red"}),
+        ("make that red", {"color": "red"}),
+        ("turn it off again", {"power": "off"}),
+        ("off again", {"power": "off"}),
+        ("switch it off", {"power": "off"}),
+        ("now off", {"power": "off"}),
+        ("50 percent", {"brightness": 50}),
+        ("make it 50", {"brightness": 50}),
+        ("half", {"brightness": 50}),
+        ("to 50 please", {"brightness": 50}),
+        ("warmer", {"white": "warmer"}),
+        ("a bit warmer please", {"white": "warmer"}),
+        ("make it warm white", {"white": "warm"}),
+        ("too bright", {"brightness": "down"}),
+        ("bit much, dim it", {"brightness": "down"}),
+        ("up a bit", {"brightness": "up"}),
+    ],
+    "diffuser": [
+        ("make it citrus", {"scent": "citrus"}),
+        ("citrus instead", {"scent": "citrus"}),
+        ("switch it to citrus", {"scent": "citrus"}),
+        ("now citrus", {"scent": "citrus"}),
+        ("stronger", {"intensity": "up"}),
+        ("a bit stronger", {"intensity": "up"}),
+        ("turn it up", {"intensity": "up"}),
+        ("weaker please", {"intensity": "down"}),
+        ("turn it down a bit", {"intensity": "down"}),
+        ("too strong", {"intensity": "down"}),
+        ("60 percent", {"intensity": 60}),
+        ("make it 60", {"intensity": 60}),
+        ("turn it off", {"power": "off"}),
+        ("for 20 minutes", {"minutes": 20}),
+        ("and run it for 20 minutes", {"minutes": 20}),
+    ],
+    "music": [
+        ("louder", {"volume": "up"}),
+        ("a bit louder please", {"volume": "up"}),
+        ("turn it up", {"volume": "up"}),
+        ("turn it down", {"volume": "down"}),
+        ("quieter", {"volume": "down"}),
+        ("too loud", {"volume": "down"}),
+        ("volume 70", {"volume": 70}),
+        ("make it 70", {"volume": 70}),
+        ("turn it up to 70", {"volume": 70}),
+        ("louder, like 70", {"volume": 70}),
+        ("pause it", {"play": "pause"}),
+        ("stop it", {"play": "stop"}),
+        ("skip this one", {"play": "next"}),
+        ("next song", {"play": "next"}),
+        ("rock instead", {"genre": "rock"}),
+        ("change it to rock", {"genre": "rock"}),
+        ("something else, rock", {"genre": "rock"}),
+    ],
+}
+
+
+def onward() -> list[typed.Conversation]:
+    """A request on one device, then a change of it said without its name."""
+    out: list[typed.Conversation] = []
+    for device, changes in ONWARD.items():
+        first_effect = {"power": "on"} if device != "music" else {"play": "on", "genre": "jazz"}
+        start = {device: {"power": "on", "brightness": 20} if device == "kitchen_light" else {}}
+        for said, effect in changes:
+            wanted = {**effect}
+            if device != "music" and "power" not in wanted:
+                wanted["power"] = "on"
+            if device == "music" and "genre" in wanted:
+                wanted["play"] = "on"
+            turns = (
+                typed.Turn(
+                    say=FIRST_OF[device], expect={device: first_effect} if device != "kitchen_light" else {}
+                ),
+                typed.Turn(say=said, expect={device: wanted}),
+            )
+            out.append(typed.Conversation(ident=f"grid:{len(out)}", kind="context", turns=turns, start=start))
+    return out
+
+
+# One request: a way of asking, with {light} / {n} / {colour} / {scent} / {genre} in place.
+PLAIN = {
+    "{verb} the {light} to {n} percent": {"power": "on", "brightness": "{n}"},
+    "{verb} the {light} up to {n}%": {"power": "on", "brightness": "{n}"},
+    "{verb} the {light} down to {n}": {"power": "on", "brightness": "{n}"},
+    "{light} to {n} please": {"power": "on", "brightness": "{n}"},
+    "{light} on at {n}": {"power": "on", "brightness": "{n}"},
+    "{light} at {n} percent": {"power": "on", "brightness": "{n}"},
+    "can I have the {light} at {n} percent": {"power": "on", "brightness": "{n}"},
+    "can I have the {light} in {colour}": {"power": "on", "color": "{colour}"},
+    "{verb} the {light} {colour}": {"power": "on", "color": "{colour}"},
+    "I'd like the {light} {colour}": {"power": "on", "color": "{colour}"},
+    "{colour} {light} please": {"power": "on", "color": "{colour}"},
+    "{light} {colour}": {"power": "on", "color": "{colour}"},
+}
+VERBS = [
+    "set",
+    "put",
+    "drop",
+    "crank",
+    "bump",
+    "lower",
+    "raise",
+    "turn",
+    "dial",
+    "bring",
+    "take",
+    "make",
+    "get",
+]
+LIGHTS = {
+    "kitchen light": "kitchen_light",
+    "bedroom lamp": "bedroom_light",
+    "lounge light": "living_room_light",
+}
+OTHERS = [
+    ("{scent} at {n} percent", {"diffuser": {"power": "on", "scent": "{scent}", "intensity": "{n}"}}),
+    ("I'd love some {scent}", {"diffuser": {"power": "on", "scent": "{scent}"}}),
+    ("can we have some {scent}", {"diffuser": {"power": "on", "scent": "{scent}"}}),
+    ("{scent} in the diffuser please", {"diffuser": {"power": "on", "scent": "{scent}"}}),
+    ("diffuser on with {scent}", {"diffuser": {"power": "on", "scent": "{scent}"}}),
+    ("get the {scent} going", {"diffuser": {"power": "on", "scent": "{scent}"}}),
+    ("I'm in the mood for some {genre}", {"music": {"play": "on", "genre": "{genre}"}}),
+    ("stick some {genre} on", {"music": {"play": "on", "genre": "{genre}"}}),
+    ("let's have some {genre}", {"music": {"play": "on", "genre": "{genre}"}}),
+    ("{genre} please", {"music": {"play": "on", "genre": "{genre}"}}),
+    ("can you put on {genre}", {"music": {"play": "on", "genre": "{genre}"}}),
+    ("music up to {n}", {"music": {"volume": "{n}"}}),
+    ("volume {n}", {"music": {"volume": "{n}"}}),
+    ("{verb} the volume to {n}", {"music": {"volume": "{n}"}}),
+    ("{verb} the music to {n} percent", {"music": {"volume": "{n}"}}),
+    ("{verb} the diffuser to {n}", {"diffuser": {"power": "on", "intensity": "{n}"}}),
+]
+FILL = {
+    "n": ["15", "60", "90"],
+    "colour": ["red", "yellow", "purple"],
+    "scent": ["citrus", "lavender"],
+    "genre": ["rock", "jazz"],
+}
 TARGETS = {"bedroom": "bedroom_light", "lounge": "living_room_light", "living room": "living_room_light"}
 UNDONE: dict[str, Any] = {
     "power": "off"
 }  # what the kitchen light is put back to after a correction (it started off)
 
 
+def _filled(value: Any, slots: dict[str, str]) -> Any:
+    if isinstance(value, dict):
+        return {k: _filled(v, slots) for k, v in value.items()}
+    if isinstance(value, str) and value.startswith("{"):
+        said = slots[value.strip("{}")]
+        return int(said) if said.isdigit() else said
+    return value
+
+
+def plain() -> list[typed.Conversation]:
+    """Each request said with each verb, light and value: one turn, the lights off to start."""
+    asked = [(t, {"{light}": e}) for t, e in PLAIN.items()] + OTHERS
+    out: list[typed.Conversation] = []
+    for template, effect in asked:
+        for verb in VERBS if "{verb}" in template else [""]:
+            for light in LIGHTS if "{light}" in template else [""]:
+                for i in range(3):
+                    slots = {k: v[i % len(v)] for k, v in FILL.items()} | {"verb": verb, "light": light}
+                    said = template.format(**slots)
+                    expect = {
+                        (LIGHTS[light] if k == "{light}" else k): _filled(v, slots) for k, v in effect.items()
+                    }
+                    turn = typed.Turn(say=said, expect=expect)
+                    out.append(typed.Conversation(ident=f"grid:{len(out)}", kind="plain", turns=(turn,)))
+    return out
+
+
 def conversations(family: str) -> list[typed.Conversation]:
+    if family == "plain":
+        return plain()
+    if family == "onward":
+        return onward()
     out: list[typed.Conversation] = []
     phrasings = FOLLOW if family == "follow" else CORRECT
     for (first, effect), said, (target, device) in itertools.product(
@@ -100,9 +285,16 @@ def conversations(family: str) -> list[typed.Conversation]:
     return out
 
 
+def _shape(said: str) -> str:
+    """The phrasing with its target and values taken out, to count misses by phrasing."""
+    for word in [*TARGETS, *LIGHTS, *(v for vs in FILL.values() for v in vs)]:
+        said = said.replace(word, "X")
+    return said
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--family", choices=("follow", "correct"), default="follow")
+    parser.add_argument("--family", choices=("follow", "correct", "plain", "onward"), default="follow")
     parser.add_argument("--show", type=int, default=20, help="list this many turns not exact")
     args = parser.parse_args()
     logging.basicConfig(level=logging.CRITICAL)
@@ -115,20 +307,15 @@ def main() -> int:
             results = asyncio.run(typed.run(convs, broker.port, registry))
         finally:
             broker.stop()
-    second = [r for r in results if r.index == 1]
+    second = [r for r in results if r.index == len(r.conversation.turns) - 1]
     bad = [r for r in second if r.outcome != "exact"]
-    print(f"{args.family}: {len(second) - len(bad)} of {len(second)} second turns exact")
-    by_phrasing = Counter(
-        (r.conversation.turns[1].say.replace(t, "X"), r.outcome)
-        for r in bad
-        for t in TARGETS
-        if t in r.conversation.turns[1].say
-    )
+    print(f"{args.family}: {len(second) - len(bad)} of {len(second)} last turns exact")
+    by_phrasing = Counter((_shape(r.conversation.turns[-1].say), r.outcome) for r in bad)
     for (phrasing, outcome), n in by_phrasing.most_common():
         print(f"  {n:3} {outcome:5} {phrasing!r}")
     for r in bad[: args.show]:
-        first, then = (t.say for t in r.conversation.turns)
-        print(f"  {r.outcome.upper():5} {first!r} -> {then!r}: {r.said!r} {score._commands(r.published)}")
+        said = " -> ".join(repr(t.say) for t in r.conversation.turns)
+        print(f"  {r.outcome.upper():5} {said}: {r.said!r} {score._commands(r.published)}")
     return 0
 
 

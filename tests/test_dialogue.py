@@ -373,3 +373,21 @@ def test_the_last_request_carried_over_to_a_target_named_after_now_then_and_what
 def test_a_target_named_alone_with_please_and_no_request_before_does_nothing() -> None:
     agent, _ = home()
     assert not agent.understand("the bedroom please").commands
+
+
+def test_a_value_said_alone_after_a_request_changes_that_device() -> None:
+    for said, check in (
+        ("red instead", lambda c: c.color_hex is not None),
+        ("warmer", lambda c: c.color_temp is not None),
+        ("half", lambda c: c.brightness == 127),
+    ):
+        agent, known = home(kitchen_light={"state": "ON", "brightness": 50, "color_temp": 300})
+        carried(known, agent.understand("turn on the kitchen light").commands)
+        (command,) = agent.understand(said).commands
+        assert isinstance(command, LightSet) and command.device == "kitchen_light", said
+        assert check(command), (said, command)
+
+
+def test_a_lone_step_with_no_request_before_does_nothing() -> None:
+    agent, _ = home()
+    assert not agent.understand("warmer").commands

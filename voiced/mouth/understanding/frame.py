@@ -126,7 +126,15 @@ def _read(
     tokens = [t[:-2] if t.endswith("'s") and t[:-2] in names else t for t in text_tokens]
     while tokens and tokens[0] in lang.fillers:
         tokens.pop(0)
-    lone_direction = len(tokens) == 1 and has(tokens, (*lang.up, *lang.down))  # "stronger" after "citrus"
+    # "stronger" after "citrus", "warmer", "half": a change of the last device said alone
+    steps = (
+        *lang.up,
+        *lang.down,
+        *lang.whites.get("warmer", ()),
+        *lang.whites.get("cooler", ()),
+        *lang.amounts,
+    )
+    lone_direction = len(tokens) == 1 and has(tokens, steps)
     carried = opens(text_tokens, lang.follow_openers)  # "and bedroom", "now the lounge"
     if (
         (len(tokens) < 2 and not (lone_direction or carried))
