@@ -170,6 +170,158 @@ def onward() -> list[typed.Conversation]:
     return out
 
 
+# Requests that must change nothing: each way of not asking, around each request.
+GUARDED = [
+    "my wife said to {r}",
+    "she told me to {r}",
+    "he keeps asking me to {r}",
+    "don't {r}",
+    "please don't {r}",
+    "no need to {r}",
+    "you don't have to {r}",
+    "did you {r}?",
+    "can you {r} in ten minutes?",
+    "{r} in an hour",
+    "{r} tomorrow morning",
+    "{r} at 11 pm",
+    "if it gets dark, {r}",
+    "when I leave, {r}",
+    "I already told you to {r}",
+    "yesterday you didn't {r}",
+    "I {r}ed earlier",
+    "remind me to {r}",
+    "should I {r}?",
+    "why did you {r}?",
+    '"{r}!" he shouted on the telly',
+    "never {r}",
+    "I was going to {r} but never mind",
+    "last night I asked you to {r}",
+]
+GUARDED_REQUESTS = [
+    "turn off the kitchen light",
+    "turn on the bedroom light",
+    "play some jazz",
+    "make the lounge light red",
+    "turn on the diffuser",
+]
+
+
+def guarded() -> list[typed.Conversation]:
+    out: list[typed.Conversation] = []
+    for template in GUARDED:
+        for request in GUARDED_REQUESTS:
+            said = template.format(r=request)
+            if "{r}ed" in template:
+                said = template.replace(
+                    "{r}ed",
+                    request.replace("turn", "turned").replace("play", "played").replace("make", "made"),
+                )
+            turn = typed.Turn(say=said, expect={})
+            out.append(typed.Conversation(ident=f"grid:{len(out)}", kind="must_not_act", turns=(turn,)))
+    return out
+
+
+# Two devices with their own values in one breath, or all of a kind but one.
+ALL_ON = {d: {"power": "on"} for d in ("kitchen_light", "bedroom_light", "living_room_light")}
+TWO: list[tuple[str, dict[str, dict[str, Any]]]] = [
+    (
+        "kitchen light to 20 and bedroom light to 80",
+        {
+            "kitchen_light": {"power": "on", "brightness": 20},
+            "bedroom_light": {"power": "on", "brightness": 80},
+        },
+    ),
+    (
+        "set the kitchen to 20 percent and the bedroom to 80",
+        {
+            "kitchen_light": {"power": "on", "brightness": 20},
+            "bedroom_light": {"power": "on", "brightness": 80},
+        },
+    ),
+    (
+        "kitchen 20, bedroom 80",
+        {
+            "kitchen_light": {"power": "on", "brightness": 20},
+            "bedroom_light": {"power": "on", "brightness": 80},
+        },
+    ),
+    (
+        "make the kitchen light red and the bedroom light blue",
+        {"kitchen_light": {"power": "on", "color": "red"}, "bedroom_light": {"power": "on", "color": "blue"}},
+    ),
+    (
+        "kitchen red, lounge green",
+        {
+            "kitchen_light": {"power": "on", "color": "red"},
+            "living_room_light": {"power": "on", "color": "green"},
+        },
+    ),
+    (
+        "turn on the kitchen light and turn off the bedroom light",
+        {"kitchen_light": {"power": "on"}, "bedroom_light": {"power": "off"}},
+    ),
+    ("kitchen on, bedroom off", {"kitchen_light": {"power": "on"}, "bedroom_light": {"power": "off"}}),
+    (
+        "scent to citrus and put on some jazz",
+        {"diffuser": {"power": "on", "scent": "citrus"}, "music": {"play": "on", "genre": "jazz"}},
+    ),
+    (
+        "citrus in the diffuser and some jazz please",
+        {"diffuser": {"power": "on", "scent": "citrus"}, "music": {"play": "on", "genre": "jazz"}},
+    ),
+    (
+        "play rock and make the lounge light purple",
+        {"music": {"play": "on", "genre": "rock"}, "living_room_light": {"power": "on", "color": "purple"}},
+    ),
+    (
+        "dim the bedroom light and turn the music down",
+        {"bedroom_light": {"power": "on", "brightness": "down"}, "music": {"volume": "down"}},
+    ),
+    (
+        "lavender at 30 percent and the bedroom light at 10",
+        {
+            "diffuser": {"power": "on", "scent": "lavender", "intensity": 30},
+            "bedroom_light": {"power": "on", "brightness": 10},
+        },
+    ),
+]
+BUT = [
+    "every light off but the bedroom",
+    "all the lights off except the bedroom",
+    "turn off all lights apart from the bedroom",
+    "switch off every light except the bedroom one",
+    "lights off, not the bedroom",
+    "all lights off except in the bedroom",
+    "turn everything off but the bedroom light",
+    "kill all the lights but leave the bedroom on",
+]
+
+
+def two() -> list[typed.Conversation]:
+    out: list[typed.Conversation] = []
+    start = {"bedroom_light": {"power": "on"}, "music": {"play": "on", "genre": "pop", "volume": 50}}
+    for said, expect in TWO:
+        out.append(
+            typed.Conversation(
+                ident=f"grid:{len(out)}",
+                kind="two_devices",
+                turns=(typed.Turn(say=said, expect=expect),),
+                start=dict(start),
+            )
+        )
+    for said in BUT:
+        expect = {"kitchen_light": {"power": "off"}, "living_room_light": {"power": "off"}}
+        out.append(
+            typed.Conversation(
+                ident=f"grid:{len(out)}",
+                kind="two_devices",
+                turns=(typed.Turn(say=said, expect=expect),),
+                start=dict(ALL_ON),
+            )
+        )
+    return out
+
+
 # One request: a way of asking, with {light} / {n} / {colour} / {scent} / {genre} in place.
 PLAIN = {
     "{verb} the {light} to {n} percent": {"power": "on", "brightness": "{n}"},
@@ -267,6 +419,10 @@ def conversations(family: str) -> list[typed.Conversation]:
         return plain()
     if family == "onward":
         return onward()
+    if family == "guarded":
+        return guarded()
+    if family == "two":
+        return two()
     out: list[typed.Conversation] = []
     phrasings = FOLLOW if family == "follow" else CORRECT
     for (first, effect), said, (target, device) in itertools.product(
@@ -294,7 +450,9 @@ def _shape(said: str) -> str:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--family", choices=("follow", "correct", "plain", "onward"), default="follow")
+    parser.add_argument(
+        "--family", choices=("follow", "correct", "plain", "onward", "guarded", "two"), default="follow"
+    )
     parser.add_argument("--show", type=int, default=20, help="list this many turns not exact")
     args = parser.parse_args()
     logging.basicConfig(level=logging.CRITICAL)

@@ -391,3 +391,16 @@ def test_a_value_said_alone_after_a_request_changes_that_device() -> None:
 def test_a_lone_step_with_no_request_before_does_nothing() -> None:
     agent, _ = home()
     assert not agent.understand("warmer").commands
+
+
+def test_every_light_but_one_said_with_apart_from_or_other_than() -> None:
+    for said in ("turn off all the lights apart from the bedroom", "all lights off other than the bedroom"):
+        agent, _ = home(**{n: {"state": "ON", "brightness": 127} for n in ("kitchen_light", "bedroom_light")})
+        commands = agent.understand(said).commands
+        assert {c.device for c in commands} == {"kitchen_light", "living_room_light"}, said
+
+
+def test_a_guess_never_drops_but_and_turns_the_request_around() -> None:
+    agent, _ = home(bedroom_light={"state": "ON", "brightness": 127})
+    commands = agent.understand("turn off everything but the bedroom").commands
+    assert "bedroom_light" not in {c.device for c in commands}

@@ -154,7 +154,9 @@ class OneRequest:
             if found is not None:
                 log.info("entity frame: %r -> %s", text, found.commands)
                 return self._remember(found)
-        match = self._matcher.fuzzy(heard.text, self._vocabulary.unknown(heard.text)) if guess else None
+        # a guess drops words, and dropping "but" or "except" turns the request around
+        guessable = guess and not has(words(text), self._language.excepting)
+        match = self._matcher.fuzzy(heard.text, self._vocabulary.unknown(heard.text)) if guessable else None
         if match is not None:
             outcome = self._carry(pronouns.widen(match, stand_in, last), heard.text)
             if outcome is not None:

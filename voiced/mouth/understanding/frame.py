@@ -223,8 +223,11 @@ def _read(
         if len(p) == 1
     }
     kind_at = find(tokens, lang.device_nouns, set(taken))
+    excepting_at = {i for s, p in find(tokens, lang.excepting) for i in range(s, s + len(p))}
     for start, p in [*rooms_found, *kind_at]:
-        beside = [i for i in (start - 1, start + len(p)) if 0 <= i < len(tokens) and i not in taken]
+        beside = [
+            i for i in (start - 1, start + len(p)) if 0 <= i < len(tokens) and i not in taken | excepting_at
+        ]
         if any(tokens[i] not in lang.known | home_words for i in beside):
             return None  # "the bedroom flibber", "the memory light": a device we do not know
     said = tuple(" ".join(p) for _, p in sorted([*named, *rooms_found]))
