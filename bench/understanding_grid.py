@@ -322,6 +322,59 @@ def two() -> list[typed.Conversation]:
     return out
 
 
+# A mood for the whole home in everyday words (scene names as in FORMAT.md).
+MOODS: list[tuple[str, str]] = [
+    ("date night", "dinner"),
+    ("we're having a romantic dinner", "dinner"),
+    ("dinner time", "dinner"),
+    ("friends are coming over for dinner", "dinner"),
+    ("set the mood for dinner", "dinner"),
+    ("party time!", "party"),
+    ("let's get this party started", "party"),
+    ("it's my birthday, let's celebrate", "party"),
+    ("we're having people over tonight", "party"),
+    ("time to focus", "focus"),
+    ("I need to concentrate", "focus"),
+    ("I'm working from home today", "focus"),
+    ("study time", "focus"),
+    ("homework time for the kids", "focus"),
+    ("reading time", "reading"),
+    ("I'm going to read for a bit", "reading"),
+    ("let me curl up with a book", "reading"),
+    ("movie night", "movie"),
+    ("let's watch a film", "movie"),
+    ("we're about to watch a movie", "movie"),
+    ("make it cozy in here", "cozy"),
+    ("let's get cosy", "cozy"),
+    ("it's a rainy afternoon", "cozy"),
+    ("time for bed", "bedtime"),
+    ("good night", "bedtime"),
+    ("I'm off to bed", "bedtime"),
+    ("I'm going to sleep", "bedtime"),
+    ("good morning", "wake_up"),
+    ("rise and shine", "wake_up"),
+    ("time to get up", "wake_up"),
+    ("cleaning time", "cleaning"),
+    ("let's tidy up the house", "cleaning"),
+    ("time to do the chores", "cleaning"),
+    ("I need to relax", "relax"),
+    ("help me unwind", "relax"),
+    ("long day, I just want to chill", "relax"),
+    ("spa evening", "relax"),
+    ("set a romantic mood", "dinner"),
+    ("something romantic please", "dinner"),
+    ("make it feel like a cinema", "movie"),
+]
+
+
+def moods() -> list[typed.Conversation]:
+    out: list[typed.Conversation] = []
+    for said, mood in MOODS:
+        turn = typed.Turn(say=said, expect={"scene": {"mood": mood}})
+        out.append(typed.Conversation(ident=f"grid:{len(out)}", kind="mood", turns=(turn,)))
+    return out
+
+
 # One request: a way of asking, with {light} / {n} / {colour} / {scent} / {genre} in place.
 PLAIN = {
     "{verb} the {light} to {n} percent": {"power": "on", "brightness": "{n}"},
@@ -423,6 +476,8 @@ def conversations(family: str) -> list[typed.Conversation]:
         return guarded()
     if family == "two":
         return two()
+    if family == "mood":
+        return moods()
     out: list[typed.Conversation] = []
     phrasings = FOLLOW if family == "follow" else CORRECT
     for (first, effect), said, (target, device) in itertools.product(
@@ -451,7 +506,9 @@ def _shape(said: str) -> str:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
-        "--family", choices=("follow", "correct", "plain", "onward", "guarded", "two"), default="follow"
+        "--family",
+        choices=("follow", "correct", "plain", "onward", "guarded", "two", "mood"),
+        default="follow",
     )
     parser.add_argument("--show", type=int, default=20, help="list this many turns not exact")
     args = parser.parse_args()
