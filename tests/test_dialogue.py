@@ -404,3 +404,14 @@ def test_a_guess_never_drops_but_and_turns_the_request_around() -> None:
     agent, _ = home(bedroom_light={"state": "ON", "brightness": 127})
     commands = agent.understand("turn off everything but the bedroom").commands
     assert "bedroom_light" not in {c.device for c in commands}
+
+
+def test_a_number_said_with_its_way_is_how_far_not_the_level() -> None:
+    for said, brightness in (
+        ("turn the kitchen light up by 20 percent", 178),
+        ("make the kitchen light 20% dimmer", 76),
+        ("turn the kitchen light up to 70", 178),
+    ):
+        agent, _ = home(kitchen_light={"state": "ON", "brightness": 127})
+        (command,) = agent.understand(said).commands
+        assert isinstance(command, LightSet) and command.brightness == brightness, (said, command)

@@ -89,6 +89,7 @@ class Language:
     also: tuple[Phrase, ...]
     follow_openers: tuple[Phrase, ...]
     follow_closers: frozenset[str]
+    step_openers: frozenset[str]
     fillers: frozenset[str]
     play_words: tuple[Phrase, ...]
     pointers: tuple[Phrase, ...]
@@ -191,6 +192,7 @@ class Language:
             also=_phrases(raw["also"]),
             follow_openers=_phrases(raw["follow_openers"]),
             follow_closers=frozenset(str(w) for w in raw["follow_closers"]),
+            step_openers=frozenset(str(w) for w in raw["step_openers"]),
             fillers=frozenset(str(w) for w in raw["fillers"]),
             play_words=_phrases(raw["play_words"]),
             pointers=_phrases(raw["pointers"]),

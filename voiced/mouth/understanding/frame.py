@@ -29,6 +29,7 @@ class Frame:
     power: str | None = None  # "ON" / "OFF"
     percent: int | None = None
     direction: str | None = None  # "up" / "down"
+    by: int | None = None  # how far a step goes, in percent points ("up by 20", "10% dimmer")
     colour: str | None = None  # a colour's name
     white: str | None = None  # warm, cool, warmer, cooler
     scent: str | None = None
@@ -214,6 +215,9 @@ def _read(
             direction = "up" if ups else "down"
     if repeat is not None and _only_again(tokens, taken, lang):
         direction = repeat  # "dim it" - "a bit more": dimmer still
+    by = values.step_size(tokens, lang) if direction and isinstance(percent, int) and percent > 0 else None
+    if by is not None:
+        percent = None  # "turn it up by 20 percent": 20 more, not 20
     action = values.one_of(tokens, lang.music_actions, taken)
     power = values.one_of(tokens, lang.power, taken)
     kind_words = {k for k, ps in lang.kinds.items() if find(tokens, ps, set(taken))}
@@ -322,6 +326,7 @@ def _read(
         power=None if power is None else power.upper(),
         percent=percent,
         direction=direction,
+        by=by,
         colour=" ".join(colour[0]) if colour else None,
         white=white,
         scent=" ".join(scent[0]) if scent else None,

@@ -39,6 +39,7 @@ def _light(frame: Frame, home: Home, name: str, step: int) -> tuple[DeviceComman
         fields.update(state="ON", brightness=pct_to_brightness(min(frame.percent, 100)))
         said.append(f"to {min(frame.percent, 100)} percent")
     elif frame.direction is not None:
+        step = pct_to_brightness(frame.by) if frame.by else step
         on = state.get("state") == "ON"
         current = _number(state, "brightness", 0) if on else 0
         if frame.direction == "down" and not on:
@@ -77,7 +78,7 @@ def _diffuser(frame: Frame, home: Home, name: str) -> tuple[DeviceCommand | None
         fields.update(state="ON", intensity=max(0, min(100, frame.percent)))
         said.append(say("framed_at_percent", percent=min(frame.percent, 100)))
     elif frame.direction is not None:
-        change = VALUE_STEP if frame.direction == "up" else -VALUE_STEP
+        change = (frame.by or VALUE_STEP) * (1 if frame.direction == "up" else -1)
         fields["intensity"] = max(0, min(100, _number(state, "intensity", 50) + change))
         said.append(say("framed_stronger" if change > 0 else "framed_softer"))
     if frame.minutes is not None:
@@ -119,7 +120,7 @@ def _music(frame: Frame, home: Home, name: str) -> tuple[DeviceCommand | None, s
         fields["volume"] = max(0, min(100, frame.percent))
         said.append(say("framed_volume", volume=fields["volume"]))
     elif frame.direction is not None:
-        change = VALUE_STEP if frame.direction == "up" else -VALUE_STEP
+        change = (frame.by or VALUE_STEP) * (1 if frame.direction == "up" else -1)
         fields["volume"] = max(0, min(100, _number(state, "volume", 50) + change))
         said.append(say("framed_louder" if change > 0 else "framed_quieter"))
     if not fields:

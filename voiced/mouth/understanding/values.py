@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from voiced.language import Language, Phrase, find
+from voiced.language import Language, Phrase, find, has
 
 TWO_VALUES = -1  # two different percentages in one part: which goes where is a guess
 
@@ -65,6 +65,22 @@ def percent(tokens: list[str], taken: set[int], lang: Language) -> int | None:
     if len(set(found_values)) > 1:
         return TWO_VALUES
     return found_values[0] if found_values else None
+
+
+def step_size(tokens: list[str], lang: Language) -> int | None:
+    """How far a step goes when a number is said with its way rather than as the level: after "by"
+    ("up by 20"), right after a way ("bump it up 10%"), or right before one ("20 percent brighter")."""
+    ways = {p[0] for p in (*lang.up, *lang.down) if len(p) == 1}
+    for i in range(len(tokens)):
+        found = number(tokens, i, lang)
+        if found is None:
+            continue
+        end = i + found[1]
+        end += 1 if has(tokens[end : end + 1], lang.percent) else 0
+        before = tokens[i - 1] if i > 0 else ""
+        if before in lang.step_openers or before in ways or (tokens[end : end + 1] and tokens[end] in ways):
+            return found[0]
+    return None
 
 
 def felt(tokens: list[str], taken: set[int], lang: Language) -> list[tuple[str, str]]:
