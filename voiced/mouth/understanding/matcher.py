@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import functools
 import logging
 import re
+import sqlite3
+import threading
+from dataclasses import dataclass
 from typing import Any
 
 from hassil import Intents, recognize_all
@@ -19,6 +23,7 @@ from voiced.mouth.understanding.prefilter import WordGate
 
 log = logging.getLogger(__name__)
 MAX_STRICT = 12  # candidate parses kept per segment
+KEEP_STRICT = 512  # texts whose parses are kept
 WHOLE_HOUSE = "\x00house"  # the context room when the daemon has none: no device is in it
 
 
@@ -85,6 +90,25 @@ FILLERS = {
 }
 
 
+class _Kept(sqlite3.Connection):
+    def close(self) -> None:
+        """Kept open: hassil closes its database after every lookup, and opening it again costs more
+        than the lookup."""
+
+
+@dataclass
+class _OpenModel(Sqlite3NgramModel):
+    """hassil's n-gram model with its database opened once per thread (a connection is the thread's)."""
+
+    def __post_init__(self) -> None:
+        self._open = threading.local()
+
+    def _get_cursor(self) -> tuple[sqlite3.Connection, sqlite3.Cursor]:
+        if getattr(self._open, "db", None) is None:
+            self._open.db = sqlite3.connect(f"file:{self.database_path}?mode=ro", uri=True, factory=_Kept)
+        return self._open.db, self._open.db.cursor()
+
+
 def build_fuzzy(intents: Intents) -> tuple[FuzzyNgramMatcher, dict[str, tuple[str, dict[str, Any]]]] | None:
     """Home Assistant's fuzzy matcher: the n-gram models home-assistant-intents ships, and ours.
 
@@ -101,7 +125,7 @@ def build_fuzzy(intents: Intents) -> tuple[FuzzyNgramMatcher, dict[str, tuple[st
             if "name" in combo:
                 info.name_domains = set(NAME_DOMAINS)
     models: dict[str, Any] = {
-        name: Sqlite3NgramModel(
+        name: _OpenModel(
             order=model.order,
             words={word: str(word_id) for word, word_id in model.words.items()},
             database_path=model.database_path,
@@ -146,19 +170,21 @@ class Matcher:
         language = get_fuzzy_language("en")
         self._stop_words = set(language.stop_words or ()) if language is not None else set()
         self._stop_words |= FILLERS
+        # pure of the text: a segment is matched again as its spans are tried, and by complete()
+        self.strict = functools.lru_cache(maxsize=KEEP_STRICT)(self._strict)
 
-    def strict(self, text: str) -> list[Match]:
+    def _strict(self, text: str) -> tuple[Match, ...]:
         narrowed = self._gate.narrow(text)
         results = list(recognize_all(text, narrowed, intent_context=self._context or None))
         results.sort(key=_rank, reverse=True)
-        return [
+        return tuple(
             Match(
                 r.intent.name,
                 {k: _slot(e) for k, e in r.entities.items()},
                 wild=any(e.is_wildcard for e in r.entities.values()),
             )
             for r in results[:MAX_STRICT]
-        ]
+        )
 
     def fuzzy(self, text: str, unknown: list[str]) -> Match | None:
         """HA's fuzzy guess, unless a word it would ignore may name something we do not have."""
