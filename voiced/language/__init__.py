@@ -247,10 +247,21 @@ _INDEXES: dict[int, tuple[tuple[Phrase, ...], _Index]] = {}  # by id, the tuple 
 
 
 def _index(phrases: Iterable[Phrase]) -> _Index:
+    """The phrases by their first word: a tuple's (the language's and the home's classes) kept by its
+    identity, any other collection's by its phrases."""
+    if not isinstance(phrases, tuple):
+        return _indexed(tuple(phrases))
+    if id(phrases) not in _INDEXES:
+        if len(_INDEXES) > 4096:  # the language's and the home's classes are a few hundred
+            _INDEXES.clear()
+        _INDEXES[id(phrases)] = (phrases, _indexed(phrases))
+    return _INDEXES[id(phrases)][1]
+
+
+@functools.lru_cache(maxsize=1024)
+def _indexed(phrases: tuple[Phrase, ...]) -> _Index:
     """The phrases by their first word (a one-word phrase also by its plural), each with its rank:
     longer phrases first, then in the order given."""
-    if isinstance(phrases, tuple) and id(phrases) in _INDEXES:
-        return _INDEXES[id(phrases)][1]
     ranked = sorted(enumerate(phrases), key=lambda item: (-len(item[1]), item[0]))
     index: _Index = {}
     for rank, (_, p) in enumerate(ranked):
@@ -259,10 +270,6 @@ def _index(phrases: Iterable[Phrase]) -> _Index:
         index.setdefault(p[0], []).append((rank, p))
         if len(p) == 1:
             index.setdefault(p[0] + "s", []).append((rank, p))
-    if isinstance(phrases, tuple):
-        if len(_INDEXES) > 4096:  # the language's and the home's classes are a few hundred
-            _INDEXES.clear()
-        _INDEXES[id(phrases)] = (phrases, index)
     return index
 
 

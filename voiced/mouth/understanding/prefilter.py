@@ -24,9 +24,10 @@ from hassil.expression import (
     TextChunk,
 )
 from hassil.intents import Intent, IntentData, SlotList, TextSlotList
-from hassil.util import check_excluded_context, check_required_context
+from hassil.util import check_excluded_context, check_required_context, normalize_text, remove_punctuation
 
 Requirement = frozenset[str]
+LONG_LIST = 10  # values: a shorter list is tried whole (its narrowing costs about what it saves)
 
 
 def one_per_block(grammar: dict[str, Any]) -> dict[str, Any]:
@@ -139,9 +140,23 @@ class WordGate:
         self._filed: dict[Requirement | None, list[int]] = {}
         for i, (_, _, block_needs) in enumerate(self._blocks):
             self._filed.setdefault(min(block_needs, key=len) if block_needs else None, []).append(i)
+        # hassil tries every value of a list wherever it may stand: a long list keeps, per text, the
+        # values whose words all occur in it (a value of other text never matches)
+        self._long = {
+            name: (
+                sl,
+                [
+                    (v, v.text_in.text.lower().split() if isinstance(v.text_in, TextChunk) else None)
+                    for v in sl.values
+                ],
+            )
+            for name, sl in intents.slot_lists.items()
+            if isinstance(sl, TextSlotList) and len(sl.values) >= LONG_LIST
+        }
 
     def narrow(self, text: str) -> Intents:
-        """The intents with only the blocks whose required words all occur in `text`."""
+        """The intents with only the blocks whose required words all occur in `text`, and the long
+        lists with only the values whose words do (in the text as hassil reads it, any case)."""
         kept: dict[str, list[IntentData]] = {}
         # "light" is in "lights"
         met = {need for word, needs in self._meets.items() if word in text for need in needs}
@@ -149,6 +164,14 @@ class WordGate:
             name, data, needs = self._blocks[i]
             if needs <= met:
                 kept.setdefault(name, []).append(data)
+        read = normalize_text(remove_punctuation(text)).lower()
+        lists = dict(self._intents.slot_lists)
+        for name, (whole, values) in self._long.items():
+            said = [v for v, words in values if words is None or all(w in read for w in words)]
+            if len(said) < len(values):
+                lists[name] = dataclasses.replace(whole, values=said)
         return dataclasses.replace(
-            self._intents, intents={name: Intent(name=name, data=blocks) for name, blocks in kept.items()}
+            self._intents,
+            intents={name: Intent(name=name, data=blocks) for name, blocks in kept.items()},
+            slot_lists=lists,
         )
