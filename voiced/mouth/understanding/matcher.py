@@ -7,6 +7,7 @@ import logging
 import re
 import sqlite3
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,6 +25,7 @@ from voiced.mouth.understanding.prefilter import WordGate
 log = logging.getLogger(__name__)
 MAX_STRICT = 12  # candidate parses kept per segment
 KEEP_STRICT = 512  # texts whose parses are kept
+KEEP_NGRAMS = 8192  # n-gram lookups kept per model
 WHOLE_HOUSE = "\x00house"  # the context room when the daemon has none: no device is in it
 
 
@@ -90,23 +92,37 @@ FILLERS = {
 }
 
 
-class _Kept(sqlite3.Connection):
-    def close(self) -> None:
-        """Kept open: hassil closes its database after every lookup, and opening it again costs more
-        than the lookup."""
-
-
 @dataclass
-class _OpenModel(Sqlite3NgramModel):
-    """hassil's n-gram model with its database opened once per thread (a connection is the thread's)."""
+class _KeptModel(Sqlite3NgramModel):
+    """hassil's n-gram model with its answers kept (the database is read-only) and its database opened
+    once per thread: hassil opens it again for every sentence it scores."""
 
     def __post_init__(self) -> None:
         self._open = threading.local()
+        self._answer = functools.lru_cache(maxsize=KEEP_NGRAMS)(self._ask)
 
-    def _get_cursor(self) -> tuple[sqlite3.Connection, sqlite3.Cursor]:
+    def _ask(self, sql: str, params: tuple[str, ...]) -> Any:
         if getattr(self._open, "db", None) is None:
-            self._open.db = sqlite3.connect(f"file:{self.database_path}?mode=ro", uri=True, factory=_Kept)
-        return self._open.db, self._open.db.cursor()
+            self._open.db = sqlite3.connect(f"file:{self.database_path}?mode=ro", uri=True)
+        return self._open.db.execute(sql, params).fetchone()
+
+    def _get_cursor(self) -> Any:
+        lookups = _Lookups(self._answer)
+        return lookups, lookups  # hassil's connection and cursor, one per sentence scored
+
+
+class _Lookups:
+    def __init__(self, answer: Callable[[str, tuple[str, ...]], Any]) -> None:
+        self._answer, self._row = answer, None
+
+    def execute(self, sql: str, params: tuple[str, ...]) -> None:
+        self._row = self._answer(sql, params)
+
+    def fetchone(self) -> Any:
+        return self._row
+
+    def close(self) -> None:
+        pass
 
 
 def build_fuzzy(intents: Intents) -> tuple[FuzzyNgramMatcher, dict[str, tuple[str, dict[str, Any]]]] | None:
@@ -125,7 +141,7 @@ def build_fuzzy(intents: Intents) -> tuple[FuzzyNgramMatcher, dict[str, tuple[st
             if "name" in combo:
                 info.name_domains = set(NAME_DOMAINS)
     models: dict[str, Any] = {
-        name: _OpenModel(
+        name: _KeptModel(
             order=model.order,
             words={word: str(word_id) for word, word_id in model.words.items()},
             database_path=model.database_path,
