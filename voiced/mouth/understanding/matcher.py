@@ -17,6 +17,7 @@ from hassil.models import MatchEntity
 from hassil.ngram import Sqlite3NgramModel
 from home_assistant_intents import get_fuzzy_config, get_fuzzy_language
 
+from voiced.language import english
 from voiced.mouth.understanding.guesses import acceptable
 from voiced.mouth.understanding.home import Match, Slot
 from voiced.mouth.understanding.ngram import train
@@ -48,48 +49,6 @@ def _rank(result: Any) -> tuple[int, int, int, int]:
 OUR_FUZZY = ("LightStep", "LightColor", "DiffuserState", "DiffuserScent", "DiffuserIntensity", "Everything")
 OUR_LISTS = {"scent": ["scent"], "diffuser": ["diffuser"], "pct": ["pct"], "minutes": ["minutes"]}
 NAME_DOMAINS = {"light", "media_player", "switch"}
-QUESTION_WORDS = {
-    "how",
-    "what",
-    "what's",
-    "whats",
-    "which",
-    "who",
-    "when",
-    "where",
-    "why",
-    "is",
-    "are",
-    "does",
-    "do",
-    "did",
-    "was",
-    "were",
-    "has",
-    "have",
-}
-# Words a guess may leave out besides HA's stop words: politeness and hesitation.
-FILLERS = {
-    "thanks",
-    "thank",
-    "cheers",
-    "mate",
-    "buddy",
-    "now",
-    "again",
-    "quickly",
-    "actually",
-    "um",
-    "uh",
-    "er",
-    "erm",
-    "well",
-    "yeah",
-    "oh",
-    "kindly",
-    "go",
-    "ahead",
-}
 
 
 @dataclass
@@ -111,15 +70,16 @@ class _KeptModel(Sqlite3NgramModel):
         return lookups, lookups  # hassil's connection and cursor, one per sentence scored
 
 
+@dataclass
 class _Lookups:
-    def __init__(self, answer: Callable[[str, tuple[str, ...]], Any]) -> None:
-        self._answer, self._row = answer, None
+    answer: Callable[[str, tuple[str, ...]], Any]
+    row: Any = None
 
     def execute(self, sql: str, params: tuple[str, ...]) -> None:
-        self._row = self._answer(sql, params)
+        self.row = self.answer(sql, params)
 
     def fetchone(self) -> Any:
-        return self._row
+        return self.row
 
     def close(self) -> None:
         pass
@@ -185,7 +145,7 @@ class Matcher:
         self._variants: dict[str, tuple[str, dict[str, Any]]] = built[1] if built is not None else {}
         language = get_fuzzy_language("en")
         self._stop_words = set(language.stop_words or ()) if language is not None else set()
-        self._stop_words |= FILLERS
+        self._stop_words |= english().guess_fillers
         # pure of the text: a segment is matched again as its spans are tried, and by complete()
         self.strict = functools.lru_cache(maxsize=KEEP_STRICT)(self._strict)
 
@@ -206,7 +166,7 @@ class Matcher:
         """HA's fuzzy guess, unless a word it would ignore may name something we do not have."""
         if self._fuzzy is None:
             return None
-        if text.split()[:1] and text.split()[0] in QUESTION_WORDS:
+        if text.split()[:1] and text.split()[0] in english().never_guessed:
             return None  # a question is answered or not, never guessed into a command
         if any(word not in self._stop_words for word in unknown):
             log.debug("no fuzzy guess for %r: unknown words %s", text, unknown)

@@ -89,8 +89,7 @@ class _Needs:
     def _either(branches: list[list[Requirement]]) -> list[Requirement]:
         if any(not branch for branch in branches):
             return []  # a branch with no literal words: nothing is certain
-        # no branch at all: an empty requirement, never met (a branch holding one can never match,
-        # so it adds no word)
+        # no branch: an empty requirement, never met (a branch holding one never matches: no word)
         return [frozenset().union(*(min(branch, key=len) for branch in branches))]
 
 
@@ -111,6 +110,11 @@ def _words(expr: Expression, needs: _Needs, found: set[str], seen: set[str]) -> 
     elif isinstance(expr, Group):
         for item in expr.items:
             _words(item, needs, found, seen)
+
+
+def _said(expr: Expression) -> list[str] | None:
+    """A list value's words (None: a template, any words)."""
+    return expr.text.lower().split() if isinstance(expr, TextChunk) else None
 
 
 class WordGate:
@@ -143,13 +147,7 @@ class WordGate:
         # hassil tries every value of a list wherever it may stand: a long list keeps, per text, the
         # values whose words all occur in it (a value of other text never matches)
         self._long = {
-            name: (
-                sl,
-                [
-                    (v, v.text_in.text.lower().split() if isinstance(v.text_in, TextChunk) else None)
-                    for v in sl.values
-                ],
-            )
+            name: (sl, [(v, _said(v.text_in)) for v in sl.values])
             for name, sl in intents.slot_lists.items()
             if isinstance(sl, TextSlotList) and len(sl.values) >= LONG_LIST
         }
