@@ -4,6 +4,7 @@ the mouth's hearing corrections and the brain's reading of preferences all share
 from __future__ import annotations
 
 import re
+import weakref
 from dataclasses import dataclass
 
 from voiced.devices.colours import COLORS
@@ -25,6 +26,14 @@ class HomeVocabulary:
 
     @classmethod
     def of(cls, registry: DeviceRegistry) -> HomeVocabulary:
+        """Read once per version of the registry (every request reads it, often more than once)."""
+        kept = _read.get(registry)
+        if kept is None or kept[0] != registry.version:
+            kept = _read[registry] = (registry.version, cls._of(registry))
+        return kept[1]
+
+    @classmethod
+    def _of(cls, registry: DeviceRegistry) -> HomeVocabulary:
         return cls(
             scents=_sorted(s for d in registry.by_kind("diffuser") for s in getattr(d, "scents", [])),
             genres=_sorted(g for d in registry.by_kind("music") for g in getattr(d, "genres", [])),
@@ -58,6 +67,9 @@ class HomeVocabulary:
     def terms(self) -> tuple[str, ...]:
         """Every word or phrase that names something in this home."""
         return (*self.scents, *self.genres, *self.rooms, *(_spoken(d) for d in self.devices))
+
+
+_read: weakref.WeakKeyDictionary[DeviceRegistry, tuple[int, HomeVocabulary]] = weakref.WeakKeyDictionary()
 
 
 def _spoken(name: str) -> str:

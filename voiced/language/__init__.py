@@ -129,6 +129,11 @@ class Language:
     speaker_words: int  # "my brother, ...": who speaks, at most this long (remarks.py)
     name_words: int  # "Lady Mary, ...": a name said to someone else, at most this long (remarks.py)
     confusions: tuple[tuple[Phrase, Phrase], ...]  # (heard, said): a request's opening words misheard
+    never_guessed: frozenset[str]  # a request opening with one is never a fuzzy guess (matcher.py)
+    guess_fillers: frozenset[str]  # a fuzzy guess may leave these out (matcher.py)
+    guess_generic: frozenset[str]  # any fuzzy guess may hold these (guesses.py)
+    widening: frozenset[str]  # another reading of the audio may not bring one in (readings.py)
+    search_openers: frozenset[str]  # dropped from the start of a search (media.py)
 
     @functools.cached_property
     def known(self) -> frozenset[str]:
@@ -232,6 +237,10 @@ class Language:
             speaker_words=int(raw["speaker_words"]),
             name_words=int(raw["name_words"]),
             confusions=tuple((phrase(str(c["heard"])), phrase(str(c["said"]))) for c in raw["confusions"]),
+            **{
+                k: frozenset(str(w) for w in raw[k])
+                for k in ("never_guessed", "guess_fillers", "guess_generic", "widening", "search_openers")
+            },
         )
 
 
@@ -249,14 +258,12 @@ def _words_only(raw: Any, where: str) -> None:
 
 
 _Index = dict[str, list[tuple[int, Phrase]]]
-_INDEXES: dict[int, tuple[tuple[Phrase, ...], _Index]] = {}  # by id, the tuple kept alive beside it
 
 
-def _index(phrases: Iterable[Phrase]) -> _Index:
+@functools.lru_cache(maxsize=1024)  # the language's and the home's classes, and a few made of them
+def _index(phrases: tuple[Phrase, ...]) -> _Index:
     """The phrases by their first word (a one-word phrase also by its plural), each with its rank:
     longer phrases first, then in the order given."""
-    if isinstance(phrases, tuple) and id(phrases) in _INDEXES:
-        return _INDEXES[id(phrases)][1]
     ranked = sorted(enumerate(phrases), key=lambda item: (-len(item[1]), item[0]))
     index: _Index = {}
     for rank, (_, p) in enumerate(ranked):
@@ -265,10 +272,6 @@ def _index(phrases: Iterable[Phrase]) -> _Index:
         index.setdefault(p[0], []).append((rank, p))
         if len(p) == 1:
             index.setdefault(p[0] + "s", []).append((rank, p))
-    if isinstance(phrases, tuple):
-        if len(_INDEXES) > 4096:  # the language's and the home's classes are a few hundred
-            _INDEXES.clear()
-        _INDEXES[id(phrases)] = (phrases, index)
     return index
 
 
@@ -278,7 +281,7 @@ def find(
     """Where each phrase occurs in `tokens` (longest phrases first, a word counted once): (start, phrase).
     A plural "-s" on the last word of the text matches the phrase's singular ("lights", "lamps")."""
     used = set() if taken is None else taken
-    index = _index(phrases)
+    index = _index(phrases if isinstance(phrases, tuple) else tuple(phrases))
     found: list[tuple[int, bool, int, int, Phrase]] = []
     for i, token in enumerate(tokens):
         for rank, p in index.get(token, ()):

@@ -13,45 +13,9 @@ from __future__ import annotations
 from collections.abc import Collection
 from dataclasses import dataclass
 
+from voiced.language import english
 from voiced.mouth.understanding.home import Slot
 
-GENERIC = frozenset(
-    [
-        "turn",
-        "switch",
-        "set",
-        "make",
-        "change",
-        "put",
-        "to",
-        "the",
-        "a",
-        "an",
-        "please",
-        "in",
-        "of",
-        "at",
-        "for",
-        "my",
-        "our",
-        "it",
-        "this",
-        "that",
-        "and",
-        "can",
-        "could",
-        "would",
-        "you",
-        "me",
-        "some",
-        "now",
-        "just",
-        "with",
-        "be",
-        "get",
-        "have",
-    ]
-)
 SCOPE = frozenset(["here", "all", "every", "each", "everything", "everywhere", "house", "home", "room"])
 LIGHT = frozenset(["light", "lights", "lamp", "lamps", "lighting"])
 
@@ -116,7 +80,7 @@ def acceptable(intent: str, slots: dict[str, Slot], text: str, stop_words: Colle
     if any(
         w not in said
         and w not in stop_words
-        and w not in GENERIC
+        and w not in english().guess_generic
         and w not in SCOPE
         and w not in policy.words
         for w in words

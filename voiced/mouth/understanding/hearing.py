@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 import re
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 import jellyfish
@@ -48,6 +48,7 @@ class Heard:
         )
 
 
+@lru_cache(maxsize=4096)  # the home's phrases and the words heard, sounded over and over
 def _sound(text: str) -> str:
     key = jellyfish.metaphone(text)
     return "".join(ch for i, ch in enumerate(key) if i == 0 or ch != key[i - 1])  # "SSNT" -> "SNT"
@@ -114,14 +115,13 @@ class Vocabulary:
         """The window around token i that best matches a phrase, with the best phrase per meaning."""
         found: tuple[int, int, list[tuple[float, Phrase]]] | None = None
         top = 0.0
+        phrases = [(p, len(p.text.split())) for p in self._phrases if self._may_be(tokens[i], p.text)]
         for start in range(max(0, i - 1), i + 1):
             for end in range(i + 1, min(len(tokens), start + 3) + 1):
                 heard = " ".join(tokens[start:end])
                 by_meaning: dict[str, tuple[float, Phrase]] = {}
-                for phrase in self._phrases:
-                    if abs(len(phrase.text.split()) - (end - start)) > 1:
-                        continue
-                    if not self._may_be(tokens[i], phrase.text):
+                for phrase, size in phrases:
+                    if abs(size - (end - start)) > 1:
                         continue
                     score = _similarity(heard, phrase.text)
                     if end - start == 2 and tokens[start] == "the":

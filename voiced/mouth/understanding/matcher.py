@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import functools
 import logging
 import re
+import sqlite3
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from hassil import Intents, recognize_all
@@ -12,6 +17,7 @@ from hassil.models import MatchEntity
 from hassil.ngram import Sqlite3NgramModel
 from home_assistant_intents import get_fuzzy_config, get_fuzzy_language
 
+from voiced.language import english
 from voiced.mouth.understanding.guesses import acceptable
 from voiced.mouth.understanding.home import Match, Slot
 from voiced.mouth.understanding.ngram import train
@@ -19,6 +25,8 @@ from voiced.mouth.understanding.prefilter import WordGate
 
 log = logging.getLogger(__name__)
 MAX_STRICT = 12  # candidate parses kept per segment
+KEEP_STRICT = 512  # texts whose parses are kept
+KEEP_NGRAMS = 8192  # n-gram lookups kept per model
 WHOLE_HOUSE = "\x00house"  # the context room when the daemon has none: no device is in it
 
 
@@ -41,48 +49,40 @@ def _rank(result: Any) -> tuple[int, int, int, int]:
 OUR_FUZZY = ("LightStep", "LightColor", "DiffuserState", "DiffuserScent", "DiffuserIntensity", "Everything")
 OUR_LISTS = {"scent": ["scent"], "diffuser": ["diffuser"], "pct": ["pct"], "minutes": ["minutes"]}
 NAME_DOMAINS = {"light", "media_player", "switch"}
-QUESTION_WORDS = {
-    "how",
-    "what",
-    "what's",
-    "whats",
-    "which",
-    "who",
-    "when",
-    "where",
-    "why",
-    "is",
-    "are",
-    "does",
-    "do",
-    "did",
-    "was",
-    "were",
-    "has",
-    "have",
-}
-# Words a guess may leave out besides HA's stop words: politeness and hesitation.
-FILLERS = {
-    "thanks",
-    "thank",
-    "cheers",
-    "mate",
-    "buddy",
-    "now",
-    "again",
-    "quickly",
-    "actually",
-    "um",
-    "uh",
-    "er",
-    "erm",
-    "well",
-    "yeah",
-    "oh",
-    "kindly",
-    "go",
-    "ahead",
-}
+
+
+@dataclass
+class _KeptModel(Sqlite3NgramModel):
+    """hassil's n-gram model with its answers kept (the database is read-only) and its database opened
+    once per thread: hassil opens it again for every sentence it scores."""
+
+    def __post_init__(self) -> None:
+        self._open = threading.local()
+        self._answer = functools.lru_cache(maxsize=KEEP_NGRAMS)(self._ask)
+
+    def _ask(self, sql: str, params: tuple[str, ...]) -> Any:
+        if getattr(self._open, "db", None) is None:
+            self._open.db = sqlite3.connect(f"file:{self.database_path}?mode=ro", uri=True)
+        return self._open.db.execute(sql, params).fetchone()
+
+    def _get_cursor(self) -> Any:
+        lookups = _Lookups(self._answer)
+        return lookups, lookups  # hassil's connection and cursor, one per sentence scored
+
+
+@dataclass
+class _Lookups:
+    answer: Callable[[str, tuple[str, ...]], Any]
+    row: Any = None
+
+    def execute(self, sql: str, params: tuple[str, ...]) -> None:
+        self.row = self.answer(sql, params)
+
+    def fetchone(self) -> Any:
+        return self.row
+
+    def close(self) -> None:
+        pass
 
 
 def build_fuzzy(intents: Intents) -> tuple[FuzzyNgramMatcher, dict[str, tuple[str, dict[str, Any]]]] | None:
@@ -101,7 +101,7 @@ def build_fuzzy(intents: Intents) -> tuple[FuzzyNgramMatcher, dict[str, tuple[st
             if "name" in combo:
                 info.name_domains = set(NAME_DOMAINS)
     models: dict[str, Any] = {
-        name: Sqlite3NgramModel(
+        name: _KeptModel(
             order=model.order,
             words={word: str(word_id) for word, word_id in model.words.items()},
             database_path=model.database_path,
@@ -145,26 +145,28 @@ class Matcher:
         self._variants: dict[str, tuple[str, dict[str, Any]]] = built[1] if built is not None else {}
         language = get_fuzzy_language("en")
         self._stop_words = set(language.stop_words or ()) if language is not None else set()
-        self._stop_words |= FILLERS
+        self._stop_words |= english().guess_fillers
+        # pure of the text: a segment is matched again as its spans are tried, and by complete()
+        self.strict = functools.lru_cache(maxsize=KEEP_STRICT)(self._strict)
 
-    def strict(self, text: str) -> list[Match]:
+    def _strict(self, text: str) -> tuple[Match, ...]:
         narrowed = self._gate.narrow(text)
         results = list(recognize_all(text, narrowed, intent_context=self._context or None))
         results.sort(key=_rank, reverse=True)
-        return [
+        return tuple(
             Match(
                 r.intent.name,
                 {k: _slot(e) for k, e in r.entities.items()},
                 wild=any(e.is_wildcard for e in r.entities.values()),
             )
             for r in results[:MAX_STRICT]
-        ]
+        )
 
     def fuzzy(self, text: str, unknown: list[str]) -> Match | None:
         """HA's fuzzy guess, unless a word it would ignore may name something we do not have."""
         if self._fuzzy is None:
             return None
-        if text.split()[:1] and text.split()[0] in QUESTION_WORDS:
+        if text.split()[:1] and text.split()[0] in english().never_guessed:
             return None  # a question is answered or not, never guessed into a command
         if any(word not in self._stop_words for word in unknown):
             log.debug("no fuzzy guess for %r: unknown words %s", text, unknown)

@@ -14,23 +14,6 @@ VOLUME_STEP = 10
 MUSIC = ("music",)
 DIFFUSER = ("diffuser",)
 ACTION_SAID = {action: say(f"music_{action}") for action in ("pause", "stop", "next", "previous")}
-_FILLER = (
-    "some",
-    "a",
-    "an",
-    "the",
-    "my",
-    "our",
-    "me",
-    "us",
-    "like",
-    "by",
-    "at",
-    "from",
-    "of",
-    "on",
-    "something",
-)
 _PLAIN = ("music", "something", "some music", "anything", "a song", "songs")
 
 
@@ -59,7 +42,7 @@ def search_and_play(home: Home, match: Match) -> Outcome | None:
         return None
     words = str(match.get("search_query", match.get("query", ""))).lower().split()
     plain = " ".join(words)
-    while words and words[0] in (*_FILLER, "music", "songs", "song", "tracks"):
+    while words and words[0] in english().search_openers:
         words.pop(0)
     spoken = {w for n in home.of_kinds(MUSIC) for w in (*n.split("_"), *home.registry.get(n).aliases)}
     while words and words[-1].rstrip("s") in spoken:  # "... on the speaker": where, not what

@@ -21,34 +21,10 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 
 from voiced.devices.vocabulary import HomeVocabulary
+from voiced.language import english
 from voiced.mouth.understanding.text import looped
 
 DIRECTIONS = frozenset({"on", "off", "up", "down"})
-# Words that widen a request or point at something the audio did not name.
-WIDENING = frozenset(
-    {
-        "every",
-        "everything",
-        "everywhere",
-        "all",
-        "whole",
-        "house",
-        "home",
-        "them",
-        "it",
-        "they",
-        "that",
-        "this",
-        "those",
-        "these",
-        "not",
-        "no",
-        "never",
-        "nothing",
-        "don't",
-        "dont",
-    }
-)
 QUANTIFIERS = frozenset({"every", "all", "everything", "everywhere", "whole", "house", "home"})
 POINTING = frozenset({"that", "this", "these", "those", "them", "it"})
 # Words in the home's names that name nothing by themselves ("living room" is a room, "room" is not).
@@ -98,7 +74,7 @@ def _safe(
         if op == "equal":
             continue
         removed, added = best[a1:a2], reading[b1:b2]
-        if any(w in WIDENING for w in added):
+        if any(w in english().widening for w in added):
             return False
         if _after_quantifier(best, a1) and added:
             return False  # "every bump" → "every lamp": a guessed noun that "every" would reach all of

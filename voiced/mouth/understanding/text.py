@@ -61,6 +61,11 @@ def split_utterance(text: str) -> list[str]:
     "set the bedroom to 50 percent"]. Apostrophes stay ("it's"); "50%" becomes "50 percent";
     other punctuation becomes a space.
     """
+    return list(_split(text))
+
+
+@functools.lru_cache(maxsize=256)  # a turn's text is split again by most of the steps reading it
+def _split(text: str) -> tuple[str, ...]:
     lang = english()
     segments = (direct(_polite(_opening(clean(part), lang), lang)) for part in _parts(normalise(text), lang))
     kept = [segment for segment in segments if segment]
@@ -68,7 +73,7 @@ def split_utterance(text: str) -> list[str]:
     # middle, "turn off the kitchen light, no, the bedroom light" takes something back: it stays)
     while len(kept) > 1 and kept[0] in lang.openers:
         kept.pop(0)
-    return kept
+    return tuple(kept)
 
 
 def _parts(text: str, lang: Language) -> list[str]:

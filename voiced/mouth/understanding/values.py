@@ -4,6 +4,7 @@ marks the words it took in `taken`, so that no word counts twice."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 
 from voiced.language import Language, Phrase, find, has
@@ -15,7 +16,7 @@ def number(tokens: list[str], i: int, lang: Language) -> tuple[int, int] | None:
     """The number starting at token i, and how many tokens it takes ("thirty five", "35")."""
     if tokens[i].isdigit():
         return int(tokens[i]), 1
-    for p, value in sorted(lang.numbers.items(), key=lambda kv: -len(kv[0])):
+    for p, value in _numbers(lang).get(tokens[i], ()):
         if tuple(tokens[i : i + len(p)]) == p:
             n = len(p)
             if value >= 20 and value % 10 == 0 and value < 100 and i + n < len(tokens):
@@ -24,6 +25,15 @@ def number(tokens: list[str], i: int, lang: Language) -> tuple[int, int] | None:
                     return value + unit, n + 1
             return value, n
     return None
+
+
+@functools.cache
+def _numbers(lang: Language) -> dict[str, list[tuple[Phrase, int]]]:
+    """The number words by their first word, the longest first."""
+    out: dict[str, list[tuple[Phrase, int]]] = {}
+    for p, value in sorted(lang.numbers.items(), key=lambda kv: -len(kv[0])):
+        out.setdefault(p[0], []).append((p, value))
+    return out
 
 
 def _names_a_level(word: str, lang: Language) -> bool:
