@@ -415,3 +415,14 @@ def test_a_number_said_with_its_way_is_how_far_not_the_level() -> None:
         agent, _ = home(kitchen_light={"state": "ON", "brightness": 127})
         (command,) = agent.understand(said).commands
         assert isinstance(command, LightSet) and command.brightness == brightness, (said, command)
+
+
+def test_a_word_before_a_colour_says_what_the_colour_is_like() -> None:
+    agent, _ = home(kitchen_light={"state": "ON", "brightness": 127})
+    (orange,) = agent.understand("make the kitchen light a warm orange").commands
+    assert isinstance(orange, LightSet) and orange.color_hex is not None and orange.color_temp is None
+    (blue,) = agent.understand("kitchen light more blue").commands
+    assert isinstance(blue, LightSet) and blue.color_hex is not None and blue.brightness is None
+    assert not agent.understand("kitchen light less yellow").commands  # its opposite is no colour
+    (white,) = agent.understand("make the kitchen light a cooler white").commands
+    assert isinstance(white, LightSet) and white.color_temp is not None and white.color_hex is None

@@ -191,11 +191,18 @@ def _read(
     )
     if genre and not (has(tokens, lang.play_words) or music_said):
         genre = []  # "turn the living room like blues": a genre is asked for with a word for playing
+    white_phrases = [p for ps in lang.whites.values() for p in ps]
+    white_at = find(tokens, white_phrases, set(taken))
     white = values.one_of(tokens, lang.whites, taken)  # before the colours: "warm white" is no "white"
     if white is not None:
-        values.take(tokens, [p for ps in lang.whites.values() for p in ps], taken)
+        values.take(tokens, white_phrases, taken)
     colour_at = find(tokens, words.colours, set(taken))
     colour = values.take(tokens, words.colours, taken)
+    # "a warm orange", "more blue", "less yellow": a word right before a colour says what it is like
+    white_words = {w for p in white_phrases for w in p}  # "a cooler white" is a white, not the colour
+    before_colour = {s for s, p in colour_at if not set(p) <= white_words}
+    if colour and any(s + len(p) in before_colour for s, p in white_at):
+        white = None
     light_words = lang.kinds.get("light", ())
     if any(find(tokens[s + len(p) : s + len(p) + 1], light_words) for s, p in colour_at):
         return None  # "turn on the green light": a light called so, which this home has not
@@ -209,6 +216,9 @@ def _read(
         direction = felt[0][1]
     else:
         ups, downs = find(tokens, lang.up, set(taken)), find(tokens, lang.down, set(taken))
+        if any(s + len(p) in before_colour for s, p in downs):
+            return None  # "less yellow" is no colour to set
+        ups = [(s, p) for s, p in ups if s + len(p) not in before_colour]  # "more blue" is blue
         if ups and downs and all(p in lang.again for _, p in ups):
             ups = []  # "even more dim": "more" says how much, "dim" which way
         if bool(ups) != bool(downs):
