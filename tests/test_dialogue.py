@@ -426,3 +426,9 @@ def test_a_word_before_a_colour_says_what_the_colour_is_like() -> None:
     assert not agent.understand("kitchen light less yellow").commands  # its opposite is no colour
     (white,) = agent.understand("make the kitchen light a cooler white").commands
     assert isinstance(white, LightSet) and white.color_temp is not None and white.color_hex is None
+
+
+def test_something_to_play_with_a_level_plays_it_at_that_level() -> None:
+    agent, _ = home()
+    (command,) = agent.understand("play some classical at 30 percent").commands
+    assert isinstance(command, MusicSet) and command.genre == "classical" and command.volume == 30
