@@ -432,3 +432,13 @@ def test_something_to_play_with_a_level_plays_it_at_that_level() -> None:
     agent, _ = home()
     (command,) = agent.understand("play some classical at 30 percent").commands
     assert isinstance(command, MusicSet) and command.genre == "classical" and command.volume == 30
+
+
+def test_talk_about_a_device_changes_nothing() -> None:
+    agent, _ = home()
+    for said in (
+        "that lavender smells amazing",
+        "the lounge looks lovely in blue",
+        "I left the kitchen light on again",
+    ):
+        assert not agent.understand(said).commands, said
