@@ -206,6 +206,31 @@ GUARDED_REQUESTS = [
 ]
 
 
+# Remarks about the home that ask for nothing.
+TALK = [
+    "I love this song",
+    "the kitchen light is nice",
+    "this jazz is great",
+    "that lavender smells amazing",
+    "my bedroom light is broken",
+    "the lounge looks lovely in blue",
+    "is it me or is the music loud?",
+    "thanks for turning on the light",
+    "I'll turn the lights off later",
+    "I'm going to turn off the lights myself",
+    "we should get a new lamp",
+    "the diffuser is running low on oil",
+    "the kids love the purple light",
+    "I left the kitchen light on again",
+    "she likes it when the music is loud",
+    "red is my favourite colour",
+    "jazz was my dad's favourite",
+    "the bedroom is a mess",
+    "can't believe how bright the sun is today",
+    "I'll play some rock at the party tomorrow",
+]
+
+
 def guarded() -> list[typed.Conversation]:
     out: list[typed.Conversation] = []
     for template in GUARDED:
@@ -218,6 +243,12 @@ def guarded() -> list[typed.Conversation]:
                 )
             turn = typed.Turn(say=said, expect={})
             out.append(typed.Conversation(ident=f"grid:{len(out)}", kind="must_not_act", turns=(turn,)))
+    for said in TALK:
+        start = {"kitchen_light": {"power": "on"}, "music": {"play": "on"}}
+        turn = typed.Turn(say=said, expect={})
+        out.append(
+            typed.Conversation(ident=f"grid:{len(out)}", kind="must_not_act", turns=(turn,), start=start)
+        )
     return out
 
 
