@@ -442,3 +442,8 @@ def test_talk_about_a_device_changes_nothing() -> None:
         "I left the kitchen light on again",
     ):
         assert not agent.understand(said).commands, said
+
+
+def test_not_yet_said_beside_a_request_holds_it() -> None:
+    agent, _ = home(kitchen_light={"state": "ON", "brightness": 127})
+    assert not agent.understand("turn the lights off, not yet").commands
