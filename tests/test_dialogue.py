@@ -447,3 +447,9 @@ def test_talk_about_a_device_changes_nothing() -> None:
 def test_not_yet_said_beside_a_request_holds_it() -> None:
     agent, _ = home(kitchen_light={"state": "ON", "brightness": 127})
     assert not agent.understand("turn the lights off, not yet").commands
+
+
+def test_a_mood_word_about_one_of_our_devices_sets_no_scene() -> None:
+    agent, _ = home()
+    reply = agent.understand("I need to clean the diffuser")
+    assert reply.scene is None and not reply.commands

@@ -407,6 +407,8 @@ def mood(
     tokens = [t.removesuffix("'s") for part in parts for t in part]  # "dinner's on the table"
     if any(is_question(part, lang) for part in parts) or has(tokens, lang.past):
         return None
+    if find(tokens, list(words.devices)):
+        return None  # "I need to clean the diffuser": the mood word is about a device of ours
     home = set(words.devices) | set(words.rooms) | set(words.scents) | set(words.genres) | set(words.colours)
 
     def weight(at: int, said: Phrase) -> float:
