@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from voiced.ear.transcriber import Hearing, Transcriber
+from voiced.tasks import cancel_and_wait
 
 _LOGGER = logging.getLogger(__name__)
 DRAIN_TIMEOUT_S = 60.0
@@ -64,7 +65,7 @@ class AsrQueue:
         """Queue a transcription; cancel the future to withdraw it (if it has not started).
         `glance`: only a quick look at the first words, for a barge-in, run at once beside the queue."""
         if glance:
-            return asyncio.ensure_future(self._glance(samples))
+            return asyncio.create_task(self._glance(samples), name="asr-glance")
         future: asyncio.Future[Result] = asyncio.get_running_loop().create_future()
         heapq.heappush(self._jobs, (int(priority), next(self._order), samples, future))
         self._wake.set()
@@ -133,12 +134,12 @@ class AsrQueue:
     async def _step(self, work: Callable[[], Hearing], future: asyncio.Future[Result]) -> Hearing | None:
         """`work` in a thread; None when the job was withdrawn meanwhile, or failed (then `future`
         holds the error: the one waiting for it decides what a failed hearing means)."""
-        call = asyncio.ensure_future(asyncio.to_thread(work))
+        call = asyncio.create_task(asyncio.to_thread(work), name="asr-step")
         try:
             watched: list[asyncio.Future[Any]] = [call, future]
             await asyncio.wait(watched, return_when=asyncio.FIRST_COMPLETED)
         except asyncio.CancelledError:
-            call.cancel()
+            await cancel_and_wait([call])  # the thread finishes on its own; its task ends at once
             raise
         if not call.done():
             call.add_done_callback(_forget)

@@ -12,7 +12,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Callable
-from typing import Any
+from typing import Any, TypeVar
+
+from voiced.tasks import cancel_and_wait
+
+T = TypeVar("T")
 
 
 async def frames_or_done(
@@ -21,13 +25,13 @@ async def frames_or_done(
     """Each of `frames`; None when the future `awaited()` gives (checked before each wait) is
     done first. A frame already there goes first: the decision follows the audio."""
     source = aiter(frames)
-    coming: asyncio.Future[bytes] | None = None  # the next frame, while something else is awaited
+    coming: asyncio.Task[bytes] | None = None  # the next frame, while something else is awaited
     try:
         while True:
             work = awaited()
             if work is not None and not work.done():
                 if coming is None:
-                    coming = asyncio.ensure_future(anext(source))
+                    coming = asyncio.create_task(_next(source), name="ear-next-frame")
                 await asyncio.wait({coming, work}, return_when=asyncio.FIRST_COMPLETED)
                 if not coming.done():
                     yield None
@@ -40,9 +44,15 @@ async def frames_or_done(
             yield frame
     finally:
         if coming is not None:
-            coming.cancel()
-            with contextlib.suppress(asyncio.CancelledError, StopAsyncIteration):
-                await coming
+            await cancel_and_wait([coming])
+            if coming.done() and not coming.cancelled():
+                with contextlib.suppress(StopAsyncIteration):
+                    coming.result()  # a frame nobody takes now; the source's failure is still told
         close = getattr(source, "aclose", None)
         if close is not None:
             await close()
+
+
+async def _next(source: AsyncIterator[T]) -> T:
+    """The next of `source`, as a coroutine a task can run (an async generator's step is none)."""
+    return await anext(source)
