@@ -11,62 +11,26 @@ hands the mouth the memory, the state and the notice, and the notice is used up.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import time
-from collections.abc import Callable, Coroutine
-from dataclasses import dataclass
-from typing import Any, Protocol
+from collections.abc import Coroutine
+from typing import Any
 
-from voiced.brain.analyst import Flag, missing_slots
+from voiced.brain.analyst import missing_slots
 from voiced.brain.delivery import Deliverable, Say, ScenesDelivery
-from voiced.brain.judge import Notice
 from voiced.brain.news import DeviceNews
+from voiced.brain.spine import TurnEvents
 from voiced.brain.state import ConversationState, PainPoint, TurnRecord, utcnow
 from voiced.brain.store import StateStore
+from voiced.brain.thinkers import Thinkers
 from voiced.bus import EventBus
 from voiced.config import BrainConfig
-from voiced.events import BarrierWait, BrainFinished, CommandRefused, CommandSent, StateUpdated, Transcript
+from voiced.events import BarrierWait, BrainFinished, StateUpdated
 from voiced.mouth.agent import TurnContext
 from voiced.supervision import Supervision
 from voiced.tasks import STOP_TIMEOUT_S, cancel_and_wait
 
 _LOGGER = logging.getLogger(__name__)
-
-
-class Analyst(Protocol):
-    async def analyse(
-        self, state: ConversationState, record: TurnRecord
-    ) -> tuple[ConversationState, list[Flag]]: ...
-
-
-class Judge(Protocol):
-    async def judge(self, state: ConversationState, flags: list[Flag]) -> Notice | None: ...
-
-    async def approve(self, state: ConversationState) -> str | None: ...
-
-
-class Summary(Protocol):
-    async def summarize(self, state: ConversationState) -> ConversationState: ...
-
-
-@dataclass(frozen=True)
-class Thinkers:
-    analyst: Analyst
-    judge: Judge
-    summary: Summary
-    close: Callable[[], Coroutine[Any, Any, None]] | None = None  # releases the model client
-    # The rules alone: they keep a turn's bookkeeping when the model's analysis of it is given up.
-    fallback: Thinkers | None = None
-
-
-def _decoded(payload: str) -> dict[str, Any]:
-    """A command's payload: a JSON object, or plain text (Tasmota's "ON") kept as `raw`."""
-    try:
-        decoded = json.loads(payload)
-    except ValueError:
-        return {"raw": payload}
-    return decoded if isinstance(decoded, dict) else {"raw": payload}
 
 
 class Brain:
@@ -93,13 +57,10 @@ class Brain:
         self._thinkers = thinkers
         self._bus = bus
         self._config = config
-        self._events = bus.subscribe()
-        self._commands: dict[int, list[dict[str, object]]] = {}
-        self._failures: dict[int, list[str]] = {}
-        self._confidence: dict[int, float] = {}
         self._task: asyncio.Task[None] | None = None
         self._unfinished: dict[asyncio.Task[None], TurnRecord] = {}  # analyses under way
         self._news = DeviceNews()  # an offline notice goes once its device is back
+        self._done = TurnEvents(bus, self._news)
         self.run_times: list[float] = []
 
     @property
@@ -112,7 +73,7 @@ class Brain:
 
     def context(self, turn: int) -> TurnContext:
         """Memory, state and notice for this turn's reply; the notice is used up."""
-        self._collect()
+        self._done.collect()
         state = self._state = self._news.fresh(self._state)
         lines = []
         if state.compressed_memory:
@@ -219,7 +180,7 @@ class Brain:
             if fallback is None:
                 continue
             start = time.monotonic()
-            record = self._with_events(record)
+            record = self._done.with_events(record)
             try:
                 state = await self._analyse(fallback, record, speak=speak)
             except Exception:
@@ -233,44 +194,14 @@ class Brain:
             await asyncio.wait([self._task], timeout=STOP_TIMEOUT_S)
             if not self._task.done():
                 await self._give_up(self._task, speak=False)  # shutting down: record, say nothing
-        self._collect()
+        self._done.collect()
         if (fresh := self._news.fresh(self._state)) is not self._state:
             self._state = fresh  # the device came back since the last turn: not said at the next start
             await asyncio.to_thread(self._store.save, fresh)
         await self._delivery.aclose()
-        self._bus.unsubscribe(self._events)
+        self._done.close()
         if self._thinkers.close is not None:
             await self._thinkers.close()
-
-    def _collect(self) -> None:
-        """What the turns did, from the event spine: commands sent, refused, scenes that failed."""
-        while not self._events.empty():
-            event = self._events.get_nowait()
-            self._news.seen(event)
-            if isinstance(event, CommandSent) and not event.task_id:  # a scene's commands are not tastes
-                payload = _decoded(event.payload)
-                self._commands.setdefault(event.turn, []).append({"device": event.device, "payload": payload})
-            elif isinstance(event, Transcript):
-                self._confidence[event.turn] = event.confidence
-            elif isinstance(event, CommandRefused):
-                # A scene's failures surface with the next turn analysed, named by device.
-                key = -1 if event.task_id else event.turn
-                self._failures.setdefault(key, []).append(f"{event.device}: {event.reason}")
-
-    def _with_events(self, record: TurnRecord) -> TurnRecord:
-        """The record plus what the turn did on the event spine (taken once: safe to repeat)."""
-        self._collect()
-        return record.model_copy(
-            update={
-                "commands": [*record.commands, *self._commands.pop(record.turn, [])],
-                "asr_confidence": self._confidence.pop(record.turn, record.asr_confidence),
-                "failures": [
-                    *record.failures,
-                    *self._failures.pop(record.turn, []),
-                    *self._failures.pop(-1, []),
-                ],
-            }
-        )
 
     async def _analyse(
         self, thinkers: Thinkers, record: TurnRecord, *, speak: bool = True
@@ -317,10 +248,10 @@ class Brain:
         start = time.monotonic()
         me = asyncio.current_task()
         if me is not None and me in self._unfinished:
-            record = self._with_events(self._unfinished[me])  # cut off meanwhile: as heard
+            record = self._done.with_events(self._unfinished[me])  # cut off meanwhile: as heard
             self._unfinished[me] = record
         else:
-            record = self._with_events(record)
+            record = self._done.with_events(record)
         try:
             state = await self._analyse(self._thinkers, record)
         except asyncio.CancelledError:

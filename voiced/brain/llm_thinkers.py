@@ -15,9 +15,9 @@ import openai
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from voiced.brain.analyst import MAX_PAIN_POINTS, Flag
-from voiced.brain.brain import Thinkers
 from voiced.brain.judge import Notice, offline_device, wants_confirmation
 from voiced.brain.state import ConversationState, PainPoint, Preferences, Status, TurnRecord, UserProfile
+from voiced.brain.thinkers import Thinkers
 from voiced.config import Config
 from voiced.llm_client import borrow, open_client
 from voiced.safe_text import clean

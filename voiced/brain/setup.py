@@ -9,12 +9,13 @@ import openai
 
 from voiced.brain.analyst import OfflineAnalyst, interview_slots
 from voiced.brain.architect import Architect
-from voiced.brain.brain import Brain, Thinkers
+from voiced.brain.brain import Brain
 from voiced.brain.delivery import Say
 from voiced.brain.judge import OfflineJudge
 from voiced.brain.state import ConversationState
 from voiced.brain.store import StateStore
 from voiced.brain.summary import OfflineSummary
+from voiced.brain.thinkers import Thinkers
 from voiced.bus import EventBus
 from voiced.config import Config
 from voiced.devices.registry import DeviceRegistry
