@@ -46,74 +46,46 @@ class Remarks:
 
     @classmethod
     def of(cls, vocabulary: HomeVocabulary, language: Language, moods: Iterable[Phrase] = ()) -> Remarks:
-        about: set[Phrase] = set(moods)
-        found: set[Phrase] = set(about)
         lang = language
-
-        def add(groups: Iterable[Iterable[Phrase]]) -> None:
-            for group in groups:
-                found.update(group)
-
-        add(lang.kinds.values())
-        add(lang.absent.values())
-        add(lang.power.values())
-        add(lang.whites.values())
-        add(lang.music_actions.values())
-        add(lang.too_much.values())
-        add(lang.too_little.values())
-        add(inner for by_way in lang.felt.values() for inner in by_way.values())
-        add(
-            (
-                lang.device_nouns,
-                lang.room_words,
-                lang.every,
-                lang.here,
-                lang.up,
-                lang.down,
-                lang.percent,
-                lang.also,
-                lang.pair,
-                lang.again,
-                lang.many,
-                lang.correcting,
-                lang.negations,
-                lang.play_words,
-                lang.music_only,
-                lang.past,
-            )
-        )
-        found.update(lang.amounts)
-        found.update(lang.minutes)
-        found.update(lang.numbers)
-        found.update(p for p in lang.pointers if len(p) > 1)  # "that one"; "it" alone is everywhere
-        for key in ("request_verbs", "conditions"):
-            found.update(phrase(w) for w in lang.guards[key])
-        found.update(phrase(w) for w in lang.asks_to_play)
-        for values in (
-            vocabulary.colours,
-            vocabulary.scents,
-            vocabulary.genres,
-            vocabulary.rooms,
-            vocabulary.aliases,
-            vocabulary.titles,
-        ):
-            found.update(phrase(v) for v in values)
-            about.update(phrase(v) for v in values)
-        found.update(phrase(d.replace("_", " ")) for d in vocabulary.devices)
-        found.update(phrase(said) for said, _ in vocabulary.named)
-        plain = lang.fillers
-        kept = tuple(p for p in found if p and not (len(p) == 1 and p[0] in plain))
-        plays = tuple(phrase(w) for w in lang.asks_to_play)
+        # the home's own phrases, each read once: places and values are also meaningful and content
+        rooms_and_aliases = {phrase(v) for v in (*vocabulary.rooms, *vocabulary.aliases)}
+        devices = {phrase(d.replace("_", " ")) for d in vocabulary.devices}
+        devices.update(phrase(said) for said, _ in vocabulary.named)
         places = {*lang.device_nouns, *lang.room_words, *(p for g in lang.kinds.values() for p in g)}
-        places.update(phrase(v) for v in (*vocabulary.rooms, *vocabulary.aliases))
-        places.update(phrase(d.replace("_", " ")) for d in vocabulary.devices)
-        places.update(phrase(said) for said, _ in vocabulary.named)
+        places |= rooms_and_aliases | devices
+        values = (vocabulary.colours, vocabulary.scents, vocabulary.genres, vocabulary.titles)
+        about = set(moods) | rooms_and_aliases | {phrase(v) for group in values for v in group}
         feelings = {p for g in (lang.too_much, lang.too_little) for ps in g.values() for p in ps}
         feelings.update(p for by_way in lang.felt.values() for inner in by_way.values() for p in inner)
+        plays = {phrase(w) for w in lang.asks_to_play}
+        found = places | about | feelings | plays
+        for group in (lang.absent, lang.power, lang.whites, lang.music_actions):
+            found.update(p for phrases in group.values() for p in phrases)
+        for phrases in (
+            lang.every,
+            lang.here,
+            lang.up,
+            lang.down,
+            lang.percent,
+            lang.also,
+            lang.pair,
+            lang.again,
+            lang.many,
+            lang.correcting,
+            lang.negations,
+            lang.play_words,
+            lang.music_only,
+            lang.past,
+        ):
+            found.update(phrases)
+        found.update((*lang.amounts, *lang.minutes, *lang.numbers))
+        found.update(p for p in lang.pointers if len(p) > 1)  # "that one"; "it" alone is everywhere
+        found.update(phrase(w) for key in ("request_verbs", "conditions") for w in lang.guards[key])
+        plain = lang.fillers
         return cls(
-            meaningful=kept,
+            meaningful=tuple(p for p in found if p and not (len(p) == 1 and p[0] in plain)),
             openers=lang.question_openers,
-            plays=plays,
+            plays=tuple(plays),
             places=tuple(p for p in places if p),
             feelings=tuple(feelings),
             content=tuple(p for p in places | about if p),
