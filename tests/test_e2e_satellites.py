@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import io
 import json
+import logging
 import os
 import socket
 import time
@@ -155,8 +156,9 @@ def workdir(tmp_path: Path) -> Path:
 
 
 def test_a_kitchen_satellite_lights_the_kitchen_answers_there_and_comes_back_after_a_kill(
-    workdir: Path, broker: Broker, home: SimulatedHome, engines: Engines
+    workdir: Path, broker: Broker, home: SimulatedHome, engines: Engines, caplog: pytest.LogCaptureFixture
 ) -> None:
+    caplog.set_level(logging.DEBUG, logger="voiced.memory")
     kitchen = Satellite(workdir, "kitchen_satellite")
     kitchen.start()
     try:
@@ -166,6 +168,10 @@ def test_a_kitchen_satellite_lights_the_kitchen_answers_there_and_comes_back_aft
         asyncio.run(asyncio.wait_for(_kitchen(workdir, config, kitchen, home, engines), 150))
     finally:
         kitchen.stop()
+    # the daemon's own room heard nothing: every give-back was the satellite room's, after each of
+    # its Whisper jobs and each of its three turns
+    given = [r for r in caplog.records if r.name == "voiced.memory" and "given back" in r.getMessage()]
+    assert len(given) >= 6, len(given)
 
 
 async def _kitchen(

@@ -33,6 +33,7 @@ from voiced.ear.listener import Ear
 from voiced.ear.utterance import Heard
 from voiced.engines import Engines
 from voiced.events import AgentText, SpeechEnded, SpeechStarted, Transcript, TurnFinished
+from voiced.memory import give_back, give_back_after_turns
 from voiced.mouth.agent import NO_CONTEXT, Agent, TurnContext
 from voiced.mouth.hybrid import build_agent
 from voiced.mouth.intents import LocalIntentAgent
@@ -105,6 +106,7 @@ class SatelliteRoom:
         self._stack = contextlib.AsyncExitStack()
         self._turns = f"room-{satellite.name}-turns"  # the supervised tasks' names
         self._relayed = f"room-{satellite.name}-relay"
+        self._memory = f"room-{satellite.name}-memory"
 
     async def __aenter__(self) -> SatelliteRoom:
         home, config = self._home, self._home.config
@@ -123,6 +125,7 @@ class SatelliteRoom:
         agent = build_agent(
             config, home.registry, home.actions, intents, vibe=home.vibe, bus=self._bus, client=home.client
         )
+        tidy = config.memory.give_back_after_turn  # after each Whisper job and each turn, as the local room
         ear = Ear(
             self._microphone,
             config.vad,
@@ -131,6 +134,7 @@ class SatelliteRoom:
             is_deaf=HalfDuplexGuard(speech),  # it hears the satellite's speaker: deaf while that plays
             judge=home.ends_request(intents),
             first_turn=self._first_turn,
+            tidy=give_back if tidy else None,
         )
         daemon = Daemon(bus=self._bus, ear=ear, agent=BorrowedAgent(agent), speech=speech)
         try:
@@ -138,6 +142,9 @@ class SatelliteRoom:
             supervision = home.supervision
             supervision.follow(self._relayed, self._bus, self._relay)
             self._stack.push_async_callback(supervision.stop, self._relayed)
+            if tidy:
+                supervision.follow(self._memory, self._bus, give_back_after_turns)
+                self._stack.push_async_callback(supervision.stop, self._memory)
             supervision.start(self._turns, daemon.run)
             self._stack.push_async_callback(supervision.stop, self._turns)  # first to stop
         except BaseException:
