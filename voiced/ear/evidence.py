@@ -14,6 +14,7 @@ from voiced.ear.bargein import Evidence
 from voiced.ear.frontend import FrameClassifier
 from voiced.ear.segmenter import SegmenterSettings
 from voiced.ear.utterance import BargeInHooks, Heard, NoHooks
+from voiced.tasks import cancel_and_wait
 
 
 class Transcribe(Protocol):
@@ -142,9 +143,8 @@ class OverReplyEvidence:
             turn, self.frames_in(audio), audio, speech_frames=voiced, skip=trailing, short=short, words=words
         )
 
-    def cancel_checks(self) -> None:
-        for task in list(self._checks):
-            task.cancel()
+    async def stop_checks(self) -> None:
+        await cancel_and_wait(list(self._checks))
 
     def shutdown(self) -> None:
         self._checker.shutdown(wait=False, cancel_futures=True)

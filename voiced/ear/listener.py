@@ -152,7 +152,7 @@ class Ear:
         for event in self._segmenter.flush():
             self._on_event(event, deliver)
         self._early.drop()
-        self._evidence.cancel_checks()
+        await self._evidence.stop_checks()
         self._bus.publish(InputEnded())
 
     def _unjudged(self) -> asyncio.Task[Heard] | None:
