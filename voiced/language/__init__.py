@@ -45,21 +45,23 @@ def _values(raw: Mapping[str, Any]) -> dict[Phrase, int]:
 
 @dataclass(frozen=True)
 class KindName:
-    """How a kind of device is said: one of it, all of a home's, and the words that ask for it."""
+    """How a kind of device is said: one of it, several, all of a home's, and the words that ask for it."""
 
     one: str
     all: str
+    many: str  # several of it: "lights", "music players"
     asked_by: tuple[Phrase, ...] = ()
 
     @classmethod
     def of(cls, raw: Mapping[str, Any]) -> KindName:
-        return cls(str(raw["one"]), str(raw["all"]), _phrases(raw.get("asked_by", ())))
+        return cls(str(raw["one"]), str(raw["all"]), str(raw["many"]), _phrases(raw.get("asked_by", ())))
 
 
 @dataclass(frozen=True, eq=False)
 class Language:
     kinds: dict[str, tuple[Phrase, ...]]
     kind_names: dict[str, KindName]
+    many_kinds: str  # devices of several kinds: "devices"
     device_nouns: tuple[Phrase, ...]
     determiners: frozenset[str]
     absent: dict[str, tuple[Phrase, ...]]
@@ -168,6 +170,7 @@ class Language:
         return cls(
             kinds=_classes(raw["kinds"]),
             kind_names={str(k): KindName.of(v) for k, v in raw["kind_names"].items()},
+            many_kinds=str(raw["many_kinds"]),
             device_nouns=_phrases(raw["device_nouns"]),
             determiners=frozenset(str(w) for w in raw["determiners"]),
             absent=_classes(raw["absent"]),

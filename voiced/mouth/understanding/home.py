@@ -12,17 +12,12 @@ from typing import Any
 
 from voiced.devices.model import DeviceCommand, DiffuserSet, LightSet, MusicSet, SwitchSet
 from voiced.devices.registry import DeviceRegistry
+from voiced.language import english
 from voiced.language.replies import say, the
 from voiced.mouth.understanding.grammar import human
 
 BRIGHTNESS_MAX = 254
 WHICH_ONE = say("which_one")  # "it" pointing nowhere
-KIND_WORDS = {
-    "light": ("light", "lights"),
-    "music": ("music player", "music players"),
-    "diffuser": ("diffuser", "diffusers"),
-    "switch": ("switch", "switches"),
-}
 DOMAIN_KINDS = {
     "light": ("light",),
     "media_player": ("music",),
@@ -123,7 +118,8 @@ class Home:
         device of the kind when this room has none ("pause" in the kitchen pauses the music).
         """
         every = self.of_kinds(kinds)
-        noun = KIND_WORDS[kinds[0]] if len(kinds) == 1 else ("device", "devices")
+        lang = english()
+        noun = lang.kind_names[kinds[0]].many if len(kinds) == 1 else lang.many_kinds
         names: list[str] = []
         for key in ("name", "name2", "name3"):
             value = match.get(key)
@@ -147,13 +143,13 @@ class Home:
             if here:
                 if len(here) == 1:
                     return Picked(here, the(human(here[0])))
-                return Picked(here, say("kind_in_room", kind=noun[1], room=room))
+                return Picked(here, say("kind_in_room", kind=noun, room=room))
             if area.text:  # a room was named and it has none
-                return Picked([], say("kind_in_room", kind=noun[1], room=room))
+                return Picked([], say("kind_in_room", kind=noun, room=room))
         if not every:
-            return Picked([], say("kind_the", kind=noun[1]))
+            return Picked([], say("kind_the", kind=noun))
         if not default_all:
             return None
         if len(every) == 1:
             return Picked(every, the(human(every[0])))
-        return Picked(every, say("kind_all", kind=noun[1]))
+        return Picked(every, say("kind_all", kind=noun))
