@@ -13,6 +13,7 @@ from voiced.devices.registry import DeviceRegistry
 from voiced.language import english, words
 from voiced.mouth.intents import LocalIntentAgent
 from voiced.mouth.understanding import frame
+from voiced.mouth.understanding.home_words import Words
 from voiced.vibe.presets import preset_moods
 
 REGISTRY = DeviceRegistry.load(Path(__file__).parent.parent / "devices")
@@ -32,7 +33,7 @@ def agent(room: str | None = None) -> LocalIntentAgent:
 
 
 def read(text: str, last: tuple[str, ...] = ()) -> frame.Frame | None:
-    return frame.read(words(text), frame.Words.of(REGISTRY), english(), room=None, last=last)
+    return frame.read(words(text), Words.of(REGISTRY), english(), room=None, last=last)
 
 
 def test_a_verb_the_templates_lack_with_a_light_and_a_percentage_sets_its_brightness() -> None:

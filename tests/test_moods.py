@@ -1,4 +1,4 @@
-"""Moods heard in a request that names no device (`frame.mood`): plain asserts."""
+"""Moods heard in a request that names no device (`moods.mood`): plain asserts."""
 
 from __future__ import annotations
 
@@ -6,7 +6,8 @@ from pathlib import Path
 
 from voiced.devices.registry import DeviceRegistry
 from voiced.language import english, phrase, words
-from voiced.mouth.understanding.frame import Words, mood
+from voiced.mouth.understanding.home_words import Words
+from voiced.mouth.understanding.moods import mood
 from voiced.vibe.presets import preset_moods
 
 REGISTRY = DeviceRegistry.load(Path(__file__).parent.parent / "devices")

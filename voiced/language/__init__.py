@@ -126,7 +126,7 @@ class Language:
     function_words: frozenset[str]
     alone_words: int  # at most this many words: a value or action said alone is for the last device
     mood_time_weight: float  # a time of day as evidence of a mood, against 1 for a mood word
-    mood_least: float  # the evidence a mood needs to be taken (frame.mood)
+    mood_least: float  # the evidence a mood needs to be taken (moods.py)
     talk_least_words: int  # a clause shorter is never dropped as talk (remarks.py)
     speaker_words: int  # "my brother, ...": who speaks, at most this long (remarks.py)
     name_words: int  # "Lady Mary, ...": a name said to someone else, at most this long (remarks.py)

@@ -23,7 +23,6 @@ from voiced.language.replies import say, the
 from voiced.mouth.agent import AgentReply
 from voiced.mouth.heard_readings import HeardReadings
 from voiced.mouth.one_request import OneRequest
-from voiced.mouth.understanding import frame as entity_frame
 from voiced.mouth.understanding import pronouns
 from voiced.mouth.understanding.asking import Question, answer, ask
 from voiced.mouth.understanding.corrections import (
@@ -39,7 +38,9 @@ from voiced.mouth.understanding.framed import restore_all
 from voiced.mouth.understanding.grammar import human
 from voiced.mouth.understanding.handlers import handlers
 from voiced.mouth.understanding.home import Home, Outcome, pct_to_brightness
+from voiced.mouth.understanding.home_words import Words
 from voiced.mouth.understanding.learning import Learned, learn
+from voiced.mouth.understanding.moods import mood
 from voiced.mouth.understanding.remarks import Remarks
 from voiced.mouth.understanding.replies import (
     CONDITIONAL,
@@ -90,7 +91,7 @@ class LocalIntentAgent(OneRequest, HeardReadings):
         self._question: Question | None = None
         self._doubted: AgentReply | None = None  # a search read back, waiting for a yes
         self._said: str | None = None  # the last request understood: what a correction redoes
-        self._words = entity_frame.Words.of(registry)
+        self._words = Words.of(registry)
         self._language = language or english()
         self._moods = {n: tuple(map(phrase, w)) for n, w in (moods or {}).items()}
         self._remarks = self._remarks_of(registry)
@@ -107,7 +108,7 @@ class LocalIntentAgent(OneRequest, HeardReadings):
 
     def adopt(self, learned: Learned) -> None:
         self._matcher, self._vocabulary, self._rooms = learned
-        self._words = entity_frame.Words.of(self._registry)
+        self._words = Words.of(self._registry)
         self._remarks = self._remarks_of(self._registry)
         self._question = None  # it offered readings of the old grammar
 
@@ -360,7 +361,7 @@ class LocalIntentAgent(OneRequest, HeardReadings):
         if refused is not None and reply.text == NOT_UNDERSTOOD:
             return AgentReply(text=refused, understood=True)
         parts = [words(part) for part in split_utterance(text)]
-        scene = entity_frame.mood(parts, self._moods, self._words, self._language) if self._framing else None
+        scene = mood(parts, self._moods, self._words, self._language) if self._framing else None
         if reply.text == NOT_UNDERSTOOD and scene is not None:
             log.info("the mood of %r: scene %s", text, scene)
             return AgentReply(text="", understood=True, scene=scene)

@@ -22,6 +22,7 @@ from voiced.mouth.understanding.dialogue import Recent
 from voiced.mouth.understanding.framed import outcome as framed_outcome
 from voiced.mouth.understanding.hearing import Heard, Vocabulary
 from voiced.mouth.understanding.home import WHICH_ONE, Home, Match, Outcome
+from voiced.mouth.understanding.home_words import Words
 from voiced.mouth.understanding.matcher import Matcher
 from voiced.mouth.understanding.scoping import POINTED, names_one, scoped
 
@@ -36,7 +37,7 @@ class OneRequest:
     _room: str | None
     _matcher: Matcher
     _vocabulary: Vocabulary
-    _words: entity_frame.Words
+    _words: Words
     _language: Language
     _handlers: dict[str, Callable[[Home, Match], Outcome | None]]
     _handler_args: tuple[int, int, Callable[[], datetime]]

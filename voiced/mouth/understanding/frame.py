@@ -11,12 +11,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from voiced.devices.colours import COLORS
-from voiced.devices.registry import DeviceRegistry
-from voiced.devices.vocabulary import HomeVocabulary
-from voiced.language import Language, Phrase, find, has, opens, phrase
+from voiced.language import Language, find, has, opens
 from voiced.language.replies import say
 from voiced.mouth.understanding import values
+from voiced.mouth.understanding.home_words import Words
 from voiced.mouth.understanding.lacking import lacking
 
 
@@ -44,43 +42,6 @@ class Frame:
     excluding: tuple[str, ...] = ()  # "not the bedroom", "except the kitchen": taken out of the last request
     bare: bool = False  # targets named with nothing asked of them ("the diffuser" after "kill the music and")
     recalled: bool = False  # the targets are the devices last acted on, none was named
-
-
-@dataclass(frozen=True)
-class Words:
-    """The home's words, read once per registry."""
-
-    devices: dict[Phrase, str]  # a way to say a device -> its name
-    rooms: dict[Phrase, str]
-    kinds: dict[str, str]  # device name -> kind
-    in_room: dict[str, str]  # device name -> its room
-    scents: tuple[Phrase, ...]
-    genres: tuple[Phrase, ...]
-    colours: tuple[Phrase, ...]
-    titles: dict[Phrase, str]
-    title_phrases: tuple[Phrase, ...]
-    own: frozenset[Phrase] = frozenset()  # one word of one device's name ("lamp" of the desk lamp)
-
-    @classmethod
-    def of(cls, registry: DeviceRegistry) -> Words:
-        vocabulary = HomeVocabulary.of(registry)
-        # a whole name first; one word of it only when no other device's name has that word
-        own: dict[Phrase, str] = {(word,): name for word, name in vocabulary.own_words().items()}
-        return cls(
-            devices={**own, **{phrase(text): name for text, name in vocabulary.named}},
-            rooms={phrase(room): room for room in vocabulary.rooms},
-            kinds={d.name: d.kind for d in registry},
-            in_room={d.name: (d.room or "").lower() for d in registry},
-            scents=tuple(phrase(s) for s in vocabulary.scents),
-            genres=tuple(phrase(g) for g in vocabulary.genres),
-            colours=tuple(phrase(c) for c in COLORS),
-            titles={phrase(t): t for t in vocabulary.titles},
-            title_phrases=tuple(phrase(t) for t in vocabulary.titles),
-            own=frozenset(own),
-        )
-
-    def of_kind(self, kind: str) -> list[str]:
-        return [n for n, k in self.kinds.items() if k == kind]
 
 
 def is_question(tokens: list[str], lang: Language) -> bool:
@@ -177,7 +138,7 @@ def _read(
     taken.update(i for s, p in every_at for i in range(s, s + len(p)))
     every = bool(every_at)
 
-    titles = _titles(tokens, words, taken) if has(tokens, lang.play_words) else []
+    titles = words.titles_in(tokens, taken) if has(tokens, lang.play_words) else []
     scent = values.take(tokens, words.scents, taken)
     verbs = {
         s
@@ -323,7 +284,7 @@ def _read(
         inferred = not (devices or rooms or kind_words or pointed)  # the values alone say which device
         if unknown and (unknown != [0] or (inferred and len(taken) + 1 >= len(tokens))):
             return None  # heard "Switch none of eucalyptus", "Mad room to maximum brightness"
-    targets = _targets(kind, devices, rooms, every, words, pointed, room)
+    targets = words.targets(kind, devices, rooms, every, pointed, room)
     if len(targets) > 1 and not (devices or rooms or kind_words or has(tokens, lang.pointers)):
         return None  # "turn every bump red": a value alone never reaches several devices
     targets = [t for t in targets if t not in excluded and words.in_room[t] not in excluded_rooms]
@@ -350,76 +311,8 @@ def _read(
     )
 
 
-def _titles(tokens: list[str], words: Words, taken: set[int]) -> list[Phrase]:
-    """The library's titles said; a genre said as it is ("some blues") is no title heard with an
-    "-s" ("Blue")."""
-    exact = {
-        i
-        for s, p in find(tokens, words.genres, set(taken))
-        if tuple(tokens[s : s + len(p)]) == p
-        for i in range(s, s + len(p))
-    }
-    kept = [
-        (s, p)
-        for s, p in find(tokens, words.title_phrases, set(taken))
-        if tuple(tokens[s : s + len(p)]) == p or not exact.intersection(range(s, s + len(p)))
-    ]
-    taken.update(i for s, p in kept for i in range(s, s + len(p)))
-    return [p for _, p in kept]
-
-
 def _only_again(tokens: list[str], taken: set[int], lang: Language) -> bool:
     """Whether the words left ask for the same change again and nothing else ("a bit more, please")."""
     again = {i for s, p in find(tokens, lang.again, set(taken)) for i in range(s, s + len(p))}
     small = lang.fillers | {w for p in lang.degree for w in p}
     return bool(again) and all(i in again or i in taken or t in small for i, t in enumerate(tokens))
-
-
-def _targets(
-    kind: str,
-    devices: list[str],
-    rooms: list[str],
-    every: bool,
-    words: Words,
-    last: tuple[str, ...],
-    room: str | None,
-) -> list[str]:
-    of_kind = words.of_kind(kind)
-    chosen = [d for d in devices if d in of_kind]
-    chosen += [d for d in of_kind if words.in_room[d] in rooms and d not in chosen]
-    if chosen:
-        return chosen
-    if devices or (rooms and kind == "light"):
-        return []  # a device or room named that has none of this kind
-    if every or len(of_kind) == 1:
-        return of_kind
-    if last and all(words.kinds.get(d) == kind for d in last):
-        return list(last)
-    return [d for d in of_kind if room and words.in_room[d] == room.lower()]  # our own room's
-
-
-def mood(
-    parts: list[list[str]], moods: dict[str, tuple[Phrase, ...]], words: Words, lang: Language
-) -> str | None:
-    """The preset whose mood words the request's parts say most (a word naming a device, room or value
-    here never counts; a time of day counts half); None for none, a tie, a question in any part, or
-    the past."""
-    tokens = [t.removesuffix("'s") for part in parts for t in part]  # "dinner's on the table"
-    if any(is_question(part, lang) for part in parts) or has(tokens, lang.past):
-        return None
-    if find(tokens, list(words.devices)):
-        return None  # "I need to clean the diffuser": the mood word is about a device of ours
-    home = set(words.devices) | set(words.rooms) | set(words.scents) | set(words.genres) | set(words.colours)
-
-    def weight(at: int, said: Phrase) -> float:
-        # a time of day is weaker evidence than a mood word; "books" said is "books", before "book"
-        exact = tuple(tokens[at : at + len(said)]) == said
-        return (lang.mood_time_weight if said in lang.times_of_day else 1.0) - (0.0 if exact else 0.1)
-
-    hits = {
-        name: sum(weight(at, p) for at, p in find(tokens, [p for p in said if p not in home]))
-        for name, said in moods.items()
-    }
-    best = max(hits.values(), default=0)
-    winners = [name for name, n in hits.items() if n == best]
-    return winners[0] if best >= lang.mood_least and len(winners) == 1 else None

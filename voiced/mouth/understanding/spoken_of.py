@@ -7,8 +7,9 @@ from __future__ import annotations
 
 from voiced.language import Language, find, words
 from voiced.mouth.understanding import answers
-from voiced.mouth.understanding.frame import Words, is_question
+from voiced.mouth.understanding.frame import is_question
 from voiced.mouth.understanding.home import Home, Match, Outcome, Slot
+from voiced.mouth.understanding.home_words import Words
 
 
 def spoken_of(text: str, names: Words) -> tuple[str, ...]:

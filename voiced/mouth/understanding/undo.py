@@ -8,7 +8,7 @@ the last reply.
 from __future__ import annotations
 
 from voiced.language import Language, find, has, words
-from voiced.mouth.understanding.frame import Words
+from voiced.mouth.understanding.home_words import Words
 
 
 def undone(text: str, names: Words, lang: Language, changed: tuple[str, ...]) -> tuple[str, ...] | None:

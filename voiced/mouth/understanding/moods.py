@@ -1,0 +1,34 @@
+"""Moods heard in a request that names nothing here, to the scene presets that carry them."""
+
+from __future__ import annotations
+
+from voiced.language import Language, Phrase, find, has
+from voiced.mouth.understanding.frame import is_question
+from voiced.mouth.understanding.home_words import Words
+
+
+def mood(
+    parts: list[list[str]], moods: dict[str, tuple[Phrase, ...]], words: Words, lang: Language
+) -> str | None:
+    """The preset whose mood words the request's parts say most (a word naming a device, room or value
+    here never counts; a time of day counts half); None for none, a tie, a question in any part, or
+    the past."""
+    tokens = [t.removesuffix("'s") for part in parts for t in part]  # "dinner's on the table"
+    if any(is_question(part, lang) for part in parts) or has(tokens, lang.past):
+        return None
+    if find(tokens, list(words.devices)):
+        return None  # "I need to clean the diffuser": the mood word is about a device of ours
+    home = set(words.devices) | set(words.rooms) | set(words.scents) | set(words.genres) | set(words.colours)
+
+    def weight(at: int, said: Phrase) -> float:
+        # a time of day is weaker evidence than a mood word; "books" said is "books", before "book"
+        exact = tuple(tokens[at : at + len(said)]) == said
+        return (lang.mood_time_weight if said in lang.times_of_day else 1.0) - (0.0 if exact else 0.1)
+
+    hits = {
+        name: sum(weight(at, p) for at, p in find(tokens, [p for p in said if p not in home]))
+        for name, said in moods.items()
+    }
+    best = max(hits.values(), default=0)
+    winners = [name for name, n in hits.items() if n == best]
+    return winners[0] if best >= lang.mood_least and len(winners) == 1 else None
