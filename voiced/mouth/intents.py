@@ -34,6 +34,7 @@ from voiced.mouth.understanding.corrections import (
     unclear,
 )
 from voiced.mouth.understanding.dialogue import Recent, assumed
+from voiced.mouth.understanding.frame import is_question
 from voiced.mouth.understanding.framed import restore_all
 from voiced.mouth.understanding.grammar import human
 from voiced.mouth.understanding.handlers import handlers
@@ -263,7 +264,7 @@ class LocalIntentAgent(OneRequest, HeardReadings):
             reply = self._another_reading(text, alternatives, reply)
         elif reply.commands and alternatives:
             reply = self._unless_unsure(text, alternatives, reply)
-        asked_about = entity_frame.is_question(words(text), self._language)  # "who's this by?": no new "it"
+        asked_about = is_question(words(text), self._language)  # "who's this by?": no new "it"
         if not reply.commands and (reply.missed or not reply.understood) and not asked_about:
             self._home.last = ()  # "change it to green" after a miss: "it" is what we missed, not older
         value = doubted_value(reply.commands, doubtful, alternatives)
