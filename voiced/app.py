@@ -242,7 +242,9 @@ async def run_daemon(
             bus,
             sentence_silence_s=config.tts.sentence_silence_s,
             output_rate=EAR_RATE if options.reference is not None else None,
+            rehearsed=engines.rehearsed,
         )
+        stack.callback(engines.rehearsed.close)
         actions = DeviceActions(
             gateway,
             bus,

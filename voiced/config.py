@@ -156,6 +156,13 @@ def load_config(path: Path | None, environ: Mapping[str, str]) -> Config:
             "models_dir": base / config.models_dir,
             "mqtt": config.mqtt.model_copy(update={"tls": _resolve_tls(config.mqtt.tls, base, origin)}),
             "brain": config.brain.model_copy(update={"state_file": state_file}),
+            "tts": config.tts.model_copy(
+                update={
+                    "rehearsal_file": base / config.tts.rehearsal_file
+                    if config.tts.rehearsal_file
+                    else state_file.with_name("voiced-rehearsed.sqlite")
+                }
+            ),
             "vibe": config.vibe.model_copy(
                 update={
                     "presets_file": presets_file,

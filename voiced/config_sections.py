@@ -171,6 +171,12 @@ class TtsConfig(_Remote):
         None, ge=0, le=2, description="piper's timing variation; null = the voice's own; 0 = repeatable"
     )
     sentence_silence_s: Float = Field(0.15, ge=0, le=2, description="silence between two spoken sentences")
+    rehearsal_file: SafePath | None = Field(
+        None,
+        description="the replies rehearsed ahead of time (SQLite, ~60-110 KB each), so a restart need not "
+        "synthesize them again; null = voiced-rehearsed.sqlite beside brain.state_file. With voiced "
+        "stopped it may be deleted: the replies are rehearsed again",
+    )
     memory_arena: bool = Field(
         True,
         description="onnxruntime's memory arena for piper: false = ~140 MB less resident between "

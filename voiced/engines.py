@@ -7,7 +7,7 @@ import functools
 import logging
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TypeVar
 
 import numpy as np
@@ -28,6 +28,8 @@ from voiced.memory import give_back, limit_arenas
 from voiced.mouth.dry_run import DryRun
 from voiced.mouth.piper_tts import PiperSynthesizer
 from voiced.mouth.rehearsal import rehearsal_agent
+from voiced.mouth.rehearsal_file import RehearsalFile
+from voiced.mouth.speech import Rehearsed
 from voiced.mouth.understanding.hearing import english_words
 from voiced.mouth.understanding.learning import learn_ahead
 from voiced.mouth.understanding.titles import may_name_a_title
@@ -43,6 +45,8 @@ class Engines:
     synthesizer: PiperSynthesizer | WyomingSynthesizer
     # asr.second_model: hears again a turn whose words the local intents would not act on
     second: WhisperTranscriber | LazyWhisper | None = None
+    # the replies rehearsed by an earlier run (tts.rehearsal_file), and those rehearsed from now on
+    rehearsed: Rehearsed = field(default_factory=Rehearsed)
 
 
 def _whisper(
@@ -99,10 +103,16 @@ def load_engines(config: Config, registry: DeviceRegistry, *, whisper: bool = Tr
         synthesizer = WyomingSynthesizer(
             tts.uri, piper, voice=tts.remote_voice, connect_s=tts.connect_s, answer_s=tts.answer_s
         )
+    rehearsed = Rehearsed(
+        RehearsalFile(tts.rehearsal_file, piper.identity)
+        if tts.rehearsal_file is not None and tts.backend == "local"  # a server's voice may change unseen
+        else None
+    )
+    _LOGGER.info("%d rehearsed replies kept from an earlier run", rehearsed.restore())
     grammar.join()
     if config.memory.give_back_after_turn:
         give_back()  # loading a model passes through twice its size
-    return Engines(transcriber, synthesizer, second)
+    return Engines(transcriber, synthesizer, second, rehearsed)
 
 
 def _loaded(

@@ -38,6 +38,10 @@ class PiperSynthesizer:
 
         path = resolve_voice_path(config, models_dir)
         _LOGGER.info("loading piper voice from %s", path)
+        stat = path.stat()
+        settings = (config.length_scale, config.noise_scale, config.noise_w_scale)
+        # what a reply kept on disk was said by: another file or setting is another voice
+        self.identity = f"{path.name} {stat.st_size} {stat.st_mtime_ns} {settings}"
         # as PiperVoice.load makes it, but for onnxruntime's arena (tts.memory_arena): it keeps the
         # largest synthesis's buffers for good (~120 MB), where without it they are freed
         options = onnxruntime.SessionOptions()

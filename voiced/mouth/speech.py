@@ -22,6 +22,7 @@ from voiced.audio.pcm import resample_band_limited
 from voiced.audio.sinks import AudioSink
 from voiced.bus import EventBus
 from voiced.events import AgentText, TtsStarted, TtsStopped
+from voiced.mouth.rehearsal_file import RehearsalFile
 from voiced.mouth.sentences import SentenceSplitter
 from voiced.mouth.synthesizer import Synthesizer
 from voiced.tasks import cancel_and_wait
@@ -56,11 +57,25 @@ class Rehearsed:
     speaker of the home (each resamples what it plays). Thread-safe enough: a sentence is written
     once, whole, before it is read."""
 
-    def __init__(self) -> None:
+    def __init__(self, kept: RehearsalFile | None = None) -> None:
+        """`kept`: where replies outlive the process (`restore` reads them back)."""
         self._voices: dict[str, np.ndarray] = {}
+        self._kept = kept
+
+    def restore(self) -> int:
+        """The replies an earlier run kept (blocking); how many."""
+        if self._kept is not None:
+            for sentence, audio in self._kept.open().items():
+                if len(self._voices) < KEPT_LIMIT:
+                    self._voices.setdefault(sentence, audio)
+        return len(self._voices)
 
     def __len__(self) -> int:
         return len(self._voices)
+
+    def close(self) -> None:
+        if self._kept is not None:
+            self._kept.close()
 
     def get(self, sentence: str) -> np.ndarray | None:
         return self._voices.get(sentence)
@@ -68,7 +83,9 @@ class Rehearsed:
     def keep(self, sentence: str, synthesize: Callable[[str], np.ndarray]) -> bool:
         if sentence in self._voices or len(self._voices) >= KEPT_LIMIT:
             return False
-        self._voices[sentence] = synthesize(sentence)
+        self._voices[sentence] = audio = synthesize(sentence)
+        if self._kept is not None:
+            self._kept.save(sentence, audio)
         return True
 
 
@@ -103,7 +120,7 @@ class SpeechOutput:
         # Replies repeat ("Turning on the kitchen light."): their audio is kept, so the first
         # sentence of a familiar reply plays without waiting for piper. Thread-safe, bounded.
         self._recalled = functools.lru_cache(maxsize=VOICE_CACHE)(self._synthesized)
-        self.rehearsed = rehearsed or Rehearsed()  # ahead of time (`keep`): never evicted
+        self.rehearsed = Rehearsed() if rehearsed is None else rehearsed  # ahead of time (`keep`): never evicted
 
     @property
     def recently_spoken(self) -> str:
