@@ -83,10 +83,24 @@ def start_broker(workdir: Path, extra: str = "") -> tuple[subprocess.Popen[bytes
     raise SystemExit("bench: mosquitto did not start")
 
 
-def waited(process: subprocess.Popen[bytes], timeout_s: float) -> resource.struct_rusage:
-    """Wait for `process` (killed past `timeout_s`); its own resource use (peak RSS, CPU)."""
+def cpu_seconds(pid: int) -> float | None:
+    """A live process's CPU so far (user + system), from /proc; None once it is gone."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def waited(
+    process: subprocess.Popen[bytes], timeout_s: float, cpu_seen: list[tuple[float, float]] | None = None
+) -> resource.struct_rusage:
+    """Wait for `process` (killed past `timeout_s`); its own resource use (peak RSS, CPU).
+    `cpu_seen` gets (wall-clock time, CPU so far) every 0.1 s while it runs."""
     deadline = time.monotonic() + timeout_s
     while True:
+        if cpu_seen is not None and (cpu := cpu_seconds(process.pid)) is not None:
+            cpu_seen.append((time.time(), cpu))
         pid, status, usage = os.wait4(process.pid, os.WNOHANG)
         if pid:
             process.returncode = os.waitstatus_to_exitcode(status)
@@ -143,6 +157,12 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--turns", type=int, default=24)
     parser.add_argument(
+        "--lead-in",
+        type=float,
+        default=20.0,
+        help="seconds of silence before the first command, for the start-up work (the rehearsal) to end",
+    )
+    parser.add_argument(
         "--llm", action="store_true", help="questions answered by a scripted OpenAI-compatible server"
     )
     add_set_option(parser, "vad.early_asr_ms=60")
@@ -165,7 +185,7 @@ def main() -> int:
         print(f"bench: synthesizing {len(lines)} spoken commands…", flush=True)
         # Without generator noise every run plays the very same WAV: local and --wyoming hear equal audio.
         voice = PiperSynthesizer(TtsConfig(noise_scale=0.0, noise_w_scale=0.0), REPO / "models")
-        audio = speak_script(voice, lines)
+        audio = np.concatenate([np.zeros(int(args.lead_in * EAR_RATE), np.int16), speak_script(voice, lines)])
         paused: list[Said] = []
         if args.paused != "none":
             seed, pause_ms, commands = load()
@@ -208,6 +228,7 @@ def main() -> int:
                 out.write("brain:\n  use_llm: false\n")
         print(f"bench: playing {seconds:.0f} s of speech into `voiced run --input` in real time…", flush=True)
         # The devices answer as real ones do (a relative change asks the light for its state first).
+        cpu_seen: list[tuple[float, float]] = []
         simulator = subprocess.Popen(
             [sys.executable, "-m", "voiced", "-c", str(config), "simulate"],
             stdout=subprocess.DEVNULL,
@@ -220,7 +241,7 @@ def main() -> int:
                 [sys.executable, "-m", "voiced", "-c", str(config), *run, "--events", events_file],
                 stdout=subprocess.DEVNULL,
             )
-            usage = waited(daemon, seconds * 3 + 120)
+            usage = waited(daemon, seconds * 3 + 120, cpu_seen)
         finally:
             simulator.terminate()
             simulator.wait(timeout=10)
@@ -285,6 +306,12 @@ def main() -> int:
     print(f"peak RSS of the daemon: {peak_rss_mb:.0f} MB")
     turns = len(rows) + len(paused_rows)
     print(f"daemon CPU: {cpu_s:.0f} s in all (the models' load included), {cpu_s / turns:.2f} s per turn")
+    first_words = min(float(e["at"]) for e in events if e["kind"] == "speech_started")
+    start_up = max((cpu for at, cpu in cpu_seen if at <= first_words), default=0.0)
+    print(
+        f"  start-up (to the first command, {args.lead_in:.0f} s of silence after start): {start_up:.1f} s; "
+        f"then {(cpu_s - start_up) / turns:.2f} s per turn"
+    )
     return 0
 
 
