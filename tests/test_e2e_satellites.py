@@ -254,3 +254,39 @@ async def _two_rooms(
     assert len(kitchen.reply_files()) == 1 and len(bedroom.reply_files()) == 1  # one answer each
     assert daemon.heard_locally_s() == 0.0
     assert daemon.events._count("satellite_connected", "mute_satellite") == 0
+
+
+def test_voiced_listens_for_a_satellite_s_wake_word_on_its_stream(
+    workdir: Path, broker: Broker, home: SimulatedHome, engines: Engines
+) -> None:
+    """`wake_word` on a satellite that streams without one of its own: a request without the word
+    is no turn; with it, it is the kitchen's."""
+    kitchen = Satellite(workdir, "kitchen_satellite")
+    kitchen.start()
+    try:
+        satellite = {"name": kitchen.name, "uri": kitchen.uri, "room": "kitchen", "wake_word": "okay_nabu"}
+        config = write_config(workdir, broker, [satellite])
+        asyncio.run(asyncio.wait_for(_woken(workdir, config, kitchen, home, engines), 150))
+    finally:
+        kitchen.stop()
+
+
+async def _woken(
+    workdir: Path, config: Path, kitchen: Satellite, home: SimulatedHome, engines: Engines
+) -> None:
+    daemon = Daemon(workdir, config, engines)
+    daemon.start()
+    commands = Commands(home)
+    await daemon.events.count("satellite_connected", kitchen.name, 1, 60)
+
+    kitchen.say(spoken("Turn on the kitchen light."))  # overheard: no wake word
+    await asyncio.sleep(8)  # the request said, and time for a turn it must not become
+    assert not [e for e in daemon.events.all() if e["kind"] == "room_heard"]
+    assert ("kitchen_light", "ON") not in [
+        (topic.split("/")[1], p.get("state")) for topic, p in home.published()
+    ]
+
+    kitchen.say(spoken("Okay Nabu, turn on the kitchen light."))
+    await commands.sent(("kitchen_light", "ON"))
+    assert "kitchen light" in await reply_heard(kitchen, 1, engines, daemon.events)
+    await daemon.stop()

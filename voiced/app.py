@@ -40,7 +40,7 @@ from voiced.ear.listener import Ear
 from voiced.ear.mute import MuteSwitch
 from voiced.ear.typed import TypedEar, TypedTurns
 from voiced.ear.utterance import Heard, Listener
-from voiced.ear.wake import MicroWakeDetector, WakeGate, WakeSettings, WakeWordChoice
+from voiced.ear.wake import WakeGate, WakeWordChoice, wake_gate
 from voiced.ear.wyoming_asr import WyomingTranscriber
 from voiced.engines import Engines, private_intents, second_ear
 from voiced.ha_entities import HaEntities
@@ -153,20 +153,6 @@ def build_ear(
         reconsider=reconsider,
         tidy=tidy,
     )
-
-
-def wake_gate(config: Config, bus: EventBus, busy: Callable[[], bool]) -> WakeGate | None:
-    """The wake word's gate, its model loaded (a few ms); None when always listening.
-
-    `busy`: a turn is under way (the wake word's window stays open through it)."""
-    if config.wake.word is None:
-        return None
-    settings = WakeSettings(
-        frame_ms=config.vad.frame_ms,
-        listen_ms=round(config.wake.listen_s * 1000),
-        follow_up_ms=round(config.wake.follow_up_s * 1000),
-    )
-    return WakeGate(MicroWakeDetector(config.wake.word), settings, bus, busy)
 
 
 def mpd_players(registry: DeviceRegistry, config: Config) -> list[MpdPlayer]:
@@ -303,7 +289,7 @@ async def run_daemon(
         mute.set(config.wake.muted)
         wake = None
         if not isinstance(source, TypedTurns):
-            wake = wake_gate(config, bus, busy=lambda: daemon.busy or speech.speaking)
+            wake = wake_gate(config.wake.word, config, bus, busy=lambda: daemon.busy or speech.speaking)
         ear: Listener = (
             TypedEar(source, bus, brain_wait_s=brain_wait_s)
             if isinstance(source, TypedTurns)

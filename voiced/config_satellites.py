@@ -10,7 +10,7 @@ from collections.abc import Iterable
 
 from pydantic import Field, field_validator
 
-from voiced.config_sections import _Section
+from voiced.config_sections import WakeWord, _Section
 from voiced.errors import ConfigError
 from voiced.wyoming_link import parse_uri
 
@@ -33,6 +33,13 @@ class SatelliteConfig(_Section):
         min_length=1,
         max_length=60,
         description='the room it is in: "here" for what is said to it; one of the devices\' rooms',
+    )
+
+    wake_word: WakeWord | None = Field(
+        None,
+        description="a wake word voiced listens for on the satellite's stream (its microWakeWord model), "
+        "for a satellite that streams without one of its own; null = none on voiced's side (the "
+        "satellite's own --wake-uri, or always listening). wake.listen_s and wake.follow_up_s apply",
     )
 
     @field_validator("uri")

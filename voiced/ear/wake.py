@@ -22,6 +22,7 @@ import numpy as np
 
 from voiced.audio.pcm import EAR_RATE
 from voiced.bus import EventBus
+from voiced.config import Config, WakeWord
 from voiced.ear.segmenter import SegmenterEvent, UtteranceDiscarded, UtteranceEnded, UtteranceStarted
 from voiced.events import WakeWindowClosed, WakeWordDetected
 
@@ -206,3 +207,19 @@ class WakeWordChoice:
     def choose(self, word: str) -> None:
         if word != self._gate.word:
             self._gate.listen_for(MicroWakeDetector(word))  # a few ms: its model ships in the package
+
+
+def wake_gate(
+    word: WakeWord | None, config: Config, bus: EventBus, busy: Callable[[], bool]
+) -> WakeGate | None:
+    """A gate listening for `word` (its model loaded, a few ms); None when always listening.
+
+    `busy`: a turn is under way (the wake word's window stays open through it)."""
+    if word is None:
+        return None
+    settings = WakeSettings(
+        frame_ms=config.vad.frame_ms,
+        listen_ms=round(config.wake.listen_s * 1000),
+        follow_up_ms=round(config.wake.follow_up_s * 1000),
+    )
+    return WakeGate(MicroWakeDetector(word), settings, bus, busy)

@@ -31,6 +31,7 @@ from voiced.devices.registry import DeviceRegistry
 from voiced.ear.end_of_turn import Pause
 from voiced.ear.listener import Ear
 from voiced.ear.utterance import Heard
+from voiced.ear.wake import wake_gate
 from voiced.engines import Engines
 from voiced.events import AgentText, SpeechEnded, SpeechStarted, Transcript, TurnFinished
 from voiced.memory import give_back, give_back_after_turns
@@ -126,6 +127,8 @@ class SatelliteRoom:
             config, home.registry, home.actions, intents, vibe=home.vibe, bus=self._bus, client=home.client
         )
         tidy = config.memory.give_back_after_turn  # after each Whisper job and each turn, as the local room
+        # its window stays open through a turn and its reply
+        wake = wake_gate(self.satellite.wake_word, config, self._bus, lambda: daemon.busy or speech.speaking)
         ear = Ear(
             self._microphone,
             config.vad,
@@ -133,6 +136,7 @@ class SatelliteRoom:
             self._bus,
             is_deaf=HalfDuplexGuard(speech),  # it hears the satellite's speaker: deaf while that plays
             judge=home.ends_request(intents),
+            wake=wake,
             first_turn=self._first_turn,
             tidy=give_back if tidy else None,
         )
