@@ -120,7 +120,8 @@ class SpeechOutput:
         # Replies repeat ("Turning on the kitchen light."): their audio is kept, so the first
         # sentence of a familiar reply plays without waiting for piper. Thread-safe, bounded.
         self._recalled = functools.lru_cache(maxsize=VOICE_CACHE)(self._synthesized)
-        self.rehearsed = Rehearsed() if rehearsed is None else rehearsed  # ahead of time (`keep`): never evicted
+        # ahead of time (`keep`): never evicted
+        self.rehearsed = Rehearsed() if rehearsed is None else rehearsed
 
     @property
     def recently_spoken(self) -> str:
