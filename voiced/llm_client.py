@@ -6,14 +6,19 @@ each borrower sets its own timeout with `with_options` (same connection pool) an
 
 from __future__ import annotations
 
-import openai
+from typing import TYPE_CHECKING
 
 from voiced.config import LlmConfig
+
+if TYPE_CHECKING:
+    import openai
 
 DUMMY_API_KEY = "not-needed"  # local servers (llama.cpp, vLLM) ignore the key but the client wants one
 
 
 def open_client(config: LlmConfig, timeout_s: float) -> openai.AsyncOpenAI:
+    import openai  # ~12 MB and 0.3 s of start-up: only where a model is configured
+
     return openai.AsyncOpenAI(
         base_url=config.base_url,
         api_key=config.api_key or DUMMY_API_KEY,
@@ -24,4 +29,6 @@ def open_client(config: LlmConfig, timeout_s: float) -> openai.AsyncOpenAI:
 
 def borrow(client: openai.AsyncOpenAI, config: LlmConfig, timeout_s: float) -> openai.AsyncOpenAI:
     """The lent client with a borrower's own timeout; closing it is the lender's business."""
+    import openai
+
     return client.with_options(timeout=openai.Timeout(timeout_s, connect=config.connect_timeout_s))

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
-
-import openai
+from typing import TYPE_CHECKING
 
 from voiced.brain.analyst import OfflineAnalyst, interview_slots
 from voiced.brain.architect import Architect
@@ -24,6 +23,9 @@ from voiced.errors import ConfigError
 from voiced.supervision import Supervision
 from voiced.vibe.manager import VibeTaskManager
 from voiced.vibe.presets import PresetPlanner
+
+if TYPE_CHECKING:
+    import openai
 
 _LOGGER = logging.getLogger(__name__)
 

@@ -5,8 +5,7 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncGenerator
 from contextlib import aclosing
-
-import openai
+from typing import TYPE_CHECKING
 
 from voiced.bus import EventBus
 from voiced.config import Config
@@ -15,10 +14,15 @@ from voiced.devices.registry import DeviceRegistry
 from voiced.language.replies import say
 from voiced.mouth.agent import NO_CONTEXT, Agent, TurnContext
 from voiced.mouth.intents import LocalIntentAgent
-from voiced.mouth.llm import LlmAgent, LlmUnavailable
+from voiced.mouth.llm_errors import LlmUnavailable
 from voiced.mouth.local_agent import LocalAgent, act, confirmations, mentions
 from voiced.mouth.scene_undo import SceneUndo
 from voiced.mouth.vibe_control import VibeControl
+
+if TYPE_CHECKING:
+    import openai
+
+    from voiced.mouth.llm import LlmAgent
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -133,6 +137,8 @@ def build_agent(
     kind = config.agent_kind
     if kind == "local":
         return LocalAgent(intents, actions, vibe)
+    from voiced.mouth.llm import LlmAgent  # the client's library only where a model is configured
+
     llm = LlmAgent(config.llm, registry, actions, vibe=vibe, bus=bus, client=client)
     _LOGGER.info("agent: %s, model %s at %s", kind, config.llm.model, config.llm.base_url)
     if kind == "llm":

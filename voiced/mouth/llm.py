@@ -31,6 +31,7 @@ from voiced.devices.actions import DeviceActions
 from voiced.devices.registry import DeviceRegistry
 from voiced.devices.tools import MAX_ARGUMENT_CHARS, excerpt
 from voiced.llm_client import borrow, open_client
+from voiced.mouth.llm_errors import LlmUnavailable
 from voiced.mouth.tools import ToolBox, VibeControl
 from voiced.safe_text import clean
 
@@ -43,14 +44,6 @@ _NAME_CHARS = 64  # tool names and call ids: OpenAI's own limit is 64
 _MAX_CALLS = 1024  # calls kept from one response; the rate limit refuses most of them anyway
 # Where the text so far may be cut: after a sentence's end (and its closing quotes) or a newline.
 _SENTENCE_END = re.compile(r"(?:[.!?…][\"')\]\u201d\u2019]*|\n)")
-
-
-class LlmUnavailable(Exception):
-    """The model endpoint failed: unreachable, too slow, an HTTP error, or a garbled stream."""
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
 
 
 @dataclass

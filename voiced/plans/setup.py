@@ -5,8 +5,7 @@ from __future__ import annotations
 import logging
 import time
 from dataclasses import dataclass, field
-
-import openai
+from typing import TYPE_CHECKING
 
 from voiced.bus import EventBus
 from voiced.config import Config
@@ -16,13 +15,16 @@ from voiced.llm_client import borrow
 from voiced.mouth.intents import LocalIntentAgent
 from voiced.plans.engine import PlanEngine, Say
 from voiced.plans.ledger import Ledger
-from voiced.plans.llm_planner import LlmPlanFailed, LlmPlanner
-from voiced.plans.llm_supervisor import LlmSupervisor
 from voiced.plans.model import ExecutionPlan
 from voiced.plans.rules import RulePlanner
 from voiced.plans.steps import DeviceSteps
 from voiced.plans.supervisor import Supervisor, by_rules
 from voiced.plans.words import PlanWords
+
+if TYPE_CHECKING:
+    import openai
+
+    from voiced.plans.llm_planner import LlmPlanner
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -38,6 +40,8 @@ class Plans:
     async def make(self, text: str) -> ExecutionPlan:
         """The LLM's plan when one is configured and it gives a valid one; else the rules' (PlanRefused)."""
         if self.llm is not None:
+            from voiced.plans.llm_planner import LlmPlanFailed  # loaded with the client's library
+
             try:
                 return await self.llm.plan(text)
             except LlmPlanFailed as exc:
@@ -68,6 +72,8 @@ def build_plans(
 
     supervisor: Supervisor = by_rules
     if client is not None and config.plans.llm_supervisor:
+        from voiced.plans.llm_supervisor import LlmSupervisor  # the client's library: only with a model
+
         timeout = config.plans.supervisor_timeout_s
         supervisor = LlmSupervisor(
             borrow(client, config.llm, timeout),
@@ -81,6 +87,8 @@ def build_plans(
     )
     llm = None
     if client is not None:
+        from voiced.plans.llm_planner import LlmPlanner
+
         timeout_s = config.vibe.plan_timeout_s
         llm = LlmPlanner(
             registry,

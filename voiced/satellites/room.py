@@ -16,8 +16,8 @@ import logging
 from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass, field
 from types import TracebackType
+from typing import TYPE_CHECKING
 
-import openai
 from wyoming.asr import Transcript as WyomingTranscript
 from wyoming.tts import Synthesize
 from wyoming.vad import VoiceStarted, VoiceStopped
@@ -45,6 +45,9 @@ from voiced.satellites.events import RoomHeard, RoomSaid, RoomTurnFinished
 from voiced.satellites.link import DEFAULT_TIMING, LinkTiming, SatelliteLink
 from voiced.supervision import Supervision
 from voiced.vibe.presets import preset_moods
+
+if TYPE_CHECKING:
+    import openai
 
 _LOGGER = logging.getLogger(__name__)
 

@@ -3,18 +3,19 @@
 from __future__ import annotations
 
 from pathlib import Path
-
-import openai
+from typing import TYPE_CHECKING
 
 from voiced.bus import EventBus
 from voiced.config import Config
 from voiced.devices.actions import DeviceActions
 from voiced.devices.registry import DeviceRegistry
 from voiced.llm_client import borrow, open_client
-from voiced.vibe.llm_planner import LlmPlanner
 from voiced.vibe.manager import Planner, PresetOnly, VibeTaskManager
 from voiced.vibe.presets import PresetPlanner
 from voiced.vibe.runner import Narrate, PlanRunner
+
+if TYPE_CHECKING:
+    import openai
 
 
 def load_presets(config: Config, registry: DeviceRegistry) -> PresetPlanner:
@@ -38,6 +39,8 @@ def build_vibe(
     planner: Planner = PresetOnly(presets)
     if config.llm.base_url is not None or client is not None:
         timeout_s = config.vibe.plan_timeout_s
+        from voiced.vibe.llm_planner import LlmPlanner  # the client's library: only with a model
+
         planner = LlmPlanner(
             config.llm,
             config.vibe,
