@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import itertools
 import json
 import os
 import resource
@@ -83,24 +84,39 @@ def start_broker(workdir: Path, extra: str = "") -> tuple[subprocess.Popen[bytes
     raise SystemExit("bench: mosquitto did not start")
 
 
-def cpu_seconds(pid: int) -> float | None:
-    """A live process's CPU so far (user + system), from /proc; None once it is gone."""
+def cpu_and_rss(pid: int) -> tuple[float, float] | None:
+    """A live process's CPU so far (user + system, s) and resident size (MB), from /proc; None once
+    it is gone."""
     try:
         fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     except (OSError, IndexError):
         return None
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    cpu = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return cpu, int(fields[21]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
+def peak_moment(events: list[dict[str, object]], seen: list[tuple[float, float, float]]) -> str:
+    """When the resident size sampled every 0.1 s was highest: at start-up, or in which turn."""
+    if not seen:
+        return "not sampled"
+    at, _cpu, rss = max(seen, key=lambda sample: sample[2])
+    starts = [(float(str(e["at"])), e.get("turn")) for e in events if e["kind"] == "speech_started"]
+    turn = next((number for start, number in reversed(starts) if start <= at), None)
+    if turn is None:
+        return f"sampled {rss:.0f} MB at most, at start-up"
+    said = next((e.get("text") for e in events if e["kind"] == "transcript" and e.get("turn") == turn), "")
+    return f"sampled {rss:.0f} MB at most, in turn {turn}: {said!r}"
 
 
 def waited(
-    process: subprocess.Popen[bytes], timeout_s: float, cpu_seen: list[tuple[float, float]] | None = None
+    process: subprocess.Popen[bytes], timeout_s: float, seen: list[tuple[float, float, float]] | None = None
 ) -> resource.struct_rusage:
     """Wait for `process` (killed past `timeout_s`); its own resource use (peak RSS, CPU).
-    `cpu_seen` gets (wall-clock time, CPU so far) every 0.1 s while it runs."""
+    `seen` gets (wall-clock time, CPU so far, resident MB) every 0.1 s while it runs."""
     deadline = time.monotonic() + timeout_s
     while True:
-        if cpu_seen is not None and (cpu := cpu_seconds(process.pid)) is not None:
-            cpu_seen.append((time.time(), cpu))
+        if seen is not None and (now := cpu_and_rss(process.pid)) is not None:
+            seen.append((time.time(), *now))
         pid, status, usage = os.wait4(process.pid, os.WNOHANG)
         if pid:
             process.returncode = os.waitstatus_to_exitcode(status)
@@ -228,7 +244,7 @@ def main() -> int:
                 out.write("brain:\n  use_llm: false\n")
         print(f"bench: playing {seconds:.0f} s of speech into `voiced run --input` in real time…", flush=True)
         # The devices answer as real ones do (a relative change asks the light for its state first).
-        cpu_seen: list[tuple[float, float]] = []
+        seen: list[tuple[float, float, float]] = []
         simulator = subprocess.Popen(
             [sys.executable, "-m", "voiced", "-c", str(config), "simulate"],
             stdout=subprocess.DEVNULL,
@@ -241,7 +257,7 @@ def main() -> int:
                 [sys.executable, "-m", "voiced", "-c", str(config), *run, "--events", events_file],
                 stdout=subprocess.DEVNULL,
             )
-            usage = waited(daemon, seconds * 3 + 120, cpu_seen)
+            usage = waited(daemon, seconds * 3 + 120, seen)
         finally:
             simulator.terminate()
             simulator.wait(timeout=10)
@@ -303,11 +319,18 @@ def main() -> int:
             )
         for item in premature:
             print(f"  cut: {item.voice:8} {item.text!r} pauses {item.pauses_ms} ms")
-    print(f"peak RSS of the daemon: {peak_rss_mb:.0f} MB")
+    print(f"peak RSS of the daemon: {peak_rss_mb:.0f} MB ({peak_moment(events, seen)})")
+    starts = [float(str(e["at"])) for e in events if e["kind"] == "speech_started"]
+    bounds = [0.0, *starts, float("inf")]
+    peaks = [
+        max((rss for at, _c, rss in seen if low <= at < high), default=0.0)
+        for low, high in itertools.pairwise(bounds)
+    ]
+    print("  resident MB, at start-up then in each turn: " + " ".join(f"{peak:.0f}" for peak in peaks))
     turns = len(rows) + len(paused_rows)
     print(f"daemon CPU: {cpu_s:.0f} s in all (the models' load included), {cpu_s / turns:.2f} s per turn")
     first_words = min(float(e["at"]) for e in events if e["kind"] == "speech_started")
-    start_up = max((cpu for at, cpu in cpu_seen if at <= first_words), default=0.0)
+    start_up = max((cpu for at, cpu, _rss in seen if at <= first_words), default=0.0)
     print(
         f"  start-up (to the first command, {args.lead_in:.0f} s of silence after start): {start_up:.1f} s; "
         f"then {(cpu_s - start_up) / turns:.2f} s per turn"
