@@ -1,4 +1,5 @@
-"""Calibrates vad.complete_hangover_ms: the silence after which a whole, confident request ends the turn.
+"""Calibrates vad.complete_hangover_ms: the silence after which a whole, confident request ends the turn,
+and vad.careful_turns: how long a speaker once cut (who went on within the hangover) gets the full one.
 
 The paused-commands set's TUNING half (bench/paused/commands.yaml: commands with 200-600 ms pauses
 at phrase boundaries, spoken by piper's joe at two rates) is played in real time through the real
@@ -8,7 +9,11 @@ premature ends (a command cut before its last part) and end of speech → turn c
 0 is the rule off (every turn waits vad.hangover_ms). The value chosen is the shortest with at most
 1 premature end in 100 commands; `--held-out MS` then reports that value on the other half.
 
-Run: .venv/bin/python bench/calibrate_end_of_turn.py [--values 0,150,300,450] [--held-out MS]
+Each pair of values is a run of its own over the half, in order, as one speaker: a cut early on makes
+the careful turns after it.
+
+Run: .venv/bin/python bench/calibrate_end_of_turn.py [--values 0,150,300,450] [--careful 0,20]
+[--held-out MS]
 """
 
 from __future__ import annotations
@@ -53,12 +58,11 @@ class CountingSource:
 
 
 async def closes_at(
-    track: Path, config: Config, whole_ms: int, registry: DeviceRegistry, engines
+    track: Path, config: Config, whole_ms: int, careful: int, registry: DeviceRegistry, engines
 ) -> list[float]:  # type: ignore[no-untyped-def]
     """When each turn closed, in seconds into the track."""
-    config = config.model_copy(
-        update={"vad": config.vad.model_copy(update={"complete_hangover_ms": whole_ms})}
-    )
+    vad = config.vad.model_copy(update={"complete_hangover_ms": whole_ms, "careful_turns": careful})
+    config = config.model_copy(update={"vad": vad})
     intents = LocalIntentAgent(registry, lambda _name: None, room=config.audio.room)
     source = CountingSource(track)
     closes: list[float] = []
@@ -95,6 +99,7 @@ def main() -> int:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--values", default="0,150,300,450", help="silences to try, ms (0: the rule off)")
+    parser.add_argument("--careful", default="20", help="vad.careful_turns values to try with each silence")
     parser.add_argument("--held-out", type=int, metavar="MS", help="report this value on the held-out half")
     args = parser.parse_args()
     seed, pause_ms, commands = load()
@@ -126,16 +131,21 @@ def main() -> int:
         )
         results = {}
         for value in values:
-            closes = asyncio.run(closes_at(track, config, value, registry, engines))
-            results[value] = report(f"{value} ms" if value else "off", said, closes)
-    for value, (_share, premature) in results.items():
+            for careful in [int(c) for c in args.careful.split(",")] if value else [0]:
+                closes = asyncio.run(closes_at(track, config, value, careful, registry, engines))
+                label = f"{value} ms, careful {careful}" if value else "off"
+                results[(value, careful)] = report(label, said, closes)
+    for (value, careful), (_share, premature) in results.items():
         for item in premature:
-            print(f"  cut at {value or 'off'}: {item.voice:8} {item.text!r} pauses {item.pauses_ms} ms")
+            print(
+                f"  cut at {value or 'off'}, careful {careful}: {item.voice:8} {item.text!r} "
+                f"pauses {item.pauses_ms} ms"
+            )
     if args.held_out is None:
-        fit = [v for v, (share, _) in results.items() if v and share <= TARGET]
+        fit = [(v, c) for (v, c), (share, _) in results.items() if v and share <= TARGET]
         print(
-            f"shortest silence with at most {TARGET * 100:.0f} premature end in 100: "
-            f"{min(fit) if fit else 'none of those tried'}"
+            f"shortest silence with at most {TARGET * 100:.0f} premature end in 100 (and its fewest careful "
+            f"turns): {min(fit) if fit else 'none of those tried'}"
         )
     return 0
 

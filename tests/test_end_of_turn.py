@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from voiced.ear.end_of_turn import EndOfTurnSettings, Pause, settings_for, silence_needed, words_of
+from voiced.ear.end_of_turn import EndOfTurnSettings, Pace, Pause, settings_for, silence_needed, words_of
 
 SETTINGS = settings_for(whole_ms=150, hangover_ms=600)
 
@@ -58,3 +58,45 @@ def test_the_short_silence_is_never_longer_than_the_hangover() -> None:
 def test_words_keep_a_percent_sign_and_digits() -> None:
     assert words_of("Set it to 40%.") == ("set", "it", "to", "40", "%")
     assert words_of("Don\u2019t stop.") == ("don't", "stop")
+
+
+def _paced(careful_turns: int = 3) -> Pace:
+    return Pace(careful_turns, hangover_frames=20, onset_frames=3)  # 600 ms, 90 ms at 30 ms a frame
+
+
+def test_speech_again_within_the_hangover_of_an_early_end_makes_the_speaker_careful() -> None:
+    pace = _paced()
+    pace.ended(early_after_frames=5)  # closed after 150 ms of silence, on its words
+    for _ in range(17):  # 510 ms more: 660 ms after the voice ended, inside the hangover + onset
+        pace.frame()
+    assert pace.started() and pace.careful
+    whole = Pause(whole=True, confident=True, words=("turn", "on", "the", "light"))
+    assert silence_needed([whole], SETTINGS, careful=pace.careful) == SETTINGS.hangover_ms
+
+
+def test_speech_after_the_window_or_after_a_full_hangover_end_teaches_nothing() -> None:
+    late = _paced()
+    late.ended(early_after_frames=5)
+    for _ in range(19):  # past 15 frames of hangover left + 3 of onset
+        late.frame()
+    assert not late.started() and not late.careful
+    patient = _paced()
+    patient.ended(early_after_frames=None)  # the turn waited the full hangover
+    assert not patient.started() and not patient.careful
+
+
+def test_careful_lasts_the_turns_it_is_told_then_early_ends_return() -> None:
+    pace = _paced(careful_turns=2)
+    pace.ended(early_after_frames=5)
+    assert pace.started()
+    pace.ended(early_after_frames=None)  # the turn that went on
+    assert pace.careful
+    pace.started()
+    pace.ended(early_after_frames=None)
+    assert not pace.careful
+
+
+def test_nothing_is_learned_with_no_careful_turns() -> None:
+    pace = _paced(careful_turns=0)
+    pace.ended(early_after_frames=5)
+    assert not pace.started() and not pace.careful

@@ -83,6 +83,13 @@ class VadConfig(_Section):
     complete_hangover_ms: int = Field(
         300, ge=0, le=5000, description="silence that ends a whole, confident local command (0 = off)"
     )
+    careful_turns: Int = Field(
+        20,
+        ge=0,
+        le=10000,
+        description="after a speaker went on within the hangover from a turn ended early (it was cut), "
+        "this many turns wait the full hangover (0 = never)",
+    )
 
 
 WYOMING_URI = r"^tcp://[A-Za-z0-9._-]+:[0-9]{1,5}$"

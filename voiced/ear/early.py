@@ -8,17 +8,21 @@ import asyncio
 import logging
 from collections.abc import Callable
 
-from voiced.ear.end_of_turn import EndOfTurnSettings, Pause, silence_needed
+from voiced.ear.end_of_turn import EndOfTurnSettings, Pace, Pause, silence_needed
 from voiced.ear.utterance import Heard
 
 _LOGGER = logging.getLogger(__name__)
 
 
 class EarlyTranscript:
-    def __init__(self, judge: Callable[[Heard], Pause] | None, settings: EndOfTurnSettings) -> None:
-        """`judge`: what the words heard at a pause are; None: every turn waits the full hangover."""
+    def __init__(
+        self, judge: Callable[[Heard], Pause] | None, settings: EndOfTurnSettings, pace: Pace | None = None
+    ) -> None:
+        """`judge`: what the words heard at a pause are; None: every turn waits the full hangover.
+        `pace`: what this speaker's pauses taught (a speaker cut before waits the full hangover)."""
         self._judge = judge
         self._settings = settings
+        self._pace = pace
         self._pauses: list[Pause] = []  # what was heard at this utterance's pauses
         self._early: asyncio.Task[Heard] | None = None
         self._judged: asyncio.Task[Heard] | None = None  # the early transcript already judged
@@ -58,7 +62,8 @@ class EarlyTranscript:
         if early.cancelled() or early.exception() is not None or over_reply:
             return None
         self._pauses.append(self._judge(early.result()))
-        needed = silence_needed(self._pauses, self._settings)
+        careful = self._pace is not None and self._pace.careful
+        needed = silence_needed(self._pauses, self._settings, careful=careful)
         _LOGGER.debug(
             "end of turn: %r at a pause, %s: %d ms of silence", early.result().text, self._pauses[-1], needed
         )

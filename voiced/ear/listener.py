@@ -23,7 +23,7 @@ from voiced.ear.asr_queue import AsrQueue, Priority, Reconsider
 from voiced.ear.bargein import Action, BargeInGuard, Evidence, GuardSettings
 from voiced.ear.between import frames_or_done
 from voiced.ear.early import EarlyTranscript
-from voiced.ear.end_of_turn import Pause, settings_for
+from voiced.ear.end_of_turn import Pace, Pause, settings_for
 from voiced.ear.evidence import OverReplyEvidence
 from voiced.ear.frontend import FrameClassifier, PlainVad
 from voiced.ear.segmenter import (
@@ -87,7 +87,6 @@ class Ear:
         self._source = source
         self._stream = stream
         self._wake = wake
-        self._early = EarlyTranscript(judge, settings_for(config.complete_hangover_ms, config.hangover_ms))
         self._asr = AsrQueue(transcriber, reconsider, tidy)
         self._config = config
         self._bus = bus
@@ -98,6 +97,11 @@ class Ear:
         self._guard = BargeInGuard(guard or GuardSettings(frame_ms=config.frame_ms))
         settings = settings_from(config)
         self._segmenter = Segmenter(settings)
+        self._pace = Pace(
+            config.careful_turns, settings.frames(config.hangover_ms), settings.frames(settings.onset_ms)
+        )
+        ending = settings_for(config.complete_hangover_ms, config.hangover_ms)
+        self._early = EarlyTranscript(judge, ending, self._pace)
         over_ms = config.early_asr_over_reply_ms
         self._evidence = OverReplyEvidence(
             self._front, self._transcribe, settings, echo_db=echo_db, over_reply_pause_ms=over_ms
@@ -130,6 +134,7 @@ class Ear:
                 if self._stream is not None:
                     self._stream.end()
                 continue
+            self._pace.frame()
             kept, user_speech = self._front.classify(frame)
             self._evidence.keep(frame)
             if self._segmenter.in_speech and self._guard.active and user_speech:
@@ -247,6 +252,12 @@ class Ear:
         if isinstance(event, UtteranceStarted):
             self._turn += 1
             self._early.new_utterance()
+            if self._pace.started():
+                _LOGGER.info(
+                    "turn %d goes on from a turn ended early: the next %d wait the full hangover",
+                    self._turn,
+                    self._pace.careful_turns,
+                )
             playing = self._is_playing()
             self._bus.publish(SpeechStarted(turn=self._turn, over_reply=playing))
             if playing:
@@ -273,6 +284,9 @@ class Ear:
                 evidence = self._closing(event.audio, event.trailing_silence_ms, words=None, short=True)
                 self._hooks.words(self._turn, evidence, "final")
         else:
+            early = event.reason == "complete"
+            silent = event.trailing_silence_ms // self._config.frame_ms
+            self._pace.ended(early_after_frames=silent if early else None)
             voice_end_t = now - event.trailing_silence_ms / 1000
             samples = np.frombuffer(event.audio, dtype=np.int16)
             self._bus.publish(
