@@ -186,10 +186,11 @@ class DeviceGateway:
         """Ask for these devices' states and wait (at most `timeout`) for their reports; returns
         the names still without a report since asking."""
         before = {name: self._report(name)[0] for name in names}
+        now = self._clock()
         with self._lock:
             # asked before, longer ago than we would wait now, and still nothing: a device that
             # does not answer `/get` is asked again but not waited for a second time
-            deaf = {n for n in names if self._clock() - self._asked_at.get(n, self._clock()) > timeout}
+            deaf = {n for n in names if now - self._asked_at.get(n, now) > timeout}
         reports = self._bus.subscribe("refresh")
         try:
             waiting = set(self.ask(names)) - {n for n in deaf if before[n] == 0}
