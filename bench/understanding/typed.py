@@ -272,24 +272,25 @@ def judge(
     scene: str | None,
     before: dict[str, dict[str, Any]],
     kinds: dict[str, str],
-) -> str:
+) -> tuple[str, str | None]:
+    """The turn's outcome ("exact", "miss" or "wrong") and, when wrong, why (see `wrong_why`)."""
     done = changes(effects(published), before)
     if not done and scene is None:
-        return "exact" if not turn.expect else "miss"
-    why = wrong_why(turn, published, scene, before, kinds)
-    return "exact" if why is None else "wrong"
+        return ("exact" if not turn.expect else "miss"), None
+    why = wrong_why(turn, done, scene, before, kinds)
+    return ("exact" if why is None else "wrong"), why
 
 
 def wrong_why(
     turn: Turn,
-    published: Sequence[score.Command],
+    done: dict[str, dict[str, Any]],
     scene: str | None,
     before: dict[str, dict[str, Any]],
     kinds: dict[str, str],
 ) -> str | None:
-    """Why a turn that changed something is wrong (None: it is exact), as one of a few sorts, so
-    the held-out half's wrong effects can be counted by sort without reading them."""
-    done = changes(effects(published), before)
+    """Why a turn that changed something (`done`, from `changes`) is wrong (None: it is exact), as
+    one of a few sorts, so the held-out half's wrong effects can be counted by sort without reading
+    them."""
     if not turn.expect:
         return "acted when nothing was asked"
     wanted_scene = turn.expect.get("scene", {}).get("mood")
@@ -408,8 +409,7 @@ async def run(
                 home.touched(device for device, _ in published)
                 await _settled(home, published)
                 scene = planner.choose(reply.scene)[0] if reply.scene else None
-                outcome = judge(turn, published, scene, before, kinds)
-                why = wrong_why(turn, published, scene, before, kinds) if outcome == "wrong" else None
+                outcome, why = judge(turn, published, scene, before, kinds)
                 results.append(
                     TurnResult(conversation, index, outcome, published, scene, done.said, elapsed, why)
                 )
