@@ -22,7 +22,7 @@ from voiced.language.replies import say, the
 from voiced.mouth.agent import AgentReply
 from voiced.mouth.understanding.grammar import human
 from voiced.mouth.understanding.home import Home
-from voiced.mouth.understanding.values import number
+from voiced.mouth.understanding.values import number, number_spans, past_percent
 
 log = logging.getLogger(__name__)
 
@@ -151,17 +151,7 @@ def _renumbered(last: str, new: str, lang: Language) -> str | None:
     """The last request with its one number ("to 75", "to thirty five percent") said as `new`; None
     when it holds none, several different ones, or the same one."""
     tokens = words(last)
-    spans: list[tuple[int, int, int]] = []  # start, end, value
-    i = 0
-    while i < len(tokens):
-        found = number(tokens, i, lang)
-        if found is None:
-            i += 1
-            continue
-        end = i + found[1]
-        end += 1 if has(tokens[end : end + 1], lang.percent) else 0  # "75 percent" as a whole
-        spans.append((i, end, found[0]))
-        i = end
+    spans = [(i, past_percent(tokens, end, lang), value) for i, end, value in number_spans(tokens, lang)]
     if len({value for _, _, value in spans}) != 1 or f"{spans[0][2]} percent" == new:
         return None
     start, end, _ = spans[0]

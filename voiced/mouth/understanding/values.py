@@ -5,7 +5,7 @@ marks the words it took in `taken`, so that no word counts twice."""
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Container, Iterator, Sequence
 
 from voiced.language import Language, Phrase, find, has
 
@@ -25,6 +25,27 @@ def number(tokens: list[str], i: int, lang: Language) -> tuple[int, int] | None:
                     return value + unit, n + 1
             return value, n
     return None
+
+
+def number_spans(
+    tokens: list[str], lang: Language, skip: Container[int] = ()
+) -> Iterator[tuple[int, int, int]]:
+    """Each number said (digits or number words) as (start, end, value), left to right; the words
+    inside one ("thirty five") are not read again as numbers of their own. Positions in `skip` are
+    passed over, looked up as the scan goes, so a caller may add to it between spans."""
+    i = 0
+    while i < len(tokens):
+        found = None if i in skip else number(tokens, i, lang)
+        if found is None:
+            i += 1
+            continue
+        yield i, i + found[1], found[0]
+        i += found[1]
+
+
+def past_percent(tokens: list[str], end: int, lang: Language) -> int:
+    """`end`, or one past it when the word there is "percent" ("75 percent" as a whole)."""
+    return end + 1 if has(tokens[end : end + 1], lang.percent) else end
 
 
 @functools.cache
@@ -47,13 +68,8 @@ def percent(tokens: list[str], taken: set[int], lang: Language) -> int | None:
     """A percentage: a number before "percent", an amount ("half", "full"), or a number after "at"/"to".
     `TWO_VALUES` when two different ones are said."""
     found_values: list[int] = []
-    for i in range(len(tokens)):
-        if i in taken:
-            continue
-        found = number(tokens, i, lang)
-        if found is None:
-            continue
-        value, n = found
+    for i, end, value in number_spans(tokens, lang, taken):
+        n = end - i
         after = tuple(tokens[i + n : i + n + 2])
         if after[:1] and after[0] in lang.not_percent:
             continue
@@ -81,15 +97,11 @@ def step_size(tokens: list[str], lang: Language) -> int | None:
     """How far a step goes when a number is said with its way rather than as the level: after "by"
     ("up by 20"), right after a way ("bump it up 10%"), or right before one ("20 percent brighter")."""
     ways = {p[0] for p in (*lang.up, *lang.down) if len(p) == 1}
-    for i in range(len(tokens)):
-        found = number(tokens, i, lang)
-        if found is None:
-            continue
-        end = i + found[1]
-        end += 1 if has(tokens[end : end + 1], lang.percent) else 0
+    for i, end, value in number_spans(tokens, lang):
+        end = past_percent(tokens, end, lang)
         before = tokens[i - 1] if i > 0 else ""
         if before in lang.step_openers or before in ways or (tokens[end : end + 1] and tokens[end] in ways):
-            return found[0]
+            return value
     return None
 
 
