@@ -432,6 +432,9 @@ def test_something_to_play_with_a_level_plays_it_at_that_level() -> None:
     agent, _ = home()
     (command,) = agent.understand("play some classical at 30 percent").commands
     assert isinstance(command, MusicSet) and command.genre == "classical" and command.volume == 30
+    (command,) = agent.understand("play jazz at 30 percent").commands
+    assert isinstance(command, MusicSet) and command.action == "play" and command.genre == "jazz"
+    assert command.volume == 30 and command.query is None
 
 
 def test_talk_about_a_device_changes_nothing() -> None:
