@@ -437,6 +437,21 @@ def test_something_to_play_with_a_level_plays_it_at_that_level() -> None:
     assert command.volume == 30 and command.query is None
 
 
+def test_a_search_with_a_level_after_it_plays_at_that_level() -> None:
+    agent, _ = home()  # the music at volume 40
+    (quieter,) = agent.understand("play some jazz a bit quieter").commands
+    assert isinstance(quieter, MusicSet) and quieter.genre == "jazz" and quieter.volume == 30
+    (title,) = agent.understand("play pretty woman at about 20 percent").commands
+    assert isinstance(title, MusicSet) and title.query == "pretty woman" and title.volume == 20
+    (spoken,) = agent.understand("play jazz at volume 20").commands
+    assert isinstance(spoken, MusicSet) and spoken.genre == "jazz" and spoken.volume == 20
+    (stepped,) = agent.understand("play jazz 20 percent louder").commands
+    assert isinstance(stepped, MusicSet) and stepped.genre == "jazz" and stepped.volume == 60
+    for title in ("bring me up", "turn down for what"):  # a way in a title is no level
+        (played,) = agent.understand(f"play {title}").commands
+        assert isinstance(played, MusicSet) and played.query == title and played.volume is None
+
+
 def test_talk_about_a_device_changes_nothing() -> None:
     agent, _ = home()
     for said in (

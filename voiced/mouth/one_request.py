@@ -142,11 +142,6 @@ class OneRequest:
             if corrected is not None and (first is None or not corrected[1]) and (guess or not corrected[1]):
                 log.info("heard %r as %s", text, heard.changes)
                 return self._remember(corrected[0])
-        if first is not None and framed is not None and guess and _plays_with_level(framed):
-            # "play some jazz at 30": free text would swallow the volume; the frame reads both
-            found = self._prepared(framed_outcome(framed, self._home, self._handler_args[0]))
-            if found is not None:
-                return self._remember(found)
         if first is not None:  # free text (a title to search for) that no correction improves
             return self._remember(first[0])
         if heard.ambiguous is not None:
@@ -211,10 +206,3 @@ class OneRequest:
         if outcome.targets:
             self._home.last = outcome.targets
         return outcome
-
-
-def _plays_with_level(frame: entity_frame.Frame) -> bool:
-    """Something to play and a level for it, read by the frame."""
-    return (frame.genre or frame.title) is not None and (
-        frame.percent is not None or frame.direction is not None
-    )

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import jellyfish
 
-from voiced.language import english
-from voiced.language.replies import say
+from voiced.language import Language, english, find
+from voiced.language.replies import say, the
+from voiced.mouth.understanding import values
 from voiced.mouth.understanding.grammar import human
 from voiced.mouth.understanding.home import WHICH_ONE, Home, Match, Outcome, diffuser, music
 
@@ -49,8 +50,14 @@ def search_and_play(home: Home, match: Match) -> Outcome | None:
         words.pop()
         while words and words[-1] in ("on", "in", "the", "my", "through"):
             words.pop()
-    query = " ".join(words)
     genres = {g.lower() for g in getattr(home.registry.get(name), "genres", [])}
+    level = _level(words, english())
+    if level is not None:  # "jazz at 30 percent": the play, and the volume
+        what, volume, change = level
+        genre = _genre(" ".join(what), genres)
+        if genre is not None or change is None:  # "bring me up" is a title, "jazz louder" a level
+            return _played_at(home, name, genre, " ".join(what), volume, change)
+    query = " ".join(words)
     genre = _genre(query, genres)
     if genre is not None:
         return Outcome(say("playing_genre", genre=genre), [music(name, action="play", genre=genre)], (name,))
@@ -62,6 +69,66 @@ def search_and_play(home: Home, match: Match) -> Outcome | None:
     named = kind in ("album", "artist", "playlist")
     said = say("playing_kind", kind=kind, query=query) if named else say("playing_query", query=query)
     return Outcome(said, [music(name, action="play", query=query)], (name,))
+
+
+def _level(words: list[str], lang: Language) -> tuple[list[str], int | None, int | None] | None:
+    """A search ending in a level for what it names ("jazz at 30 percent", "jazz a bit louder"):
+    the words of what to play, and the volume or the change to it; None when it ends in no level
+    (a title may hold such words: "turn down for what")."""
+    taken: set[int] = set()
+    volume = values.percent(words, taken, lang)
+    ups, downs = find(words, lang.up), find(words, lang.down)
+    way = (1 if ups else -1) if bool(ups) != bool(downs) else 0
+    if way and not any(_ends_with_step(words[s + len(p) :], lang) for s, p in (*ups, *downs)):
+        way = 0
+    by = values.step_size(words, lang) if way and isinstance(volume, int) and volume > 0 else None
+    change = None
+    if volume is not None and volume != values.TWO_VALUES and taken and max(taken) == len(words) - 1:
+        cut = min(taken)
+    elif way:  # "jazz louder", "jazz 20 percent louder": a step from where it is
+        volume, change = None, (by or VOLUME_STEP) * way
+        cut = min(start for start, _ in [*ups, *downs, *((i, ()) for i in taken)])
+    else:
+        return None
+    what = words[:cut]
+    while what:  # "jazz at about 30", "jazz at volume 30", "jazz a bit louder": how the level is said
+        said_how = [p for p in lang.degree if tuple(what[-len(p) :]) == p]
+        if said_how:
+            del what[-len(said_how[0]) :]
+        elif what[-1] in (*lang.where_played, *lang.approximately) or values.names_a_level(what[-1], lang):
+            what.pop()
+        else:
+            break
+    return (what, volume, change) if what else None
+
+
+def _ends_with_step(rest: list[str], lang: Language) -> bool:
+    """Nothing after a way ("jazz louder"), or only how far ("jazz louder by 20")."""
+    if not rest:
+        return True
+    spans = list(values.number_spans(rest, lang))
+    return (
+        rest[0] in lang.step_openers
+        and len(spans) == 1
+        and spans[0][0] == 1
+        and (values.past_percent(rest, spans[0][1], lang) == len(rest))
+    )
+
+
+def _played_at(
+    home: Home, name: str, genre: str | None, query: str, volume: int | None, change: int | None
+) -> Outcome:
+    """Play the genre (or search for the rest) at the level said with it."""
+    if change is None:
+        volume = max(0, min(100, volume or 0))
+        level = say("framed_volume", volume=volume)
+    else:
+        volume = max(0, min(100, _volume_now(home, name) + change))
+        level = say("framed_louder" if change > 0 else "framed_quieter")
+    playing = say("framed_playing", what=genre or query)
+    fields = {"genre": genre} if genre is not None else {"query": query}
+    said = say("framed_done", [the(human(name))], said=f"{playing} and {level}")
+    return Outcome(said, [music(name, action="play", volume=volume, **fields)], (name,))
 
 
 _MUSIC_WORDS = frozenset(("music", "song", "songs", "something", "anything", "track", "tracks", "tunes"))

@@ -57,7 +57,7 @@ def _numbers(lang: Language) -> dict[str, list[tuple[Phrase, int]]]:
     return out
 
 
-def _names_a_level(word: str, lang: Language) -> bool:
+def names_a_level(word: str, lang: Language) -> bool:
     """A word for a kind's level or a step of it ("brightness", "bright", "louder"): a number after it
     is the level."""
     one = (word,)
@@ -77,9 +77,7 @@ def percent(tokens: list[str], taken: set[int], lang: Language) -> int | None:
         before = i - 1
         while before > 0 and tokens[before] in lang.approximately:
             before -= 1
-        valued = before >= 0 and (
-            tokens[before] in ("at", "to", "on") or _names_a_level(tokens[before], lang)
-        )
+        valued = before >= 0 and (tokens[before] in ("at", "to", "on") or names_a_level(tokens[before], lang))
         is_after = valued and value <= 100  # "to 40", "bright like 90", "volume 30"
         last_digits = tokens[i].isdigit() and n == len(tokens) - i and i > 0 and len(tokens) <= 3
         if is_pct or is_after or (last_digits and value <= 100):
