@@ -81,10 +81,10 @@ class VadConfig(_Section):
         150, ge=0, le=5000, description="the same for speech over our reply: a gap in a word is not its end"
     )
     complete_hangover_ms: int = Field(
-        300, ge=0, le=5000, description="silence that ends a whole, confident local command (0 = off)"
+        150, ge=0, le=5000, description="silence that ends a whole, confident local command (0 = off)"
     )
     careful_turns: Int = Field(
-        20,
+        1000,
         ge=0,
         le=10000,
         description="after a speaker went on within the hangover from a turn ended early (it was cut), "
