@@ -30,6 +30,14 @@ _LOGGER = logging.getLogger(__name__)
 RING_SIZE = 1000  # events kept for replay
 CLIENT_LIMIT = 256  # events a client may fall behind before it is let go
 CURRENT_KINDS = ("assistant_state", "broker_status", "mute_changed")  # each one says what is true now
+# Each says what is true now in one satellite's room: kept per satellite, not per kind.
+SATELLITE_KINDS = {
+    "satellite_connected": "link",
+    "satellite_disconnected": "link",
+    "room_heard": "heard",
+    "room_said": "said",
+    "room_turn_finished": "finished",
+}
 Annotate = Callable[[Event], dict[str, Any]]  # extra fields for an event's JSON (words for people)
 
 
@@ -58,7 +66,7 @@ class EventHub:
         self._ring: deque[Stamped] = deque(maxlen=ring_size)
         self._seq = 0
         self._live: set[Subscription] = set()
-        self._current: dict[str, Stamped] = {}  # the last event of each of CURRENT_KINDS
+        self._current: dict[str, Stamped] = {}  # the last of each of CURRENT_KINDS, and per satellite
         # Ids are "<boot>-<seq>": after a daemon restart an old Last-Event-ID means "replay all".
         self.boot = uuid.uuid4().hex[:8]
         # Subscribed now, kept across a restart of `run`: nothing is lost. What was said before
@@ -110,8 +118,8 @@ class EventHub:
                 _LOGGER.exception("web: could not describe %s", event.kind)
         stamped = Stamped(seq=self._seq, name=event.kind, data=json.dumps(data, default=str))
         self._ring.append(stamped)
-        if event.kind in CURRENT_KINDS:
-            self._current[event.kind] = stamped
+        if (key := current_key(event.kind, data)) is not None:
+            self._current[key] = stamped
         self._clients.publish(stamped)
 
     def current(self, kind: str) -> dict[str, Any] | None:
@@ -149,3 +157,12 @@ class EventHub:
         oldest = self._ring[0].seq if self._ring else self._seq + 1
         missed = sorted((s for s in self._current.values() if after < s.seq < oldest), key=lambda s: s.seq)
         return missed + kept
+
+
+def current_key(kind: str, data: dict[str, Any]) -> str | None:
+    """Where the hub keeps an event that says what is true now (None: it does not)."""
+    if kind in CURRENT_KINDS:
+        return kind
+    if (part := SATELLITE_KINDS.get(kind)) is not None and isinstance(data.get("satellite"), str):
+        return f"{part}:{data['satellite']}"
+    return None

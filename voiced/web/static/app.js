@@ -5,6 +5,7 @@ import * as chart from "./chart.js";
 import * as conversation from "./conversation.js";
 import * as devices from "./devices.js";
 import * as plans from "./plans.js";
+import * as rooms from "./rooms.js";
 import { $, api, el, post, withToken } from "./util.js";
 
 const THOUGHTS_KEPT = 200;
@@ -38,6 +39,7 @@ const handlers = {
   ...devices.handlers,
   ...conversation.handlers,
   ...plans.handlers,
+  ...rooms.handlers,
   assistant_state(e) { showMode(e.state); },
   mute_changed(e) { showMute(e.muted); },
   broker_status(e) { showBroker(e.connected); },
