@@ -365,8 +365,7 @@ async def run_daemon(
         await asyncio.to_thread(speech.warm, familiar_replies(registry))
         if config.agent_kind != "llm":  # the rest of the local replies, while nobody talks to us
             replies = private_intents(config, registry, home_replies)
-            tidy = give_back if config.memory.give_back_after_turn else None
-            supervision.follow("rehearsal", bus, lambda events: rehearse(events, speech.keep, replies, tidy))
+            supervision.follow("rehearsal", bus, lambda events: rehearse(events, speech.keep, replies))
             stack.push_async_callback(supervision.stop, "rehearsal")
         if config.memory.give_back_after_turn:
             supervision.follow("memory", bus, give_back_after_turns)

@@ -133,18 +133,13 @@ def home_replies(
 
 
 async def rehearse(
-    events: Subscription,
-    keep: Callable[[str], bool],
-    replies: Callable[[], Iterator[str]],
-    tidy: Callable[[], None] | None = None,
+    events: Subscription, keep: Callable[[str], bool], replies: Callable[[], Iterator[str]]
 ) -> None:
     """Synthesize the sentences `replies()` makes (`keep`, blocking, run off the loop; True when it
     synthesized one) one at a time, each only while `Quiet`; the next is found only then too. When
     the home is learned anew (discovered devices, HomeLearned) the list is made again and what is
     not kept yet is rehearsed. Runs until cancelled; supervised (a failure is logged and it starts
-    over; what is not rehearsed yet is synthesized when said). `tidy`: after each one synthesized,
-    in its thread (memory.give_back_after_turn: a synthesis passes through ~100 MB, and without
-    piper's arena what it freed would otherwise stay resident)."""
+    over; what is not rehearsed yet is synthesized when said)."""
     quiet = Quiet()
     sentences: Iterator[str] | None = None
     stale = True  # the list is made at start
@@ -163,11 +158,4 @@ async def rehearse(
             _LOGGER.info("%d replies rehearsed in %.1f s", done, time.monotonic() - started)
             sentences, done = None, 0
             continue
-        done += bool(await asyncio.to_thread(_kept, keep, sentence, tidy))
-
-
-def _kept(keep: Callable[[str], bool], sentence: str, tidy: Callable[[], None] | None) -> bool:
-    synthesized = keep(sentence)
-    if synthesized and tidy is not None:
-        tidy()
-    return synthesized
+        done += bool(await asyncio.to_thread(keep, sentence))
