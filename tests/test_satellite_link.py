@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import socket
 import subprocess
 import sys
@@ -57,8 +58,13 @@ class Heard:
         self.ends += 1
 
 
-def test_the_link_describes_runs_hears_and_comes_back_after_a_kill(kitchen: Satellite) -> None:
-    asyncio.run(asyncio.wait_for(_describes_runs_hears_and_comes_back(kitchen), 60))
+def test_the_link_describes_runs_hears_and_comes_back_after_a_kill(
+    kitchen: Satellite, caplog: pytest.LogCaptureFixture
+) -> None:
+    with caplog.at_level(logging.INFO, logger="voiced.satellites.link"):
+        asyncio.run(asyncio.wait_for(_describes_runs_hears_and_comes_back(kitchen), 60))
+    said = [r.getMessage() for r in caplog.records if "connected at" in r.getMessage()]
+    assert said and all("half duplex" in line and "no barge-in" in line for line in said)
 
 
 async def _describes_runs_hears_and_comes_back(kitchen: Satellite) -> None:

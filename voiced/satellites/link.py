@@ -173,11 +173,12 @@ class SatelliteLink:
         self.connected = self._came_up = True
         self._played.set()  # nothing is playing yet
         _LOGGER.info(
-            "satellite %s (%s) connected at %s%s",
+            "satellite %s (%s) connected at %s%s; half duplex: deaf while its reply plays, no barge-in%s",
             self.satellite.name,
             self.satellite.room,
             self.satellite.uri,
             f": {self.software}" if self.software else "",
+            f"; wake word {self.satellite.wake_word} heard by voiced" if self.satellite.wake_word else "",
         )
         self._bus.publish(
             SatelliteConnected(
