@@ -81,7 +81,7 @@ class VadConfig(_Section):
         150, ge=0, le=5000, description="the same for speech over our reply: a gap in a word is not its end"
     )
     complete_hangover_ms: int = Field(
-        150, ge=0, le=5000, description="silence that ends a whole, confident local command (0 = off)"
+        300, ge=0, le=5000, description="silence that ends a whole, confident local command (0 = off)"
     )
     careful_turns: Int = Field(
         1000,
