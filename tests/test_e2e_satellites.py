@@ -138,6 +138,17 @@ class Commands:
             await asyncio.sleep(0.1)
 
 
+async def started(
+    workdir: Path, config: Path, satellite: Satellite, home: SimulatedHome, engines: Engines
+) -> tuple[Daemon, Commands]:
+    """The daemon running, `satellite` connected to it, and the devices' commands followed."""
+    daemon = Daemon(workdir, config, engines)
+    daemon.start()
+    commands = Commands(home)
+    await daemon.events.count("satellite_connected", satellite.name, 1, 60)
+    return daemon, commands
+
+
 async def reply_heard(satellite: Satellite, count: int, engines: Engines, events: Events) -> str:
     """The `count`-th reply played on `satellite`, as Whisper hears it, once its turn is over.
 
@@ -177,10 +188,7 @@ def test_a_kitchen_satellite_lights_the_kitchen_answers_there_and_comes_back_aft
 async def _kitchen(
     workdir: Path, config: Path, kitchen: Satellite, home: SimulatedHome, engines: Engines
 ) -> None:
-    daemon = Daemon(workdir, config, engines)
-    daemon.start()
-    commands = Commands(home)
-    await daemon.events.count("satellite_connected", kitchen.name, 1, 60)
+    daemon, commands = await started(workdir, config, kitchen, home, engines)
 
     kitchen.say(spoken("Turn on the kitchen light."))
     await commands.sent(("kitchen_light", "ON"))
@@ -274,10 +282,7 @@ def test_voiced_listens_for_a_satellite_s_wake_word_on_its_stream(
 async def _woken(
     workdir: Path, config: Path, kitchen: Satellite, home: SimulatedHome, engines: Engines
 ) -> None:
-    daemon = Daemon(workdir, config, engines)
-    daemon.start()
-    commands = Commands(home)
-    await daemon.events.count("satellite_connected", kitchen.name, 1, 60)
+    daemon, commands = await started(workdir, config, kitchen, home, engines)
 
     kitchen.say(spoken("Turn on the kitchen light."))  # overheard: no wake word
     await asyncio.sleep(8)  # the request said, and time for a turn it must not become

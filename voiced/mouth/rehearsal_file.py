@@ -1,7 +1,7 @@
 """The rehearsed replies kept on disk (`tts.rehearsal_file`), so that a restart plays them at once
 instead of synthesizing them again (~20 s of CPU for a home of ten devices).
 
-Each reply is kept under the voice that said it (the piper file and its settings, `voice_identity`):
+Each reply is kept under the voice that said it (the piper file and its settings, its `identity`):
 a reply of another voice is never played, and is deleted when the file is opened. Audio is 16-bit
 PCM at the voice's own rate, as piper gives it. The file is opened, checked and recovered as every
 SQLite file of ours (`sqlite_files`); a failure while running is logged and costs nothing but the
@@ -46,12 +46,7 @@ class RehearsalFile:
             try:
                 return self._read()
             except sqlite3.Error as exc:
-                if not is_damage(exc):
-                    self._fail(exc)
-                    return {}
-                self._close()
-                self._file.recover(exc)
-                return self._read()
+                return self._afresh(exc)
 
     def _read(self) -> dict[str, np.ndarray]:
         self._db = db = sqlite3.connect(self.path, check_same_thread=False, timeout=5)
@@ -72,15 +67,21 @@ class RehearsalFile:
                         (self._voice, sentence, np.asarray(audio, dtype=np.int16).tobytes()),
                     )
             except sqlite3.Error as exc:
-                if not is_damage(exc):
-                    self._fail(exc)
-                    return
-                self._close()
-                self._file.recover(exc)
-                try:
-                    self._read()
-                except sqlite3.Error as again:
-                    self._fail(again)
+                self._afresh(exc)
+
+    def _afresh(self, exc: sqlite3.Error) -> dict[str, np.ndarray]:
+        """After a failure: a damaged file is moved aside and a fresh one opened; anything else (or
+        a fresh file failing too) stops the keeping. What the file now holds (nothing, or {})."""
+        if not is_damage(exc):
+            self._fail(exc)
+            return {}
+        self._close()
+        self._file.recover(exc)
+        try:
+            return self._read()
+        except sqlite3.Error as again:
+            self._fail(again)
+            return {}
 
     def _fail(self, exc: BaseException) -> None:
         self._failed = True
