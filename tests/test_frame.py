@@ -171,3 +171,24 @@ def test_as_far_as_it_goes_is_the_top_or_the_bottom_and_it_goes_reports_nobody()
     )
     assert agent().understand("music as loud as it goes").commands == (MusicSet(device="music", volume=100),)
     assert not agent().understand("he goes, turn off the lights").commands  # reported speech
+
+
+def test_everything_in_a_room_is_every_device_there_whatever_its_kind() -> None:
+    lounge = agent().understand("switch off everything in the lounge")
+    assert {c.device for c in lounge.commands} == {"living_room_light", "diffuser", "music"}
+    kitchen = agent().understand("turn everything off in the kitchen")
+    assert [c.device for c in kitchen.commands] == ["kitchen_light"]
+    but = agent().understand("turn everything off except the living room light")
+    assert {c.device for c in but.commands} == {"kitchen_light", "bedroom_light", "diffuser", "music"}
+    room_kept = agent().understand("everything off except the lounge")
+    assert {c.device for c in room_kept.commands} == {"kitchen_light", "bedroom_light"}
+
+
+def test_rooms_listed_after_a_request_each_take_it() -> None:
+    both = agent().understand("turn on the lights in the kitchen and the bedroom")
+    assert [c.device for c in both.commands] == ["kitchen_light", "bedroom_light"]
+    three = agent().understand("turn on the lights in the kitchen, the bedroom and the lounge")
+    assert [c.device for c in three.commands] == ["kitchen_light", "bedroom_light", "living_room_light"]
+    # after "except" the rooms listed are the ones kept: never switched (nothing, and said so)
+    kept = agent().understand("turn off the lights except in the kitchen and the bedroom")
+    assert kept.commands == () and kept.missed

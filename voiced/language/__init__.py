@@ -67,6 +67,7 @@ class Language:
     absent: dict[str, tuple[Phrase, ...]]
     room_words: tuple[Phrase, ...]
     every: tuple[Phrase, ...]
+    everything: tuple[Phrase, ...]  # every device of every kind
     excepting: tuple[Phrase, ...]
     here: tuple[Phrase, ...]
     power: dict[str, tuple[Phrase, ...]]
@@ -176,6 +177,7 @@ class Language:
             absent=_classes(raw["absent"]),
             room_words=_phrases(raw["room_words"]),
             every=_phrases(raw["every"]),
+            everything=_phrases(raw["everything"]),
             excepting=_phrases(raw["except"]),
             here=_phrases(raw["here"]),
             power=_classes(raw["power"]),

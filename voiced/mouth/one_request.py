@@ -52,13 +52,20 @@ class OneRequest:
         if not outcomes or at == 0 or not outcomes[-1].commands:
             return None
         frame = self._frame(segments[at])
-        if frame is None or not frame.bare or len(frame.named) != 1:
+        named = self._room_alone(segments[at]) if frame is None else None
+        if named is None and (frame is None or not frame.bare or len(frame.named) != 1):
             return None
+        target = named or frame.named[0]  # type: ignore[union-attr]
         home_words = HomeVocabulary.of(self._registry)
-        redo = corrected(segments[at - 1], Correction(frame.named[0], None, "target"), home_words)
+        before = at - 1  # "the kitchen, the bedroom and the lounge": all take the request before the rooms
+        while before > 0 and self._room_alone(segments[before]) is not None:
+            before -= 1
+        if has(words(segments[before]), self._language.excepting):
+            return None  # "lights off except in the kitchen and the bedroom": both are kept, not switched
+        redo = corrected(segments[before], Correction(target, None, "target"), home_words)
         if redo is None:
             return None
-        log.info("the request before, for %s: %r", frame.named[0], redo)
+        log.info("the request before, for %s: %r", target, redo)
         return self._one(redo)
 
     def _first(self, segments: list[str]) -> Outcome | None:
@@ -78,6 +85,14 @@ class OneRequest:
             if found is not None and not found[1]:
                 return self._remember(found[0])
         return outcome
+
+    def _room_alone(self, segment: str) -> str | None:
+        """The room `segment` names and nothing else, as said ("the bedroom": "bedroom"); else None."""
+        tokens = [t for t in words(segment) if t not in self._language.determiners]
+        found = find(tokens, list(self._words.rooms))
+        if len(found) != 1 or len(found[0][1]) != len(tokens):
+            return None
+        return " ".join(found[0][1])
 
     def _only_names(self, segment: str) -> bool:
         """Whether `segment` only names devices or rooms of this home ("the kitchen", "diffuser")."""

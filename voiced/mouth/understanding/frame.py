@@ -111,6 +111,7 @@ def _read(
     plural = [(s, p) for s, p in named if p in words.own and tokens[s] != p[0]]
     taken.difference_update(s for s, _ in plural)
     named = [found for found in named if found not in plural]
+    room_words = set(lang.room_words)
     for label, phrases in lang.absent.items():
         if find(tokens, phrases, set(taken)):
             return Frame(refusal=say("absent_here", thing=label))
@@ -244,6 +245,25 @@ def _read(
         kinds.add(felt[0][0])
     if not kinds:
         kinds = set(kind_words)
+    values_said = (titles, scent, genre, colour, white, minutes, percent, direction, action)
+    only_power = power is not None and not any(v is not None and v != [] for v in values_said)
+    if power is not None and only_power and has(tokens, lang.everything) and not (kinds - {"light"}):
+        # "everything off in the lounge", "everything off but the kitchen": every device there, or
+        # every one but those, whatever its kind ("the lounge" names a light, and its room)
+        places = {*rooms, *(words.in_room[d] for d in devices)} - {""}
+        kept_rooms = [
+            words.in_room[words.devices[p]]
+            for s, p in named
+            if cut is not None and s > cut and p in room_words
+        ]
+        left = {*excluded_rooms, *kept_rooms}
+        there = [
+            d
+            for d, r in words.in_room.items()
+            if (r in places or not (places or devices)) and r not in left and d not in excluded
+        ]
+        if (places or cut is not None) and there:
+            return Frame(targets=tuple(there), kind="mixed", power=power.upper(), named=said)
     if not kinds and rooms and (percent is not None or direction or power):
         kinds = {"light"}  # "the bedroom on half", "kitchen off": a room alone is its lights
     # "it", "them"; or a value said alone, briefly ("a bit stronger"): the last device acted on
@@ -267,10 +287,6 @@ def _read(
         kinds = {words.kinds[pointed[0]]}
     if not kinds and action == "play":
         kinds = {"music"}
-    only_power = power is not None and not any(
-        v is not None and v != []
-        for v in (titles, scent, genre, colour, white, minutes, percent, direction, action)
-    )
     if len(kinds) > 1 and power is not None and only_power and devices and not rooms and cut is None:
         # "kill the bedroom light and the music": each device named, switched as its kind is
         return Frame(targets=tuple(dict.fromkeys(devices)), kind="mixed", power=power.upper(), named=said)
