@@ -192,3 +192,19 @@ def test_rooms_listed_after_a_request_each_take_it() -> None:
     # after "except" the rooms listed are the ones kept: never switched (nothing, and said so)
     kept = agent().understand("turn off the lights except in the kitchen and the bedroom")
     assert kept.commands == () and kept.missed
+
+
+def test_what_someone_did_or_a_device_did_is_no_request() -> None:
+    for text in (
+        "I just turned on the kitchen light",
+        "I've switched the lounge light off already",
+        "she played some jazz",
+        "the diffuser ran out of lavender",
+    ):
+        reply = agent().understand(text)
+        assert reply.commands == (), text
+    # a participle after the device still asks; "put" and "set" read the same now as then
+    asked = agent().understand("I want the kitchen light turned off")
+    assert asked.commands == (LightSet(device="kitchen_light", state="OFF"),)
+    put = agent().understand("could you put the kitchen light on")
+    assert put.commands == (LightSet(device="kitchen_light", state="ON"),)

@@ -67,6 +67,10 @@ class Language:
     absent: dict[str, tuple[Phrase, ...]]
     room_words: tuple[Phrase, ...]
     every: tuple[Phrase, ...]
+    past_subjects: tuple[Phrase, ...]
+    past_between: tuple[Phrase, ...]
+    past_verbs: frozenset[str]
+    past_of_devices: frozenset[str]
     everything: tuple[Phrase, ...]  # every device of every kind
     excepting: tuple[Phrase, ...]
     here: tuple[Phrase, ...]
@@ -177,6 +181,10 @@ class Language:
             absent=_classes(raw["absent"]),
             room_words=_phrases(raw["room_words"]),
             every=_phrases(raw["every"]),
+            past_subjects=_phrases(raw["past_subjects"]),
+            past_between=_phrases(raw["past_between"]),
+            past_verbs=frozenset(raw["past_verbs"]),
+            past_of_devices=frozenset(raw["past_of_devices"]),
             everything=_phrases(raw["everything"]),
             excepting=_phrases(raw["except"]),
             here=_phrases(raw["here"]),

@@ -49,6 +49,32 @@ def is_question(tokens: list[str], lang: Language) -> bool:
     return opens(tokens, lang.question_openers) and not asks_nothing
 
 
+def told_of_the_past(tokens: list[str], lang: Language, device_words: frozenset[str]) -> bool:
+    """ "I just turned on the kitchen light", "the diffuser ran out of lavender": what was done, by
+    someone or to a device, not what to do."""
+    for at, token in enumerate(tokens):
+        if token not in lang.past_verbs and token not in lang.past_of_devices:
+            continue
+        before = at
+        while between := [
+            p for p in lang.past_between if tuple(tokens[max(0, before - len(p)) : before]) == p
+        ]:
+            before -= len(between[0])
+        if token in lang.past_verbs and any(
+            tuple(tokens[max(0, before - len(p)) : before]) == p for p in lang.past_subjects
+        ):
+            return True
+        if token in lang.past_of_devices and before > 0 and tokens[before - 1] in device_words:
+            return True
+    return False
+
+
+def _nouns(words: Words, lang: Language) -> frozenset[str]:
+    """The words a device is called by, last words only ("light" of "the kitchen light")."""
+    kind_words = (p for phrases in lang.kinds.values() for p in phrases)
+    return frozenset(p[-1] for p in (*words.devices, *lang.device_nouns, *kind_words) if p)
+
+
 def read(
     text_tokens: list[str],
     words: Words,
@@ -102,6 +128,7 @@ def _read(
         (len(tokens) < 2 and not (lone_direction or carried))
         or is_question(tokens, lang)
         or has(tokens, lang.past)
+        or told_of_the_past(tokens, lang, _nouns(words, lang))
     ):
         return None  # one word alone ("blues") is a part of something else, or a mishearing
     negated = has(tokens, lang.negations) and not values.felt_only_negation(tokens, lang)
