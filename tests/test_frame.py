@@ -208,3 +208,10 @@ def test_what_someone_did_or_a_device_did_is_no_request() -> None:
     assert asked.commands == (LightSet(device="kitchen_light", state="OFF"),)
     put = agent().understand("could you put the kitchen light on")
     assert put.commands == (LightSet(device="kitchen_light", state="ON"),)
+
+
+def test_for_a_number_said_last_is_how_long_never_a_level() -> None:
+    scent = agent().understand("lavender for 15")
+    assert scent.commands == (DiffuserSet(device="diffuser", state="ON", scent="lavender", duration_min=15),)
+    jazz = agent().understand("play jazz for 20")
+    assert jazz.commands == (MusicSet(device="music", action="play", genre="jazz"),)

@@ -50,6 +50,9 @@ def search_and_play(home: Home, match: Match) -> Outcome | None:
         words.pop()
         while words and words[-1] in ("on", "in", "the", "my", "through"):
             words.pop()
+    timed: set[int] = set()
+    if values.minutes(words, timed, english()) is not None and max(timed) == len(words) - 1:
+        del words[min(timed) :]  # "jazz for 20 minutes": how long is no part of what to play
     genres = {g.lower() for g in getattr(home.registry.get(name), "genres", [])}
     level = _level(words, english())
     if level is not None:  # "jazz at 30 percent": the play, and the volume

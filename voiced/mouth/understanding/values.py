@@ -160,4 +160,7 @@ def minutes(tokens: list[str], taken: set[int], lang: Language) -> int | None:
             if unit.startswith("hour"):
                 taken.update(range(i, after + n + 1))
                 return value * 60
+            if token == "for" and not unit:  # "lavender for 15": for a while, said last, is minutes
+                taken.update(range(i, after + n))
+                return value
     return None
