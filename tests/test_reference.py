@@ -81,3 +81,25 @@ def test_a_restart_is_reported_when_the_ear_reaches_it_not_when_it_happens() -> 
     assert not reference.restarted()  # told once
     reference.take(10)
     assert not reference.restarted()
+
+
+def test_audio_sent_to_a_satellite_after_a_silence_pairs_with_the_microphone_from_then_on() -> None:
+    reference = PlaybackReference(sample_rate=1000, max_lead_s=10.0)
+    reference.capture(5)  # the satellite streams; nothing was sent to it
+    reference.take(2)  # the ear is 3 samples behind the microphone
+    reference.append_sent(np.array([7, 8], dtype=np.int16), restart=True)
+    assert reference.take(2).tolist() == [0, 0]  # recorded before the reply was sent
+    assert not reference.restarted()
+    assert reference.take(1).tolist() == [0]
+    assert reference.restarted()  # the reply is what the next microphone sample holds
+    assert reference.take(3).tolist() == [7, 8, 0]
+
+
+def test_audio_sent_ahead_of_the_microphone_is_not_padded() -> None:
+    reference = PlaybackReference(sample_rate=1000, max_lead_s=10.0)
+    reference.capture(2)
+    reference.append_sent(np.array([1, 2, 3], dtype=np.int16))  # 2 samples of silence, then a lead
+    reference.append_sent(np.array([4], dtype=np.int16))  # still ahead: follows on at once
+    reference.capture(6)  # the satellite ran dry two samples before the next was sent
+    reference.append_sent(np.array([9], dtype=np.int16))
+    assert reference.take(9).tolist() == [0, 0, 1, 2, 3, 4, 0, 0, 9]

@@ -7,6 +7,7 @@ tcp://host:10700 and voiced connects to it, as Home Assistant's Wyoming integrat
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Literal
 
 from pydantic import Field, field_validator
 
@@ -40,6 +41,13 @@ class SatelliteConfig(_Section):
         description="a wake word voiced listens for on the satellite's stream (its microWakeWord model), "
         "for a satellite that streams without one of its own; null = none on voiced's side (the "
         "satellite's own --wake-uri, or always listening). wake.listen_s and wake.follow_up_s apply",
+    )
+
+    echo: Literal["half_duplex", "cancel"] = Field(
+        "half_duplex",
+        description="half_duplex: deaf to the satellite while its reply plays; cancel: it keeps listening "
+        "and you can talk over the reply (barge-in), our own echo told apart as for the daemon's "
+        "microphone (audio.echo: cancel). For a satellite that streams while it plays (no --wake-uri)",
     )
 
     @field_validator("uri")
