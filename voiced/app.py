@@ -35,7 +35,7 @@ from voiced.devices.vocabulary import HomeVocabulary
 from voiced.ear.asr_queue import Reconsider
 from voiced.ear.bargein import GuardSettings
 from voiced.ear.end_of_turn import Pause, words_of
-from voiced.ear.frontend import EchoCancellingVad
+from voiced.ear.frontend import echo_front
 from voiced.ear.listener import Ear
 from voiced.ear.mute import MuteSwitch
 from voiced.ear.typed import TypedEar, TypedTurns
@@ -128,14 +128,7 @@ def build_ear(
             reconsider=reconsider,
             tidy=tidy,
         )
-    front = EchoCancellingVad(
-        config.vad.aggressiveness,
-        options.reference,
-        frame_ms=config.vad.frame_ms,
-        tail_ms=audio.echo_tail_ms,
-        margin_db=audio.echo_margin_db,
-        echo_db=audio.echo_unexplained_db,
-    )
+    front = echo_front(options.reference, config.vad, audio)
     stack.callback(front.close)
     return Ear(
         source,

@@ -18,6 +18,7 @@ from threadpoolctl import threadpool_limits
 
 from voiced.audio.pcm import EAR_RATE, rms_dbfs
 from voiced.audio.reference import PlaybackReference
+from voiced.config import AudioConfig, VadConfig
 from voiced.ear.bargein import SILENT_DB, EchoGate
 from voiced.ear.delay import DelayEstimator
 from voiced.ear.echo import (
@@ -256,6 +257,19 @@ class EchoCancellingVad:
     def close(self) -> None:
         self._fitter.shutdown(wait=True, cancel_futures=True)
         self._canceller.close()
+
+
+def echo_front(reference: PlaybackReference, vad: VadConfig, audio: AudioConfig) -> EchoCancellingVad:
+    """The front end that tells our echo in `reference` from a voice, as `audio.echo` configures it
+    (for the daemon's microphone and a satellite's alike); close it when done."""
+    return EchoCancellingVad(
+        vad.aggressiveness,
+        reference,
+        frame_ms=vad.frame_ms,
+        tail_ms=audio.echo_tail_ms,
+        margin_db=audio.echo_margin_db,
+        echo_db=audio.echo_unexplained_db,
+    )
 
 
 def _fit_path(mic: np.ndarray, reference: np.ndarray, delay: int) -> tuple[np.ndarray, int, float]:

@@ -10,13 +10,15 @@ from collections.abc import AsyncIterator
 import numpy as np
 from wyoming.audio import AudioChunk, AudioStart, AudioStop
 
-from voiced.audio.pcm import EAR_RATE
+from voiced.audio.pcm import EAR_RATE, resample
+from voiced.audio.reference import PlaybackReference
 from voiced.satellites.link import SatelliteLink
 
 _LOGGER = logging.getLogger(__name__)
 BACKLOG_S = 30.0  # audio the ear may fall behind before the oldest is dropped
 END_SILENCE_S = 1.5  # after the stream ends: enough silence that an utterance in progress closes
 PLAYED_TAIL_S = 0.3  # the satellite's own buffering, past the length of the audio we sent
+LEAD_S = 0.2  # of the reply sent ahead of what the satellite has played: its buffer against jitter
 
 
 class SatelliteMicrophone:
@@ -26,7 +28,9 @@ class SatelliteMicrophone:
     satellite went away) silence follows it, so the utterance in progress ends as it would in a room
     that fell quiet."""
 
-    def __init__(self) -> None:
+    def __init__(self, reference: PlaybackReference | None = None) -> None:
+        """`reference`: counts what the satellite records, so that our echo pairs with it."""
+        self._reference = reference
         self._chunks: asyncio.Queue[bytes] = asyncio.Queue()
         self._queued = 0  # bytes
         self._limit = int(BACKLOG_S * EAR_RATE) * 2
@@ -34,12 +38,17 @@ class SatelliteMicrophone:
 
     def feed(self, pcm: bytes) -> None:
         while self._queued + len(pcm) > self._limit and not self._chunks.empty():
-            self._queued -= len(self._chunks.get_nowait())
+            dropped = len(self._chunks.get_nowait())
+            self._queued -= dropped
             self._dropped += 1
+            if self._reference is not None:
+                self._reference.forget(dropped // 2)
             if self._dropped in (1, 100) or self._dropped % 1000 == 0:
                 _LOGGER.warning("the ear runs %.0f s behind a satellite: audio dropped", BACKLOG_S)
         self._chunks.put_nowait(pcm)
         self._queued += len(pcm)
+        if self._reference is not None:
+            self._reference.capture(len(pcm) // 2)
 
     def end_of_stream(self) -> None:
         self.feed(bytes(int(END_SILENCE_S * EAR_RATE) * 2))
@@ -56,50 +65,93 @@ class SatelliteMicrophone:
             yield frame
 
 
+class Playhead:
+    """Where a satellite is in the audio we sent it, from the times given in (pure, no clock).
+
+    It plays what it is sent as it comes; once it has played all of it, it waits, and what comes
+    next plays from then on."""
+
+    def __init__(self) -> None:
+        self.sent_s = 0.0
+        self._origin: float | None = None  # when what was sent would have begun, played without a gap
+
+    def sent(self, seconds: float, now: float) -> bool:
+        """`seconds` more were sent at `now`; True when the satellite had played all it held
+        before them (the stream's start, or it ran dry): they start it playing again."""
+        dry = self._origin is None or now - self._origin >= self.sent_s
+        if dry:
+            self._origin = now - self.sent_s
+        self.sent_s += seconds
+        return dry
+
+    def left_s(self, now: float) -> float:
+        """What the satellite has yet to play."""
+        return 0.0 if self._origin is None else max(0.0, self._origin + self.sent_s - now)
+
+    def wait_s(self, now: float, seconds: float, lead_s: float) -> float:
+        """How long to wait before sending `seconds` more, so that it holds at most `lead_s`."""
+        return max(0.0, self.left_s(now) + seconds - lead_s)
+
+
 class SatelliteSpeaker:
     """The reply's audio, sent to the satellite as Wyoming audio-start, audio-chunks, audio-stop.
 
-    Nothing plays here: `play` returns once a slice is queued for the satellite; `drain` ends the
-    stream and waits until the satellite has played it (its `played`, or the audio's length)."""
+    Nothing plays here. The audio is sent as fast as the satellite plays it, `LEAD_S` ahead: a stop
+    or a pause is heard within that, and with a `reference` (echo: cancel) what was sent is our
+    echo's reference at the moment it plays. `drain` ends the stream and waits until the satellite
+    has played it (its `played`, or the audio's length)."""
 
-    def __init__(self, link: SatelliteLink) -> None:
+    def __init__(self, link: SatelliteLink, reference: PlaybackReference | None = None) -> None:
         self._link = link
+        self._reference = reference
         self._rate = 0  # of the stream open on the satellite; 0: none is
-        self._sent_s = 0.0
-        self._started = 0.0
+        self._playhead = Playhead()
+        self._playing = asyncio.Event()  # cleared while paused
+        self._playing.set()
 
     async def play(self, samples: np.ndarray, rate: int) -> None:
+        seconds = len(samples) / rate
+        while True:
+            await self._playing.wait()
+            wait_s = self._playhead.wait_s(time.monotonic(), seconds, LEAD_S)
+            if wait_s <= 0:
+                break
+            await asyncio.sleep(wait_s)
         if self._rate != rate:
             self._stop()
             if not self._link.send(AudioStart(rate=rate, width=2, channels=1).event()):
                 return  # nobody to play it to: the reply is lost with the satellite
             self._link.expect_played()
-            self._rate, self._sent_s, self._started = rate, 0.0, time.monotonic()
+            self._rate = rate
         pcm = samples.astype(np.int16, copy=False).tobytes()
         if self._link.send(AudioChunk(rate=rate, width=2, channels=1, audio=pcm).event()):
-            self._sent_s += len(samples) / rate
+            again = self._playhead.sent(seconds, time.monotonic())
+            if self._reference is not None:
+                self._reference.append_sent(resample(samples, rate, EAR_RATE), restart=again)
         await asyncio.sleep(0)
 
     async def drain(self) -> None:
         if not self._rate:
             return
+        left_s = self._playhead.left_s(time.monotonic())
         self._stop()
-        left_s = self._sent_s - (time.monotonic() - self._started)
-        await self._link.played(max(0.0, left_s) + PLAYED_TAIL_S)
+        await self._link.played(left_s + PLAYED_TAIL_S)
 
     def _stop(self) -> None:
+        self._playing.set()
+        self._playhead = Playhead()
         if self._rate:
             self._link.send(AudioStop().event())
             self._rate = 0
 
     def abort(self) -> None:
-        self._stop()  # what the satellite holds already plays out: Wyoming has no way to take it back
+        self._stop()  # what the satellite holds (LEAD_S) plays out: Wyoming cannot take it back
 
     def pause(self) -> None:
-        return None  # likewise: a satellite cannot pause what it was sent
+        self._playing.clear()  # nothing more is sent: silent once it has played what it holds
 
     def resume(self) -> None:
-        return None
+        self._playing.set()
 
     def close(self) -> None:
         self._stop()

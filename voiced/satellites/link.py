@@ -40,6 +40,10 @@ from voiced.tasks import cancel_and_wait
 from voiced.wyoming_link import within
 
 _LOGGER = logging.getLogger(__name__)
+ECHO_MODES = {  # how it hears over its own reply, as the log says when it connects
+    "half_duplex": "half duplex: deaf while its reply plays, no barge-in",
+    "cancel": "barge-in: listening while its reply plays, our echo told apart",
+}
 OUTGOING_LIMIT = 2000  # events waiting to be written (a reply of 30 s is ~750 chunks)
 
 
@@ -173,11 +177,12 @@ class SatelliteLink:
         self.connected = self._came_up = True
         self._played.set()  # nothing is playing yet
         _LOGGER.info(
-            "satellite %s (%s) connected at %s%s; half duplex: deaf while its reply plays, no barge-in%s",
+            "satellite %s (%s) connected at %s%s; %s%s",
             self.satellite.name,
             self.satellite.room,
             self.satellite.uri,
             f": {self.software}" if self.software else "",
+            ECHO_MODES[self.satellite.echo],
             f"; wake word {self.satellite.wake_word} heard by voiced" if self.satellite.wake_word else "",
         )
         self._bus.publish(

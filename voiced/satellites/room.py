@@ -1,11 +1,12 @@
 """One satellite's room: its own ear, turns, dialogue and voice; the home's devices and engines shared.
 
 The room runs the daemon's own turn loop (`Daemon`) on a bus of its own, so its turn numbers,
-its replies and its half-duplex guard never meet another room's. Its ear is the daemon's ear
-(VAD, endpointing, Whisper) on the satellite's stream; its understanding is a `LocalIntentAgent`
-whose *here* is the satellite's room; its replies are synthesized once and sent to this satellite
-only. What a person or another part needs to know is relayed: to the satellite (voice-started,
-voice-stopped, transcript, synthesize), and to the home's bus as room events.
+its replies and its barge-in lane (or half-duplex guard) never meet another room's. Its ear is
+the daemon's ear (VAD, endpointing, Whisper, and with `echo: cancel` the echo handling) on the
+satellite's stream; its understanding is a `LocalIntentAgent` whose *here* is the satellite's
+room; its replies are synthesized once and sent to this satellite only. What a person or another
+part needs to know is relayed: to the satellite (voice-started, voice-stopped, transcript,
+synthesize), and to the home's bus as room events.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import contextlib
 import logging
 from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass, field
+from functools import partial
 from types import TracebackType
 from typing import TYPE_CHECKING
 
@@ -22,13 +24,17 @@ from wyoming.asr import Transcript as WyomingTranscript
 from wyoming.tts import Synthesize
 from wyoming.vad import VoiceStarted, VoiceStopped
 
+from voiced.audio.pcm import EAR_RATE
+from voiced.audio.reference import PlaybackReference
 from voiced.bus import EventBus, Subscription
 from voiced.config import Config
 from voiced.config_satellites import SatelliteConfig
 from voiced.daemon import Daemon, HalfDuplexGuard
 from voiced.devices.actions import DeviceActions
 from voiced.devices.registry import DeviceRegistry
+from voiced.ear.bargein import GuardSettings
 from voiced.ear.end_of_turn import Pause
+from voiced.ear.frontend import echo_front
 from voiced.ear.listener import Ear
 from voiced.ear.utterance import Heard
 from voiced.ear.wake import wake_gate
@@ -99,7 +105,9 @@ class SatelliteRoom:
         self._home = home
         self._first_turn = first_turn
         self._bus = EventBus()  # the room's own: its turns, its voice
-        self._microphone = SatelliteMicrophone()
+        # what we send it, paired with what it hears: our echo told from a voice (echo: cancel)
+        self._reference = PlaybackReference() if satellite.echo == "cancel" else None
+        self._microphone = SatelliteMicrophone(self._reference)
         self.link = SatelliteLink(
             satellite,
             home.bus,
@@ -121,9 +129,10 @@ class SatelliteRoom:
         intents = await asyncio.to_thread(self._intents)  # its grammar takes a second to learn
         speech = SpeechOutput(
             home.engines.synthesizer,
-            SatelliteSpeaker(self.link),
+            SatelliteSpeaker(self.link, self._reference),
             self._bus,
             sentence_silence_s=config.tts.sentence_silence_s,
+            output_rate=None if self._reference is None else EAR_RATE,  # the reference's rate
             rehearsed=home.rehearsed,
         )
         agent = build_agent(
@@ -132,18 +141,31 @@ class SatelliteRoom:
         tidy = config.memory.give_back_after_turn  # after each Whisper job and each turn, as the local room
         # its window stays open through a turn and its reply
         wake = wake_gate(self.satellite.wake_word, config, self._bus, lambda: daemon.busy or speech.speaking)
-        ear = Ear(
+        hear = partial(
+            Ear,
             self._microphone,
             config.vad,
             transcriber,
             self._bus,
-            is_deaf=HalfDuplexGuard(speech),  # it hears the satellite's speaker: deaf while that plays
             judge=home.ends_request(intents),
             wake=wake,
             first_turn=self._first_turn,
             tidy=give_back if tidy else None,
         )
-        daemon = Daemon(bus=self._bus, ear=ear, agent=BorrowedAgent(agent), speech=speech)
+        if self._reference is None:  # it hears the satellite's speaker: deaf while that plays
+            ear = hear(is_deaf=HalfDuplexGuard(speech))
+        else:  # it tells our echo from a voice by what we sent, as the daemon's own microphone does
+            audio = config.audio
+            front = echo_front(self._reference, config.vad, audio)
+            self._stack.callback(front.close)
+            ear = hear(
+                front=front,
+                is_playing=lambda: speech.speaking or front.playing,
+                guard=GuardSettings(frame_ms=config.vad.frame_ms, confirm_ms=audio.barge_in_confirm_ms),
+                echo_db=audio.echo_unexplained_db,
+            )
+        echo_db = config.audio.echo_unexplained_db
+        daemon = Daemon(bus=self._bus, ear=ear, agent=BorrowedAgent(agent), speech=speech, echo_db=echo_db)
         try:
             await self._stack.enter_async_context(self.link)
             supervision = home.supervision
