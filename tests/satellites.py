@@ -26,14 +26,24 @@ class Satellite:
     """One wyoming-satellite process; `start` again after `kill` to bring it back on the same port."""
 
     def __init__(
-        self, workdir: Path, name: str, port: int | None = None, *, timed: bool = False, mic_chunk: int = 0
+        self,
+        workdir: Path,
+        name: str,
+        port: int | None = None,
+        *,
+        timed: bool = False,
+        mic_chunk: int = 0,
+        echo_gain: float = 0.0,
     ) -> None:
         """`timed` (the benchmark): the microphone logs when each request ended (`said.log`), the
         speaker when each reply's first audio arrived (`reply-*.first`, wall clock, beside the .raw).
-        `mic_chunk`: the satellite's --mic-command-samples-per-chunk (0: its default, 1024)."""
+        `mic_chunk`: the satellite's --mic-command-samples-per-chunk (0: its default, 1024).
+        `echo_gain`: the microphone hears what the speaker plays, times this (0: not at all); the
+        speaker then plays at 16 kHz."""
         self.name = name
         self.timed = timed
         self.mic_chunk = mic_chunk
+        self.echo_gain = echo_gain
         self.port = port or free_port()
         self.folder = workdir / name
         self.inbox = self.folder / "inbox"
@@ -58,10 +68,12 @@ class Satellite:
         mic = f"{sys.executable} {REPO / 'tests' / 'satellite_mic.py'} {self.inbox}"
         # each reply is one run of the command (the satellite ends it at audio-stop): one file each
         snd = f"sh -c 'cat > {self.replies}/reply-$(date +%s%N).raw'"
-        if self.timed or self.mic_chunk:
-            mic += f" {self.said_log if self.timed else '-'}"
-        if self.mic_chunk:
-            mic += f" {self.mic_chunk}"
+        if self.timed or self.mic_chunk or self.echo_gain:
+            mic += f" {self.said_log if self.timed else '-'} {self.mic_chunk}"
+        if self.echo_gain:
+            echo = self.folder / "echo.raw"  # all it played, one reply after another
+            mic += f" {echo} {self.echo_gain}"
+            snd = f"sh -c 'tee -a {echo} > {self.replies}/reply-$(date +%s%N).raw'"
         if self.timed:
             # dd takes the first two bytes as they come (a read of its own), then the time is noted
             first = f"f={self.replies}/reply-$(date +%s%N); dd bs=2 count=1 status=none > $f.part"
@@ -82,7 +94,7 @@ class Satellite:
                 "--snd-command",
                 snd,
                 "--snd-command-rate",
-                str(SND_RATE),
+                str(EAR_RATE if self.echo_gain else SND_RATE),
                 "--debug",
                 *(["--mic-command-samples-per-chunk", str(self.mic_chunk)] if self.mic_chunk else []),
             ],
