@@ -103,10 +103,3 @@ def test_audio_sent_ahead_of_the_microphone_is_not_padded() -> None:
     reference.capture(6)  # the satellite ran dry two samples before the next was sent
     reference.append_sent(np.array([9], dtype=np.int16))
     assert reference.take(9).tolist() == [0, 0, 1, 2, 3, 4, 0, 0, 9]
-
-
-def test_a_margin_pairs_what_is_sent_with_the_microphone_that_much_earlier() -> None:
-    reference = PlaybackReference(sample_rate=1000, max_lead_s=10.0)
-    reference.capture(5)
-    reference.append_sent(np.array([7], dtype=np.int16), margin=2)
-    assert reference.take(4).tolist() == [0, 0, 0, 7]

@@ -108,17 +108,15 @@ class PlaybackReference:
             self._played.push(samples)
             self.cut += self._played.drop_oldest(self._limit)
 
-    def append_sent(self, samples: np.ndarray, *, restart: bool = False, margin: int = 0) -> None:
+    def append_sent(self, samples: np.ndarray, *, restart: bool = False) -> None:
         """For a speaker we only send audio to while it plays (a satellite), with no device clock
         of ours behind it: the time it had nothing to play (between replies, a pause, a gap in
-        what we sent) is made up with silence, up to the microphone's newest sample less `margin`,
-        so that `samples` pair with the microphone recorded from then on. The margin keeps the
-        echo's delay clear of zero, where the echo path cannot be fitted, however quickly the
-        satellite plays. `restart`: it plays again after such a gap, and its echo may have moved
-        (as after `retract`)."""
+        what we sent) is made up with silence, up to the microphone's newest sample, so that
+        `samples` pair with the microphone recorded from now on. `restart`: it plays again after
+        such a gap, and its echo may have moved (as after `retract`)."""
         with self._lock:
             if self._counting:
-                gap = self._recorded - margin - self._handled - self._played.queued
+                gap = self._recorded - self._handled - self._played.queued
                 self._played.push(np.zeros(max(0, gap), dtype=np.int16))
             if restart:
                 self._restarts.append(self._played.removed + self._played.queued)

@@ -121,7 +121,10 @@ class EchoPath:
         base = len(reference) - end_offset - count - delay - self.lead
         if base < 0:
             raise ValueError("reference history too short for this delay")
-        return reference[base : base + count + self.taps - 1].astype(np.float64)
+        segment = reference[base : base + count + self.taps - 1].astype(np.float64)
+        # With an echo back within a few ms (a satellite that plays what it is sent at once), the
+        # filter's earliest lags reach past the reference's end: audio not yet sent, silence.
+        return np.pad(segment, (0, count + self.taps - 1 - len(segment)))
 
     def fit(self, mic: np.ndarray, reference: np.ndarray, delay: int) -> np.ndarray:
         """Fit on `mic` (the latest samples); `reference` ends at the same instant. Returns the residual."""

@@ -19,7 +19,6 @@ BACKLOG_S = 30.0  # audio the ear may fall behind before the oldest is dropped
 END_SILENCE_S = 1.5  # after the stream ends: enough silence that an utterance in progress closes
 PLAYED_TAIL_S = 0.3  # the satellite's own buffering, past the length of the audio we sent
 LEAD_S = 0.2  # of the reply sent ahead of what the satellite has played: its buffer against jitter
-PAIRING_MARGIN = EAR_RATE // 20  # what we send pairs with the microphone of 50 ms before (reference.py)
 
 
 class SatelliteMicrophone:
@@ -128,8 +127,7 @@ class SatelliteSpeaker:
         if self._link.send(AudioChunk(rate=rate, width=2, channels=1, audio=pcm).event()):
             again = self._playhead.sent(seconds, time.monotonic())
             if self._reference is not None:
-                audio = resample(samples, rate, EAR_RATE)
-                self._reference.append_sent(audio, restart=again, margin=PAIRING_MARGIN)
+                self._reference.append_sent(resample(samples, rate, EAR_RATE), restart=again)
         await asyncio.sleep(0)
 
     async def drain(self) -> None:
