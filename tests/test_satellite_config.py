@@ -28,6 +28,12 @@ def test_satellites_are_read_with_their_rooms(tmp_path: Path) -> None:
     assert config.satellites[1].host_port == ("bedroom.local", 10700)
     assert config.satellites[0].room == "kitchen"
     assert Config().satellites == ()  # none unless configured
+    assert config.satellites[0].echo == "half_duplex"  # deaf while its reply plays, unless told
+
+
+def test_a_satellite_may_hear_over_its_reply(tmp_path: Path) -> None:
+    config, _registry = check_all(write(tmp_path, [{**KITCHEN, "echo": "cancel"}]), {}, models=False)
+    assert config.satellites[0].echo == "cancel"
 
 
 @pytest.mark.parametrize(
@@ -41,6 +47,7 @@ def test_satellites_are_read_with_their_rooms(tmp_path: Path) -> None:
         ([KITCHEN, {**KITCHEN, "uri": "tcp://other:10700"}], "two are named 'kitchen_satellite'"),
         ([KITCHEN, {**KITCHEN, "name": "second"}], "'second' has the address of another"),
         ([{**KITCHEN, "microphone": "hw:1"}], "satellites.0.microphone: Extra inputs are not permitted"),
+        ([{**KITCHEN, "echo": "off"}], "satellites.0.echo: Input should be 'half_duplex' or 'cancel'"),
         ({"name": "kitchen"}, "satellites: Input should be a valid"),
     ],
 )
