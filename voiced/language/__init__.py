@@ -35,6 +35,11 @@ def _phrases(items: Iterable[Any]) -> tuple[Phrase, ...]:
     return tuple(sorted((p for p in found if p), key=lambda p: (-len(p), p)))
 
 
+def _pointed(raw: Mapping[str, Any]) -> list[str]:
+    """What a correcting pointer points at: "one", "ones" or a device noun ("not that lamp")."""
+    return ["one", "ones", *(str(n) for n in raw["device_nouns"]), *(f"{n}s" for n in raw["device_nouns"])]
+
+
 def _classes(raw: Mapping[str, Iterable[Any]]) -> dict[str, tuple[Phrase, ...]]:
     return {str(name): _phrases(items) for name, items in raw.items()}
 
@@ -217,7 +222,9 @@ class Language:
             pair=_phrases(raw["pair"]),
             again=_phrases(raw["again"]),
             many=_phrases(raw["many"]),
-            correcting=_phrases(raw["correcting"]),
+            correcting=_phrases(
+                [*raw["correcting"], *(f"{p} {n}" for p in raw["correcting_pointers"] for n in _pointed(raw))]
+            ),
             correction_words=frozenset(str(w) for w in raw["correction_words"]),
             guards={str(k): tuple(str(w) for w in v) for k, v in raw["guards"].items()},
             misheard_openings=tuple((str(c["heard"]), str(c["said"])) for c in raw["misheard_openings"]),
