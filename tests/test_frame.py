@@ -215,3 +215,10 @@ def test_for_a_number_said_last_is_how_long_never_a_level() -> None:
     assert scent.commands == (DiffuserSet(device="diffuser", state="ON", scent="lavender", duration_min=15),)
     jazz = agent().understand("play jazz for 20")
     assert jazz.commands == (MusicSet(device="music", action="play", genre="jazz"),)
+
+
+def test_here_asks_which_room_only_of_a_kind_in_several_rooms() -> None:
+    scent = agent().understand("can we get the citrus going in the diffuser, it still smells of fish in here")
+    assert scent.commands == (DiffuserSet(device="diffuser", state="ON", scent="citrus"),)
+    lights = agent().understand("turn the lights on in here")
+    assert lights.commands == () and "Which room" in lights.text
