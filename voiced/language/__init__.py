@@ -77,6 +77,7 @@ class Language:
     past_verbs: frozenset[str]
     past_of_devices: frozenset[str]
     everything: tuple[Phrase, ...]  # every device of every kind
+    beside: tuple[Phrase, ...]  # place or cause before a thing the home lacks
     excepting: tuple[Phrase, ...]
     here: tuple[Phrase, ...]
     power: dict[str, tuple[Phrase, ...]]
@@ -191,6 +192,7 @@ class Language:
             past_verbs=frozenset(raw["past_verbs"]),
             past_of_devices=frozenset(raw["past_of_devices"]),
             everything=_phrases(raw["everything"]),
+            beside=_phrases(raw["beside"]),
             excepting=_phrases(raw["except"]),
             here=_phrases(raw["here"]),
             power=_classes(raw["power"]),
