@@ -159,6 +159,26 @@ def test_a_correction_read_word_by_word_names_the_right_one_last() -> None:
     assert isinstance(command, MusicSet) and (command.query or "").lower() == "adele"
 
 
+def test_a_correction_may_point_at_the_wrong_one_or_name_the_right_one_first() -> None:
+    for correction in (
+        "not that light, the bedroom one",
+        "wrong lamp, the bedroom",
+        "the bedroom, not the kitchen",
+    ):
+        agent, known = home()
+        carried(known, agent.understand("turn on the kitchen light").commands)
+        reply = agent.understand(correction)
+        assert set(reply.commands) == {
+            LightSet(device="kitchen_light", state="OFF"),
+            LightSet(device="bedroom_light", state="ON"),
+        }, correction
+    agent, known = home()
+    carried(known, agent.understand("make the kitchen light blue").commands)
+    assert agent.understand("green, not blue").commands == (
+        LightSet(device="kitchen_light", state="ON", color_hex="#00FF00"),
+    )
+
+
 def test_no_then_a_request_of_its_own_is_no_correction() -> None:
     agent, _ = home()
     agent.understand("turn on the bedroom light")

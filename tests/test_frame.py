@@ -215,3 +215,21 @@ def test_for_a_number_said_last_is_how_long_never_a_level() -> None:
     assert scent.commands == (DiffuserSet(device="diffuser", state="ON", scent="lavender", duration_min=15),)
     jazz = agent().understand("play jazz for 20")
     assert jazz.commands == (MusicSet(device="music", action="play", genre="jazz"),)
+
+
+def test_here_asks_which_room_only_of_a_kind_in_several_rooms() -> None:
+    scent = agent().understand("can we get the citrus going in the diffuser, it still smells of fish in here")
+    assert scent.commands == (DiffuserSet(device="diffuser", state="ON", scent="citrus"),)
+    lights = agent().understand("turn the lights on in here")
+    assert lights.commands == () and "Which room" in lights.text
+
+
+def test_a_thing_the_home_lacks_said_as_where_or_why_is_not_what_is_asked() -> None:
+    louder = agent().understand("louder please I can't hear it over the kettle")
+    assert louder.commands == (MusicSet(device="music", volume=60),)
+    for text in (
+        "turn on the light over the oven",
+        "lights on by the tv",
+        "turn the heating up in the kitchen",
+    ):
+        assert agent().understand(text).commands == (), text

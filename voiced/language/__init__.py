@@ -35,6 +35,11 @@ def _phrases(items: Iterable[Any]) -> tuple[Phrase, ...]:
     return tuple(sorted((p for p in found if p), key=lambda p: (-len(p), p)))
 
 
+def _pointed(raw: Mapping[str, Any]) -> list[str]:
+    """What a correcting pointer points at: "one", "ones" or a device noun ("not that lamp")."""
+    return ["one", "ones", *(str(n) for n in raw["device_nouns"]), *(f"{n}s" for n in raw["device_nouns"])]
+
+
 def _classes(raw: Mapping[str, Iterable[Any]]) -> dict[str, tuple[Phrase, ...]]:
     return {str(name): _phrases(items) for name, items in raw.items()}
 
@@ -72,6 +77,7 @@ class Language:
     past_verbs: frozenset[str]
     past_of_devices: frozenset[str]
     everything: tuple[Phrase, ...]  # every device of every kind
+    beside: tuple[Phrase, ...]  # place or cause before a thing the home lacks
     excepting: tuple[Phrase, ...]
     here: tuple[Phrase, ...]
     power: dict[str, tuple[Phrase, ...]]
@@ -186,6 +192,7 @@ class Language:
             past_verbs=frozenset(raw["past_verbs"]),
             past_of_devices=frozenset(raw["past_of_devices"]),
             everything=_phrases(raw["everything"]),
+            beside=_phrases(raw["beside"]),
             excepting=_phrases(raw["except"]),
             here=_phrases(raw["here"]),
             power=_classes(raw["power"]),
@@ -217,7 +224,9 @@ class Language:
             pair=_phrases(raw["pair"]),
             again=_phrases(raw["again"]),
             many=_phrases(raw["many"]),
-            correcting=_phrases(raw["correcting"]),
+            correcting=_phrases(
+                [*raw["correcting"], *(f"{p} {n}" for p in raw["correcting_pointers"] for n in _pointed(raw))]
+            ),
             correction_words=frozenset(str(w) for w in raw["correction_words"]),
             guards={str(k): tuple(str(w) for w in v) for k, v in raw["guards"].items()},
             misheard_openings=tuple((str(c["heard"]), str(c["said"])) for c in raw["misheard_openings"]),

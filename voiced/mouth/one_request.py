@@ -86,6 +86,13 @@ class OneRequest:
                 return self._remember(found[0])
         return outcome
 
+    def _placed(self) -> set[str]:
+        """The kinds of device that are all in one room (or none): "here" changes nothing of them."""
+        rooms: dict[str, set[str]] = {}
+        for device, kind in self._words.kinds.items():
+            rooms.setdefault(kind, set()).add(self._words.in_room[device])
+        return {kind for kind, where in rooms.items() if len(where) < 2}
+
     def _room_alone(self, segment: str) -> str | None:
         """The room `segment` names and nothing else, as said ("the bedroom": "bedroom"); else None."""
         tokens = [t for t in words(segment) if t not in self._language.determiners]
@@ -125,7 +132,7 @@ class OneRequest:
         resolved, stand_in = pronouns.resolve(text, last)
         rooms = sorted({r for r in self._words.in_room.values() if r})
         if self._room is None and (
-            here := here_unknown(text, rooms, self._words.title_phrases, self._language)
+            here := here_unknown(text, rooms, self._words.title_phrases, self._language, self._placed())
         ):
             self._question = here  # "the lights in here": which room is here, asked
             return None

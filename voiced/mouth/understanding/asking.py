@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
 from voiced.language import Language, find, words
@@ -59,7 +59,11 @@ def which_room(text: str, light_rooms: Callable[[], Sequence[str]]) -> Question 
 
 
 def here_unknown(
-    text: str, rooms: Sequence[str], titles: Sequence[tuple[str, ...]], lang: Language
+    text: str,
+    rooms: Sequence[str],
+    titles: Sequence[tuple[str, ...]],
+    lang: Language,
+    placed: Collection[str] = (),
 ) -> Question | None:
     """ "Turn on the lights in here" where nobody said which room this is (`audio.room` unset): which
     room, asked back, rather than every light in the home. None when a room or a title is named
@@ -75,6 +79,9 @@ def here_unknown(
     ]
     if not found or not find(tokens, asks):
         return None  # "make it romantic in here" sets a mood for the home; "she is here" asks nothing
+    said = {kind for kind, ps in lang.kinds.items() if find(tokens, ps)}
+    if said and said <= set(placed):
+        return None  # "citrus in the diffuser, it smells in here": the one diffuser, wherever here is
     if len(rooms) < 2 or find(tokens, [tuple(words(r)) for r in rooms]) or find(tokens, titles):
         return None
     heard = " ".join(found[0][1])

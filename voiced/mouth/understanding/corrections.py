@@ -59,9 +59,10 @@ def said_right(text: str, vocabulary: HomeVocabulary, lang: Language) -> Correct
     opening = next((i for i, t in enumerate(tokens) if t not in lang.fillers), len(tokens))
     if tokens[opening : opening + 1] == ["not"]:
         cues = sorted([*cues, (opening, ("not",))])  # "not blue, green"; "not the bedroom" alone excludes
-    if not cues or _asks(tokens[: cues[0][0]], lang):
-        return None  # "turn on the lamp, I meant …" is corrected in the same breath (`taken_back`)
     things = _things(vocabulary)
+    if not cues or _asks(tokens[: cues[0][0]], lang):
+        # "turn on the lamp, I meant …" is corrected in the same breath (`taken_back`)
+        return _right_then_wrong(tokens, things, lang) if not cues else None
     mentions = find(tokens, things)
     spoken = [m for m, _ in mentions]
     spoken += [i for i, t in enumerate(tokens) if t not in lang.correction_words and number(tokens, i, lang)]
@@ -96,6 +97,28 @@ def said_right(text: str, vocabulary: HomeVocabulary, lang: Language) -> Correct
         before = {things[p][1] for start, p in mentions if start < end and things[p][0] == sort} - {new}
         old = before.pop() if len(before) == 1 else None
     return Correction(new, old, sort)
+
+
+def _right_then_wrong(
+    tokens: list[str], things: dict[Phrase, tuple[str, str]], lang: Language
+) -> Correction | None:
+    """ "The bedroom, not the kitchen": the right one, then "not" and the wrong one of the same sort,
+    among small words only."""
+    if "not" not in tokens:
+        return None
+    at = tokens.index("not")
+    mentions = find(tokens, things)
+    before, after = [m for m in mentions if m[0] < at], [m for m in mentions if m[0] > at]
+    covered = {at, *(i for start, p in mentions for i in range(start, start + len(p)))}
+    small = lang.correction_words | lang.fillers
+    if (
+        len(before) != 1
+        or len(after) != 1
+        or any(i not in covered and t not in small for i, t in enumerate(tokens))
+    ):
+        return None
+    (sort, new), (wrong_sort, old) = things[before[0][1]], things[after[0][1]]
+    return Correction(new, old, sort) if sort == wrong_sort and new != old else None
 
 
 def _things(vocabulary: HomeVocabulary) -> dict[Phrase, tuple[str, str]]:

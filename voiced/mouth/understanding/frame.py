@@ -16,6 +16,7 @@ from voiced.language.replies import say
 from voiced.mouth.understanding import values
 from voiced.mouth.understanding.home_words import Words
 from voiced.mouth.understanding.lacking import lacking
+from voiced.mouth.understanding.said_about import nouns, only_beside, ours, told_of_the_past
 
 
 @dataclass(frozen=True)
@@ -47,32 +48,6 @@ class Frame:
 def is_question(tokens: list[str], lang: Language) -> bool:
     asks_nothing = opens(tokens, lang.asking_openers) or opens(tokens, lang.exclaiming)
     return opens(tokens, lang.question_openers) and not asks_nothing
-
-
-def told_of_the_past(tokens: list[str], lang: Language, device_words: frozenset[str]) -> bool:
-    """ "I just turned on the kitchen light", "the diffuser ran out of lavender": what was done, by
-    someone or to a device, not what to do."""
-    for at, token in enumerate(tokens):
-        if token not in lang.past_verbs and token not in lang.past_of_devices:
-            continue
-        before = at
-        while between := [
-            p for p in lang.past_between if tuple(tokens[max(0, before - len(p)) : before]) == p
-        ]:
-            before -= len(between[0])
-        if token in lang.past_verbs and any(
-            tuple(tokens[max(0, before - len(p)) : before]) == p for p in lang.past_subjects
-        ):
-            return True
-        if token in lang.past_of_devices and before > 0 and tokens[before - 1] in device_words:
-            return True
-    return False
-
-
-def _nouns(words: Words, lang: Language) -> frozenset[str]:
-    """The words a device is called by, last words only ("light" of "the kitchen light")."""
-    kind_words = (p for phrases in lang.kinds.values() for p in phrases)
-    return frozenset(p[-1] for p in (*words.devices, *lang.device_nouns, *kind_words) if p)
 
 
 def read(
@@ -128,7 +103,7 @@ def _read(
         (len(tokens) < 2 and not (lone_direction or carried))
         or is_question(tokens, lang)
         or has(tokens, lang.past)
-        or told_of_the_past(tokens, lang, _nouns(words, lang))
+        or told_of_the_past(tokens, lang, nouns(words, lang))
     ):
         return None  # one word alone ("blues") is a part of something else, or a mishearing
     negated = has(tokens, lang.negations) and not values.felt_only_negation(tokens, lang)
@@ -140,8 +115,10 @@ def _read(
     named = [found for found in named if found not in plural]
     room_words = set(lang.room_words)
     for label, phrases in lang.absent.items():
-        if find(tokens, phrases, set(taken)):
+        found = find(tokens, phrases, set(taken))
+        if found and not only_beside(tokens, found, ours(tokens, named, words, lang), lang):
             return Frame(refusal=say("absent_here", thing=label))
+        taken.update(i for s, p in found for i in range(s, s + len(p)))
     rooms_found = find(tokens, words.rooms, taken)
     other_room = find(tokens, lang.room_words, set(taken))
     if other_room:
