@@ -11,6 +11,7 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 from voiced.yamlfile import load_yaml
@@ -145,8 +146,18 @@ class Language:
     never_guessed: frozenset[str]  # a request opening with one is never a fuzzy guess (matcher.py)
     guess_fillers: frozenset[str]  # a fuzzy guess may leave these out (matcher.py)
     guess_generic: frozenset[str]  # any fuzzy guess may hold these (guesses.py)
+    guess_everywhere: frozenset[str]  # "all", "house": a guess that says one has its target (guesses.py)
+    guess_here: frozenset[str]  # "here", "room": so has one that says this
+    guess_light: frozenset[str]
+    guess_policies: Mapping[str, Mapping[str, Any]]  # when a guess of each intent may act (guesses.py)
+    guess_unnamed_room: tuple[Phrase, ...]
     widening: frozenset[str]  # another reading of the audio may not bring one in (readings.py)
     search_openers: frozenset[str]  # dropped from the start of a search (media.py)
+
+    @property
+    def guess_scope(self) -> frozenset[str]:
+        """A guess saying one of these has its target: everywhere, or here."""
+        return self.guess_everywhere | self.guess_here
 
     @functools.cached_property
     def known(self) -> frozenset[str]:
@@ -261,8 +272,19 @@ class Language:
             confusions=tuple((phrase(str(c["heard"])), phrase(str(c["said"]))) for c in raw["confusions"]),
             **{
                 k: frozenset(str(w) for w in raw[k])
-                for k in ("never_guessed", "guess_fillers", "guess_generic", "widening", "search_openers")
+                for k in (
+                    "never_guessed",
+                    "guess_fillers",
+                    "guess_generic",
+                    "guess_everywhere",
+                    "guess_here",
+                    "guess_light",
+                    "widening",
+                    "search_openers",
+                )
             },
+            guess_policies=MappingProxyType(dict(raw["guess_policies"])),
+            guess_unnamed_room=_phrases(raw["guess_unnamed_room"]),
         )
 
 

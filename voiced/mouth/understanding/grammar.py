@@ -18,6 +18,7 @@ from home_assistant_intents import get_intents
 from voiced.devices.colours import COLOR_TEMPS, COLORS
 from voiced.devices.registry import DeviceRegistry
 from voiced.devices.vocabulary import HomeVocabulary
+from voiced.language import english
 
 OURS = Path(__file__).parent.parent / "intents_en.yaml"
 UNSUPPORTED = Path(__file__).parent.parent / "unsupported_en.yaml"
@@ -49,7 +50,6 @@ SCENE_NAMES = {
     "party": ("party mode", "party scene", "party time"),
     "good_night": ("good night mode", "good night scene", "night mode", "bedtime mode"),
 }
-LIGHT_WORDS = ("light", "lights", "lamp", "lamps", "lighting")
 
 
 def human(name: str) -> str:
@@ -70,8 +70,8 @@ def spoken_names(registry: DeviceRegistry) -> dict[str, tuple[str, dict[str, Any
         bases = {human(device.name), *device.aliases}
         if device.kind == "light":
             stem = human(device.name).removesuffix(" light")
-            bases |= {f"{stem} {word}" for word in LIGHT_WORDS}
-            bases |= {f"{alias} {word}" for alias in device.aliases for word in LIGHT_WORDS}
+            bases |= {f"{stem} {word}" for word in sorted(english().guess_light)}
+            bases |= {f"{alias} {word}" for alias in device.aliases for word in sorted(english().guess_light)}
         for text in sorted(bases):
             names.setdefault(text.lower(), (device.name, context))
     for word, name in own.items():

@@ -10,14 +10,13 @@ was said rather than taken from context.
 
 from __future__ import annotations
 
-from collections.abc import Collection
+import functools
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
+from typing import Any
 
-from voiced.language import english
+from voiced.language import Language, english, has
 from voiced.mouth.understanding.home import Slot
-
-SCOPE = frozenset(["here", "all", "every", "each", "everything", "everywhere", "house", "home", "room"])
-LIGHT = frozenset(["light", "lights", "lamp", "lamps", "lighting"])
 
 
 @dataclass(frozen=True)
@@ -30,49 +29,34 @@ class Policy:
     also: frozenset[str] | None = None  # and one of these too
 
 
-def _p(keys: str | None, words: str = "", **kwargs: object) -> Policy:
-    key_set = frozenset(keys.split()) if keys is not None else None
-    return Policy(key_set, frozenset(words.split()) | (key_set or frozenset()), **kwargs)  # type: ignore[arg-type]
+@functools.cache
+def policies(lang: Language) -> dict[str, Policy]:
+    """Each intent's policy, from the language file's `guess_policies`."""
 
+    def said(raw: Mapping[str, Any], key: str) -> frozenset[str]:
+        found = [str(w) for w in raw.get(key, ())]
+        return frozenset(w for w in found if w != "$light") | (
+            lang.guess_light if "$light" in found else frozenset()
+        )
 
-EVERY = frozenset(["everything", "all"])
-ON, OFF = "on activate illuminate start enable", "off out deactivate kill disable shut"
-POLICIES: dict[str, Policy] = {
-    "HassTurnOn": _p(ON, "up " + " ".join(LIGHT), target=True, forbid=frozenset(OFF.split())),
-    "HassTurnOff": _p(OFF, "down " + " ".join(LIGHT), target=True, forbid=frozenset(["on"])),
-    "HassLightSet": _p(
-        None,
-        "brightness bright percent color colour level max maximum min minimum highest lowest temperature "
-        "kelvin white dim up down " + " ".join(LIGHT),
-        target=True,
-    ),
-    "HassSetVolume": _p("volume sound", "percent up down increase decrease raise lower level music speaker"),
-    "HassSetVolumeRelative": _p(
-        "volume sound louder quieter", "percent up down increase decrease raise lower by music speaker"
-    ),
-    "HassMediaPause": _p("pause hold freeze", "music song track playback media player"),
-    "HassMediaUnpause": _p("resume unpause continue", "music playing playback song track media player"),
-    "HassMediaNext": _p("next skip forward", "song track one music"),
-    "HassMediaPrevious": _p("previous back rewind", "song track one last again go music"),
-    "LightStepUp": _p(
-        "brighter brighten lighter dark", "up more bit little too its it's is " + " ".join(LIGHT)
-    ),
-    "LightStepDown": _p(
-        "dimmer darker dim bright lower", "down less bit little too its it's is " + " ".join(LIGHT)
-    ),
-    "LightColor": _p(None, "color colour warm cool white warmer cooler " + " ".join(LIGHT), target=True),
-    "DiffuserStateOn": _p("on start run", "diffuser scent minutes minute", needs=("diffuser",)),
-    "DiffuserStateOff": _p("off stop", "diffuser scent", needs=("diffuser",)),
-    "DiffuserScent": _p(None, "diffuser scent smell aroma fragrance on use like want", needs=("scent",)),
-    "DiffuserIntensity": _p("diffuser scent intensity", "percent strength", needs=("pct",)),
-    "EverythingOn": _p("on", "everything all devices things stuff", forbid=frozenset(["off"]), also=EVERY),
-    "EverythingOff": _p("off", "everything all devices things stuff", forbid=frozenset(["on"]), also=EVERY),
-}
+    made: dict[str, Policy] = {}
+    for intent, raw in lang.guess_policies.items():
+        keys = said(raw, "keys") if "keys" in raw else None
+        made[intent] = Policy(
+            keys,
+            said(raw, "words") | (keys or frozenset()),
+            target=bool(raw.get("target", False)),
+            forbid=said(raw, "forbid"),
+            needs=tuple(str(n) for n in raw.get("needs", ())),
+            also=said(raw, "also") if "also" in raw else None,
+        )
+    return made
 
 
 def acceptable(intent: str, slots: dict[str, Slot], text: str, stop_words: Collection[str]) -> bool:
     """Whether a fuzzy guess (`intent` as the fuzzy matcher names it) may be acted on."""
-    policy = POLICIES.get(intent)
+    lang = english()
+    policy = policies(lang).get(intent)
     if policy is None:
         return False  # questions, time, scenes: never guessed
     words = text.split()
@@ -80,8 +64,8 @@ def acceptable(intent: str, slots: dict[str, Slot], text: str, stop_words: Colle
     if any(
         w not in said
         and w not in stop_words
-        and w not in english().guess_generic
-        and w not in SCOPE
+        and w not in lang.guess_generic
+        and w not in lang.guess_scope
         and w not in policy.words
         for w in words
     ):
@@ -95,8 +79,8 @@ def acceptable(intent: str, slots: dict[str, Slot], text: str, stop_words: Colle
     if any(not (k in slots and slots[k].text) for k in policy.needs):
         return False
     if policy.target:
-        if "that room" in text:
-            return False  # a room not named and not this one ("change that room lamp": Whisper's "bedroom")
+        if has(words, lang.guess_unnamed_room):
+            return False  # a room not named and not this one
         named = any(slots[k].text for k in ("name", "area") if k in slots)
-        return named or bool(SCOPE & set(words))
+        return named or bool(lang.guess_scope & set(words))
     return True
