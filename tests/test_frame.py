@@ -233,3 +233,19 @@ def test_a_thing_the_home_lacks_said_as_where_or_why_is_not_what_is_asked() -> N
         "turn the heating up in the kitchen",
     ):
         assert agent().understand(text).commands == (), text
+
+
+def test_more_or_less_of_how_it_feels_goes_that_way() -> None:
+    on = {**OFF, "kitchen_light": {"state": "ON", "brightness": 200, "color_temp": 300}}
+    darker = LocalIntentAgent(REGISTRY, on.get, room=None, moods=preset_moods())
+    (command,) = darker.understand("make the kitchen light a little bit more dark").commands
+    assert isinstance(command, LightSet) and command.brightness is not None and command.brightness < 200
+    found = read("music a bit less loud")
+    assert found is not None and found.direction == "down" and not found.felt
+
+
+def test_a_level_from_one_number_to_another_is_the_second() -> None:
+    quieter = agent().understand("reduce the music volume from 72 to exactly 48")
+    assert quieter.commands == (MusicSet(device="music", volume=48),)
+    blues = agent().understand("play genre blues, volume 25 percent")
+    assert MusicSet(device="music", action="play", genre="blues") in blues.commands

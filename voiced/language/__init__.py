@@ -79,6 +79,9 @@ class Language:
     past_of_devices: frozenset[str]
     everything: tuple[Phrase, ...]  # every device of every kind
     beside: tuple[Phrase, ...]  # place or cause before a thing the home lacks
+    more_of: tuple[Phrase, ...]  # "more dark": the way it feels
+    level_from: frozenset[str]  # "from 72 to 48": where it is now
+    less_of: tuple[Phrase, ...]  # "less bright": the other way
     excepting: tuple[Phrase, ...]
     here: tuple[Phrase, ...]
     power: dict[str, tuple[Phrase, ...]]
@@ -204,6 +207,9 @@ class Language:
             past_of_devices=frozenset(raw["past_of_devices"]),
             everything=_phrases(raw["everything"]),
             beside=_phrases(raw["beside"]),
+            more_of=_phrases(raw["more_of"]),
+            level_from=frozenset(str(w) for w in raw["level_from"]),
+            less_of=_phrases(raw["less_of"]),
             excepting=_phrases(raw["except"]),
             here=_phrases(raw["here"]),
             power=_classes(raw["power"]),

@@ -174,9 +174,11 @@ def _read(
         return None  # "turn on the green light": a light called so, which this home has not
     minutes = values.minutes(tokens, taken, lang)
     percent = values.percent(tokens, taken, lang)
+    compared = values.compared(tokens, taken, lang)  # "more dark": a request, not a feeling
     felt = [(k, "down") for k, ps in lang.too_much.items() if find(tokens, ps, set(taken))]
     felt += [(k, "up") for k, ps in lang.too_little.items() if find(tokens, ps, set(taken))]
     felt += values.felt(tokens, taken, lang) if not felt else []
+    felt = compared or felt
     direction = None
     if len(felt) == 1:
         direction = felt[0][1]
@@ -326,7 +328,7 @@ def _read(
         action=action,
         minutes=minutes,
         named=said,
-        felt=bool(felt) and direction is not None,
+        felt=bool(felt) and not compared and direction is not None,
         recalled=recalled,
     )
 

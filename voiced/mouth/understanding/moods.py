@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from voiced.language import Language, Phrase, find, has
+from voiced.language import Language, Phrase, find, has, opens
 from voiced.mouth.understanding.frame import is_question
 from voiced.mouth.understanding.home_words import Words
 
@@ -14,8 +14,12 @@ def mood(
     here never counts; a time of day counts half); None for none, a tie, a question in any part, or
     the past."""
     tokens = [t.removesuffix("'s") for part in parts for t in part]  # "dinner's on the table"
-    if any(is_question(part, lang) for part in parts) or has(tokens, lang.past):
-        return None
+    if (
+        any(is_question(part, lang) for part in parts)
+        or has(tokens, lang.past)
+        or opens(tokens, lang.correcting)
+    ):
+        return None  # a correction is about the last request ("no, I meant the bedroom, I'll eat in bed")
     if find(tokens, list(words.devices)):
         return None  # "I need to clean the diffuser": the mood word is about a device of ours
     home = set(words.devices) | set(words.rooms) | set(words.scents) | set(words.genres) | set(words.colours)

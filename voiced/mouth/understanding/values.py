@@ -73,6 +73,9 @@ def percent(tokens: list[str], taken: set[int], lang: Language) -> int | None:
         after = tuple(tokens[i + n : i + n + 2])
         if after[:1] and after[0] in lang.not_percent:
             continue
+        if i > 0 and tokens[i - 1] in lang.level_from and len(list(number_spans(tokens[end:], lang))) == 1:
+            taken.update(range(i - 1, end))  # "from 72 to 48": where it is, then where it goes
+            continue
         is_pct = any(after[: len(p)] == p for p in lang.percent)
         before = i - 1
         while before > 0 and tokens[before] in lang.approximately:
@@ -110,6 +113,23 @@ def felt(tokens: list[str], taken: set[int], lang: Language) -> list[tuple[str, 
         after = tokens[start + len(p) : start + len(p) + 1]
         for kind, ways in lang.felt.items():
             found += [(kind, way) for way, ps in ways.items() if find(after, ps)]
+    return list(dict.fromkeys(found))
+
+
+def compared(tokens: list[str], taken: set[int], lang: Language) -> list[tuple[str, str]]:
+    """ "More dark", "a bit less bright": a word that compares, then how a kind's value feels; "more"
+    goes the way it feels (darker: down), "less" the other way."""
+    found: list[tuple[str, str]] = []
+    for comparing, same in ((lang.more_of, False), (lang.less_of, True)):
+        for start, p in find(tokens, comparing, set(taken)):
+            after = tokens[start + len(p) : start + len(p) + 1]
+            if (*p, *after) in {*lang.up, *lang.down}:
+                continue  # "more strong": a way of its own, whatever it is of
+            for kind, ways in lang.felt.items():
+                for way, ps in ways.items():
+                    if find(after, ps):
+                        taken.update(range(start, start + len(p) + 1))
+                        found.append((kind, way if same else {"up": "down", "down": "up"}[way]))
     return list(dict.fromkeys(found))
 
 
