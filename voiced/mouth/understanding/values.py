@@ -80,6 +80,8 @@ def percent(tokens: list[str], taken: set[int], lang: Language) -> int | None:
         before = i - 1
         while before > 0 and tokens[before] in lang.approximately:
             before -= 1
+        if before > 0 and tokens[before] in lang.level_of and names_a_level(tokens[before - 1], lang):
+            before -= 1  # "an intensity of 60"
         valued = before >= 0 and (tokens[before] in ("at", "to", "on") or names_a_level(tokens[before], lang))
         is_after = valued and value <= 100  # "to 40", "bright like 90", "volume 30"
         last_digits = tokens[i].isdigit() and n == len(tokens) - i and i > 0 and len(tokens) <= 3
