@@ -262,3 +262,8 @@ def test_a_value_said_after_a_request_in_the_same_breath_is_for_its_device() -> 
     # talk beside a request names no level of it
     baby = agent().understand("Turn the bedroom light off, the baby's finally down")
     assert baby.commands == (LightSet(device="bedroom_light", state="OFF"),)
+
+
+def test_a_device_named_first_by_its_noun_and_room_takes_the_request_after() -> None:
+    brighter = agent().understand("the lamp in the lounge, 40 percent")
+    assert brighter.commands == (LightSet(device="living_room_light", state="ON", brightness=102),)

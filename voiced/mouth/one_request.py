@@ -114,10 +114,14 @@ class OneRequest:
         return " ".join(found[0][1])
 
     def _only_names(self, segment: str) -> bool:
-        """Whether `segment` only names devices or rooms of this home ("the kitchen", "diffuser")."""
-        tokens = [t for t in words(segment) if t not in self._language.determiners]
+        """Whether `segment` only names devices or rooms of this home ("the kitchen", "diffuser", "the
+        light of the bedroom")."""
+        lang = self._language
+        tokens = [t for t in words(segment) if t not in lang.determiners and t not in lang.naming_joiners]
         found = find(tokens, [*self._words.devices, *self._words.rooms])
-        return bool(tokens) and sum(len(p) for _, p in found) == len(tokens)
+        nouns = {i for at, p in find(tokens, lang.device_nouns) for i in range(at, at + len(p))}
+        named = {i for at, p in found for i in range(at, at + len(p))}
+        return bool(named) and len(named | nouns) == len(tokens)
 
     def _frame(self, text: str, going_on: tuple[str, ...] = ()) -> entity_frame.Frame | None:
         """`going_on`: the devices a request of the same breath acted on, that these words go on."""
