@@ -267,3 +267,10 @@ def test_a_value_said_after_a_request_in_the_same_breath_is_for_its_device() -> 
 def test_a_device_named_first_by_its_noun_and_room_takes_the_request_after() -> None:
     brighter = agent().understand("the lamp in the lounge, 40 percent")
     assert brighter.commands == (LightSet(device="living_room_light", state="ON", brightness=102),)
+
+
+def test_a_device_switched_in_a_description_is_no_mood_and_a_hesitation_no_part() -> None:
+    sleep = agent().understand("Could you put the light on in the room where I sleep, dear?")
+    assert sleep.scene is None and sleep.commands == ()
+    lounge = agent().understand("lounge light, uh... thirty percent")
+    assert lounge.commands == (LightSet(device="living_room_light", state="ON", brightness=76),)

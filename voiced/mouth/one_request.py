@@ -81,6 +81,8 @@ class OneRequest:
         return None if found is None else self._remember(found)
 
     def _first(self, segments: list[str]) -> Outcome | None:
+        # "lounge light, uh... thirty percent": a hesitation between is no part of the request
+        segments = [s for s in segments if not set(words(s)) <= self._language.fillers] or segments
         outcome = self._one(" and ".join(segments), guess=len(segments) == 1)
         named_first = len(segments) == 2 and self._only_names(segments[0])
         if outcome is None and self._question is None and named_first:
