@@ -156,6 +156,9 @@ class Language:
     guess_unnamed_room: tuple[Phrase, ...]
     widening: frozenset[str]  # another reading of the audio may not bring one in (readings.py)
     search_openers: frozenset[str]  # dropped from the start of a search (media.py)
+    word_sets: dict[str, frozenset[str]]  # small sets read by name, each by the file said beside it
+    plain_not: str  # "not": a correction's opening, and the negation a feeling may hold
+    misheard_patterns: tuple[tuple[str, str, str], ...]  # (stage, pattern, said): Whisper's slips (text.py)
 
     @property
     def guess_scope(self) -> frozenset[str]:
@@ -291,6 +294,11 @@ class Language:
             },
             guess_policies=MappingProxyType(dict(raw["guess_policies"])),
             guess_unnamed_room=_phrases(raw["guess_unnamed_room"]),
+            word_sets={str(k): frozenset(str(w) for w in v) for k, v in raw["word_sets"].items()},
+            plain_not=str(raw["plain_not"]),
+            misheard_patterns=tuple(
+                (str(m["stage"]), str(m["pattern"]), str(m["said"])) for m in raw["misheard_patterns"]
+            ),
         )
 
 

@@ -7,7 +7,7 @@ import re
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
-from voiced.language import Language, find, words
+from voiced.language import Language, english, find, words
 from voiced.language.replies import say
 from voiced.mouth.understanding.hearing import Phrase, Vocabulary
 from voiced.mouth.understanding.matcher import Matcher
@@ -18,7 +18,7 @@ log = logging.getLogger(__name__)
 
 SHORT_ANSWER_WORDS = 4  # "the bathroom one" answers a question; a longer request is a new one
 # ... and so is a short one that starts as a request does ("the bedroom one" also matches a template)
-REQUEST_VERBS = frozenset({"turn", "switch", "set", "make", "play", "put", "dim", "change", "start", "stop"})
+REQUEST_VERBS = english().word_sets["request_verbs"]
 # "the room lamp", "set the room to 50%": how Whisper's ear often writes "bedroom" or "living room"
 # ("in the room", "dim the room" and "make the room warmer" are this room's, as said).
 _BARE_ROOM = re.compile(

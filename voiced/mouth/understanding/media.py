@@ -15,7 +15,7 @@ VOLUME_STEP = 10
 MUSIC = ("music",)
 DIFFUSER = ("diffuser",)
 ACTION_SAID = {action: say(f"music_{action}") for action in ("pause", "stop", "next", "previous")}
-_PLAIN = ("music", "something", "some music", "anything", "a song", "songs")
+_PLAIN = english().word_sets["plain_music"]
 
 
 def _player(home: Home, match: Match) -> str | None:
@@ -134,8 +134,8 @@ def _played_at(
     return Outcome(said, [music(name, action="play", volume=volume, **fields)], (name,))
 
 
-_MUSIC_WORDS = frozenset(("music", "song", "songs", "something", "anything", "track", "tracks", "tunes"))
-_WHERE = frozenset(("on", "in", "the", "my", "through"))
+_MUSIC_WORDS = english().word_sets["music_words"]
+_WHERE = english().word_sets["where_music"]
 
 
 def _asks_for_music(words: list[str], players: set[str]) -> bool:

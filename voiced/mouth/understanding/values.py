@@ -136,7 +136,8 @@ def compared(tokens: list[str], taken: set[int], lang: Language) -> list[tuple[s
 def felt_only_negation(tokens: list[str], lang: Language) -> bool:
     """ "I can't see a thing": the negation is part of how it feels, not of the request."""
     felt = [p for ps in lang.too_little.values() for p in ps]
-    return bool(find(tokens, felt)) and not find(tokens, [n for n in lang.negations if n != ("not",)])
+    others = [n for n in lang.negations if n != (lang.plain_not,)]
+    return bool(find(tokens, felt)) and not find(tokens, others)
 
 
 def one_of(tokens: list[str], classes: dict[str, tuple[Phrase, ...]], taken: set[int]) -> str | None:
