@@ -118,6 +118,7 @@ class Language:
     guards: dict[str, tuple[str, ...]]  # reported speech, negation, later, conditions: patterns' parts
     misheard_openings: tuple[tuple[str, str], ...]  # (heard, said) at a segment's start
     separators: tuple[str, ...]
+    joining: str  # "and": rooms sharing one plural device noun, joined again (text.py)
     goes_on: frozenset[str]  # a last word that promises more: the turn is not over
     courtesy: tuple[str, ...]
     openers: frozenset[str]
@@ -251,6 +252,7 @@ class Language:
             guards={str(k): tuple(str(w) for w in v) for k, v in raw["guards"].items()},
             misheard_openings=tuple((str(c["heard"]), str(c["said"])) for c in raw["misheard_openings"]),
             separators=tuple(str(w) for w in raw["separators"]),
+            joining=str(raw["joining"]),
             goes_on=frozenset(str(w) for w in raw["goes_on"]),
             courtesy=tuple(str(w) for w in raw["courtesy"]),
             openers=frozenset(str(w) for w in raw["openers"]),

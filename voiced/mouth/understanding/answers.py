@@ -7,10 +7,10 @@ from typing import Any
 
 from voiced.devices.colours import COLORS, hex_to_xy
 from voiced.language import english
-from voiced.language.replies import say, the
+from voiced.language.replies import join, say, the
 from voiced.language.whites import white_name
 from voiced.mouth.understanding.grammar import human
-from voiced.mouth.understanding.home import DOMAIN_KINDS, Home, Match, Outcome, join
+from voiced.mouth.understanding.home import DOMAIN_KINDS, Home, Match, Outcome
 from voiced.mouth.understanding.lacking import controlled
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import jellyfish
 
 from voiced.language import Language, english, find
-from voiced.language.replies import say, the
+from voiced.language.replies import chain, say, the
 from voiced.mouth.understanding import values
 from voiced.mouth.understanding.grammar import human
 from voiced.mouth.understanding.home import WHICH_ONE, Home, Match, Outcome, diffuser, music
@@ -130,7 +130,7 @@ def _played_at(
         level = say("framed_louder" if change > 0 else "framed_quieter")
     playing = say("framed_playing", what=genre or query)
     fields = {"genre": genre} if genre is not None else {"query": query}
-    said = say("framed_done", [the(human(name))], said=f"{playing} and {level}")
+    said = say("framed_done", [the(human(name))], said=chain([playing, level]))
     return Outcome(said, [music(name, action="play", volume=volume, **fields)], (name,))
 
 

@@ -76,7 +76,7 @@ def _parts(text: str, lang: Language) -> list[str]:
     parts: list[str] = []
     for piece in pieces:
         if parts and shared[0].search(parts[-1]) and shared[1].match(piece):
-            parts[-1] = f"{parts[-1]} and {piece}"
+            parts[-1] = f"{parts[-1]} {lang.joining} {piece}"
         else:
             parts.append(piece)
     return parts
