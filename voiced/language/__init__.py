@@ -159,6 +159,9 @@ class Language:
     search_openers: frozenset[str]  # dropped from the start of a search (media.py)
     word_sets: dict[str, frozenset[str]]  # small sets read by name, each by the file said beside it
     plain_not: str  # "not": a correction's opening, and the negation a feeling may hold
+    thing_articles: tuple[str, ...]  # off the front of a thing we cannot do (answers.py)
+    unstressed_openings: dict[str, str]  # heard: said ("the" + "fuser": "diffuser") (hearing.py)
+    indirect: Mapping[str, Any]  # indirect phrasings said as the direct request (indirect.py)
     misheard_patterns: tuple[tuple[str, str, str], ...]  # (stage, pattern, said): Whisper's slips (text.py)
 
     @property
@@ -298,6 +301,9 @@ class Language:
             guess_unnamed_room=_phrases(raw["guess_unnamed_room"]),
             word_sets={str(k): frozenset(str(w) for w in v) for k, v in raw["word_sets"].items()},
             plain_not=str(raw["plain_not"]),
+            thing_articles=tuple(str(w) for w in raw["thing_articles"]),
+            unstressed_openings={str(u["heard"]): str(u["said"]) for u in raw["unstressed_openings"]},
+            indirect=MappingProxyType(dict(raw["indirect"])),
             misheard_patterns=tuple(
                 (str(m["stage"]), str(m["pattern"]), str(m["said"])) for m in raw["misheard_patterns"]
             ),

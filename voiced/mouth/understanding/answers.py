@@ -166,8 +166,8 @@ def volume_level(home: Home, match: Match) -> Outcome | None:
 
 def cannot_do(home: Home, match: Match) -> Outcome:
     verb, thing = str(match.get("verb", "do")), str(match.get("thing", "that")).strip()
-    for article in ("the ", "my ", "our ", "that ", "this "):
-        thing = thing.removeprefix(article)
+    for article in english().thing_articles:
+        thing = thing.removeprefix(article + " ")
     value = match.get("value")
     for device in home.registry:
         scents = getattr(device, "scents", None)

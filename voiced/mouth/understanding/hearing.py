@@ -16,6 +16,7 @@ from pathlib import Path
 import jellyfish
 
 from voiced.devices.vocabulary import HomeVocabulary
+from voiced.language import english
 
 log = logging.getLogger(__name__)
 DICTIONARIES = (Path("/usr/share/dict/american-english"), Path("/usr/share/dict/words"))  # Debian wamerican
@@ -116,6 +117,7 @@ class Vocabulary:
         found: tuple[int, int, list[tuple[float, Phrase]]] | None = None
         top = 0.0
         phrases = [(p, len(p.text.split())) for p in self._phrases if self._may_be(tokens[i], p.text)]
+        unstressed = english().unstressed_openings
         for start in range(max(0, i - 1), i + 1):
             for end in range(i + 1, min(len(tokens), start + 3) + 1):
                 heard = " ".join(tokens[start:end])
@@ -124,9 +126,9 @@ class Vocabulary:
                     if abs(size - (end - start)) > 1:
                         continue
                     score = _similarity(heard, phrase.text)
-                    if end - start == 2 and tokens[start] == "the":
-                        # an unstressed first syllable heard as "the": "the fuser" for "diffuser"
-                        score = max(score, _similarity("di" + tokens[start + 1], phrase.text))
+                    syllable = unstressed.get(tokens[start]) if end - start == 2 else None
+                    if syllable is not None:  # an unstressed first syllable heard as a word of its own
+                        score = max(score, _similarity(syllable + tokens[start + 1], phrase.text))
                     if score >= ACCEPT and score > by_meaning.get(phrase.meaning, (0.0, phrase))[0]:
                         by_meaning[phrase.meaning] = (score, phrase)
                 ranked = sorted(by_meaning.values(), key=lambda item: item[0], reverse=True)

@@ -153,7 +153,7 @@ def color(home: Home, match: Match) -> Outcome | None:
 def light_set(home: Home, match: Match) -> Outcome | None:
     """HassLightSet and our LightBrightness / LightColor."""
     level_said = match.slots.get("brightness") or match.slots.get("pct")
-    if level_said is not None and level_said.text.strip() == "one":
+    if level_said is not None and level_said.text.strip() in english().word_sets["not_a_level"]:
         return None  # "the bedroom one" names a light, it asks no 1 percent
     if "brightness" in match.slots or "pct" in match.slots:
         return brightness(home, match, float(match.get("brightness", match.get("pct"))))

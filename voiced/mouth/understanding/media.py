@@ -48,7 +48,7 @@ def search_and_play(home: Home, match: Match) -> Outcome | None:
     spoken = {w for n in home.of_kinds(MUSIC) for w in (*n.split("_"), *home.registry.get(n).aliases)}
     while words and words[-1].rstrip("s") in spoken:  # "... on the speaker": where, not what
         words.pop()
-        while words and words[-1] in ("on", "in", "the", "my", "through"):
+        while words and words[-1] in _WHERE:
             words.pop()
     timed: set[int] = set()
     if values.minutes(words, timed, english()) is not None and max(timed) == len(words) - 1:
