@@ -183,7 +183,7 @@ def cannot_do(home: Home, match: Match) -> Outcome:
             return Outcome(say("what_to_do_with", thing=thing), acted=False)  # "open" it
         # "turn on the garage light": no such light, which is not the same as a thing we cannot do
         return Outcome(say("no_such_light", [the(human(n)) for n in lights], thing=thing), acted=False)
-    what = f"the {thing} to {value}" if value else f"the {thing}"
+    what = say("the_thing_to", thing=thing, value=value) if value else say("the_thing", thing=thing)
     kinds = {device.kind for device in home.registry}
     return Outcome(say("only_control", controlled(kinds, english()), verb=verb, what=what), acted=False)
 

@@ -87,7 +87,7 @@ def said_right(text: str, vocabulary: HomeVocabulary, lang: Language) -> Correct
         return None
     said = list(dict.fromkeys(said))
     old: str | None = None
-    if tokens[end - 1 : end] == ["not"]:  # "not blue, green"; "not the bedroom" alone takes it out
+    if tokens[end - 1 : end] == [lang.plain_not]:  # "not blue, green"; "not the bedroom" alone takes it out
         if len(said) != 2 or said[0][0] != said[1][0]:
             return None
         old = said.pop(0)[1]

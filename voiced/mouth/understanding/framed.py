@@ -37,7 +37,7 @@ def _light(frame: Frame, home: Home, name: str, step: int) -> tuple[DeviceComman
         if frame.percent <= 0:
             return light(name, state="OFF"), "off"
         fields.update(state="ON", brightness=pct_to_brightness(min(frame.percent, 100)))
-        said.append(f"to {min(frame.percent, 100)} percent")
+        said.append(say("framed_to_percent", percent=min(frame.percent, 100)))
     elif frame.direction is not None:
         step = pct_to_brightness(frame.by) if frame.by else step
         on = state.get("state") == "ON"
