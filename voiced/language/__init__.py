@@ -158,6 +158,7 @@ class Language:
     widening: frozenset[str]  # another reading of the audio may not bring one in (readings.py)
     search_openers: frozenset[str]  # dropped from the start of a search (media.py)
     word_sets: dict[str, frozenset[str]]  # small sets read by name, each by the file said beside it
+    word_lists: dict[str, tuple[str, ...]]  # the same, where their order counts
     plain_not: str  # "not": a correction's opening, and the negation a feeling may hold
     thing_articles: tuple[str, ...]  # off the front of a thing we cannot do (answers.py)
     unstressed_openings: dict[str, str]  # heard: said ("the" + "fuser": "diffuser") (hearing.py)
@@ -300,6 +301,7 @@ class Language:
             guess_policies=MappingProxyType(dict(raw["guess_policies"])),
             guess_unnamed_room=_phrases(raw["guess_unnamed_room"]),
             word_sets={str(k): frozenset(str(w) for w in v) for k, v in raw["word_sets"].items()},
+            word_lists={str(k): tuple(str(w) for w in v) for k, v in raw["word_lists"].items()},
             plain_not=str(raw["plain_not"]),
             thing_articles=tuple(str(w) for w in raw["thing_articles"]),
             unstressed_openings={str(u["heard"]): str(u["said"]) for u in raw["unstressed_openings"]},

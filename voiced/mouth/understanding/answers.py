@@ -150,7 +150,7 @@ def help_text(home: Home) -> Outcome:
     return Outcome(" ".join(said), acted=False)
 
 
-_KINDS = ("light", "lights", "lamp", "lamps")
+_KINDS = english().word_sets["light_nouns"]
 
 
 def volume_level(home: Home, match: Match) -> Outcome | None:

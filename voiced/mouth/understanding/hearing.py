@@ -23,7 +23,7 @@ DICTIONARIES = (Path("/usr/share/dict/american-english"), Path("/usr/share/dict/
 ACCEPT = 0.7  # a phrase this similar (0..1) to what was heard may replace it
 MARGIN = 0.08  # and must beat any other meaning by this much, else we ask
 _WORD = re.compile(r"[a-z][a-z']*")
-_KINDS = frozenset(("light", "lights", "lamp", "lamps"))
+_KINDS = english().word_sets["light_nouns"]
 
 
 @dataclass(frozen=True)
@@ -146,7 +146,7 @@ def home_phrases(vocabulary: HomeVocabulary, rooms: list[str]) -> list[Phrase]:
     for colour in vocabulary.colours:
         phrases.append(Phrase(colour, f"colour:{colour}", colour))
     named = {p.text for p in phrases}
-    for word in ("scent", "diffuser", "light", "lights", "lamp", "music", "volume", "brightness"):
+    for word in english().word_lists["hearing_words"]:
         if word not in named:  # "diffuser" is already the diffuser: one meaning, never a question
             phrases.append(Phrase(word, f"word:{word}", word))
     return phrases

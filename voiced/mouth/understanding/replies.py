@@ -26,11 +26,8 @@ REPORTED = say("reported")
 NEGATED = say("negated")
 LATER = say("later_unsupported")
 CONDITIONAL = say("conditional_unsupported")
-POINTING = frozenset({"it", "the it", "that", "them", "this", "this one", "that one", "those", "these"})
-KIND_WORDS = {
-    *("light", "lights", "lamp", "lamps", "diffuser", "scent", "music", "speaker"),
-    *("volume", "intensity", "brightness", "colour", "color", "temperature"),
-}
+POINTING = english().word_sets["pointing_said"]
+KIND_WORDS = english().word_sets["kind_words"]
 
 
 def plays_anything(command: DeviceCommand) -> bool:
@@ -45,7 +42,7 @@ def _value_or_part(segment: str) -> bool:
     )
 
 
-_WHOSE = frozenset(("the", "my", "his", "her", "our", "your", "their", "a"))
+_WHOSE = english().word_sets["whose"]
 
 
 def _who_said(segment: str, text: str) -> bool:
