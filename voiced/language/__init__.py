@@ -159,6 +159,8 @@ class Language:
     search_openers: frozenset[str]  # dropped from the start of a search (media.py)
     word_sets: dict[str, frozenset[str]]  # small sets read by name, each by the file said beside it
     word_lists: dict[str, tuple[str, ...]]  # the same, where their order counts
+    scene_names: dict[str, tuple[str, ...]]  # our scenes as things to turn on (grammar.py)
+    warm_up: tuple[str, ...]  # requests said once at start (learning.py)
     plain_not: str  # "not": a correction's opening, and the negation a feeling may hold
     thing_articles: tuple[str, ...]  # off the front of a thing we cannot do (answers.py)
     unstressed_openings: dict[str, str]  # heard: said ("the" + "fuser": "diffuser") (hearing.py)
@@ -302,6 +304,8 @@ class Language:
             guess_unnamed_room=_phrases(raw["guess_unnamed_room"]),
             word_sets={str(k): frozenset(str(w) for w in v) for k, v in raw["word_sets"].items()},
             word_lists={str(k): tuple(str(w) for w in v) for k, v in raw["word_lists"].items()},
+            scene_names={str(k): tuple(str(w) for w in v) for k, v in raw["scene_names"].items()},
+            warm_up=tuple(str(w) for w in raw["warm_up"]),
             plain_not=str(raw["plain_not"]),
             thing_articles=tuple(str(w) for w in raw["thing_articles"]),
             unstressed_openings={str(u["heard"]): str(u["said"]) for u in raw["unstressed_openings"]},
