@@ -161,6 +161,11 @@ class Language:
     word_lists: dict[str, tuple[str, ...]]  # the same, where their order counts
     scene_names: dict[str, tuple[str, ...]]  # our scenes as things to turn on (grammar.py)
     warm_up: tuple[str, ...]  # requests said once at start (learning.py)
+    bare_room: str  # a pattern: "the room" as Whisper writes "bedroom" (asking.py)
+    room_suffix: str
+    here_alone: frozenset[str]
+    here_in: str
+    article: str
     plain_not: str  # "not": a correction's opening, and the negation a feeling may hold
     thing_articles: tuple[str, ...]  # off the front of a thing we cannot do (answers.py)
     unstressed_openings: dict[str, str]  # heard: said ("the" + "fuser": "diffuser") (hearing.py)
@@ -306,6 +311,11 @@ class Language:
             word_lists={str(k): tuple(str(w) for w in v) for k, v in raw["word_lists"].items()},
             scene_names={str(k): tuple(str(w) for w in v) for k, v in raw["scene_names"].items()},
             warm_up=tuple(str(w) for w in raw["warm_up"]),
+            bare_room=str(raw["bare_room"]),
+            room_suffix=str(raw["room_suffix"]),
+            here_alone=frozenset(str(w) for w in raw["here_alone"]),
+            here_in=str(raw["here_in"]),
+            article=str(raw["article"]),
             plain_not=str(raw["plain_not"]),
             thing_articles=tuple(str(w) for w in raw["thing_articles"]),
             unstressed_openings={str(u["heard"]): str(u["said"]) for u in raw["unstressed_openings"]},
