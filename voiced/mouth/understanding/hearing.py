@@ -17,6 +17,7 @@ import jellyfish
 
 from voiced.devices.vocabulary import HomeVocabulary
 from voiced.language import english
+from voiced.language.replies import say
 
 log = logging.getLogger(__name__)
 DICTIONARIES = (Path("/usr/share/dict/american-english"), Path("/usr/share/dict/words"))  # Debian wamerican
@@ -138,11 +139,14 @@ class Vocabulary:
 
 
 def home_phrases(vocabulary: HomeVocabulary, rooms: list[str]) -> list[Phrase]:
-    phrases = [Phrase(text, name, f"the {name.replace('_', ' ')}") for text, name in vocabulary.named]
+    phrases = [
+        Phrase(text, name, say("the_device", device=name.replace("_", " ")))
+        for text, name in vocabulary.named
+    ]
     phrases += [Phrase(scent, f"scent:{scent}", scent) for scent in vocabulary.scents]
     phrases += [Phrase(genre, f"genre:{genre}", genre) for genre in vocabulary.genres]
     for room in rooms:
-        phrases.append(Phrase(room, f"room:{room}", f"the {room}"))
+        phrases.append(Phrase(room, f"room:{room}", say("the_room", room=room)))
     for colour in vocabulary.colours:
         phrases.append(Phrase(colour, f"colour:{colour}", colour))
     named = {p.text for p in phrases}

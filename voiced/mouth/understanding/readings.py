@@ -96,7 +96,7 @@ def _safe(
 
 
 def _after_quantifier(words: Sequence[str], at: int) -> bool:
-    before = [w for w in words[max(0, at - 2) : at] if w != "the"]
+    before = [w for w in words[max(0, at - 2) : at] if w != english().article]
     return bool(before) and before[-1] in QUANTIFIERS
 
 
@@ -113,7 +113,7 @@ def _is_name(names: frozenset[str], word: str) -> bool:
     return (
         word in names
         or _singular(word) in names
-        or (word.endswith("room") and word != "room")
+        or (word.endswith(english().room_suffix) and word != english().room_suffix)
         or any(c.isdigit() for c in word)
     )
 
