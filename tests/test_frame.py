@@ -249,3 +249,28 @@ def test_a_level_from_one_number_to_another_is_the_second() -> None:
     assert quieter.commands == (MusicSet(device="music", volume=48),)
     blues = agent().understand("play genre blues, volume 25 percent")
     assert MusicSet(device="music", action="play", genre="blues") in blues.commands
+
+
+def test_a_value_said_after_a_request_in_the_same_breath_is_for_its_device() -> None:
+    yellow = agent().understand("Set the bedroom light to 45 percent, colour yellow.")
+    assert {(c.device, c.brightness, c.color_hex) for c in yellow.commands if isinstance(c, LightSet)} >= {
+        ("bedroom_light", None, "#FFFF00")
+    }
+    timed = agent().understand("Start the diffuser with peppermint at an intensity of 60, duration 20 min.")
+    assert DiffuserSet(device="diffuser", state="ON", scent="peppermint", intensity=60) in timed.commands
+    assert any(isinstance(c, DiffuserSet) and c.duration_min == 20 for c in timed.commands)
+    # talk beside a request names no level of it
+    baby = agent().understand("Turn the bedroom light off, the baby's finally down")
+    assert baby.commands == (LightSet(device="bedroom_light", state="OFF"),)
+
+
+def test_a_device_named_first_by_its_noun_and_room_takes_the_request_after() -> None:
+    brighter = agent().understand("the lamp in the lounge, 40 percent")
+    assert brighter.commands == (LightSet(device="living_room_light", state="ON", brightness=102),)
+
+
+def test_a_device_switched_in_a_description_is_no_mood_and_a_hesitation_no_part() -> None:
+    sleep = agent().understand("Could you put the light on in the room where I sleep, dear?")
+    assert sleep.scene is None and sleep.commands == ()
+    lounge = agent().understand("lounge light, uh... thirty percent")
+    assert lounge.commands == (LightSet(device="living_room_light", state="ON", brightness=76),)

@@ -81,6 +81,8 @@ class Language:
     beside: tuple[Phrase, ...]  # place or cause before a thing the home lacks
     more_of: tuple[Phrase, ...]  # "more dark": the way it feels
     level_from: frozenset[str]  # "from 72 to 48": where it is now
+    level_of: frozenset[str]  # "an intensity of 60"
+    naming_joiners: frozenset[str]  # "the light of the bedroom"
     less_of: tuple[Phrase, ...]  # "less bright": the other way
     excepting: tuple[Phrase, ...]
     here: tuple[Phrase, ...]
@@ -224,6 +226,8 @@ class Language:
             beside=_phrases(raw["beside"]),
             more_of=_phrases(raw["more_of"]),
             level_from=frozenset(str(w) for w in raw["level_from"]),
+            level_of=frozenset(str(w) for w in raw["level_of"]),
+            naming_joiners=frozenset(str(w) for w in raw["naming_joiners"]),
             less_of=_phrases(raw["less_of"]),
             excepting=_phrases(raw["except"]),
             here=_phrases(raw["here"]),

@@ -311,7 +311,9 @@ class LocalIntentAgent(OneRequest, HeardReadings):
                 if self._question is not None:
                     return AgentReply(text=ask(self._question), understood=True)
             else:
-                shared = self._shared_verb(segments, start, outcomes)
+                shared = self._shared_verb(segments, start, outcomes) or self._shared_device(
+                    segments, start, outcomes
+                )
                 if shared is not None:
                     outcomes.append(shared)
                 elif not set(words(segments[start])) <= self._language.fillers:  # "right", "ok": no request

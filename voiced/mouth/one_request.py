@@ -68,7 +68,21 @@ class OneRequest:
         log.info("the request before, for %s: %r", target, redo)
         return self._one(redo)
 
+    def _shared_device(self, segments: list[str], at: int, outcomes: list[Outcome]) -> Outcome | None:
+        """ "Set the bedroom light to 45 percent, colour yellow": a segment naming only a value is for
+        the devices of the request before it."""
+        if not outcomes or at == 0 or not outcomes[-1].commands:
+            return None
+        before = tuple(dict.fromkeys(c.device for c in outcomes[-1].commands))
+        framed = self._frame(segments[at], going_on=before)
+        if framed is None or not framed.recalled or framed.refusal is not None:
+            return None
+        found = self._prepared(framed_outcome(framed, self._home, self._handler_args[0]))
+        return None if found is None else self._remember(found)
+
     def _first(self, segments: list[str]) -> Outcome | None:
+        # "lounge light, uh... thirty percent": a hesitation between is no part of the request
+        segments = [s for s in segments if not set(words(s)) <= self._language.fillers] or segments
         outcome = self._one(" and ".join(segments), guess=len(segments) == 1)
         named_first = len(segments) == 2 and self._only_names(segments[0])
         if outcome is None and self._question is None and named_first:
@@ -102,16 +116,21 @@ class OneRequest:
         return " ".join(found[0][1])
 
     def _only_names(self, segment: str) -> bool:
-        """Whether `segment` only names devices or rooms of this home ("the kitchen", "diffuser")."""
-        tokens = [t for t in words(segment) if t not in self._language.determiners]
+        """Whether `segment` only names devices or rooms of this home ("the kitchen", "diffuser", "the
+        light of the bedroom")."""
+        lang = self._language
+        tokens = [t for t in words(segment) if t not in lang.determiners and t not in lang.naming_joiners]
         found = find(tokens, [*self._words.devices, *self._words.rooms])
-        return bool(tokens) and sum(len(p) for _, p in found) == len(tokens)
+        nouns = {i for at, p in find(tokens, lang.device_nouns) for i in range(at, at + len(p))}
+        named = {i for at, p in found for i in range(at, at + len(p))}
+        return bool(named) and len(named | nouns) == len(tokens)
 
-    def _frame(self, text: str) -> entity_frame.Frame | None:
+    def _frame(self, text: str, going_on: tuple[str, ...] = ()) -> entity_frame.Frame | None:
+        """`going_on`: the devices a request of the same breath acted on, that these words go on."""
         if not self._framing:
             return None
         tokens = words(text)
-        last = self._home.last
+        last = going_on or self._home.last
         if has(tokens, self._language.pair):
             last = self._recent.pair(last)
         return entity_frame.read(
@@ -122,6 +141,7 @@ class OneRequest:
             last=last,
             heard=self._heard,
             repeat=self._recent.direction,
+            going_on=bool(going_on),
         )
 
     def _one(self, text: str, guess: bool = True) -> Outcome | None:

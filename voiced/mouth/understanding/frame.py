@@ -59,8 +59,11 @@ def read(
     last: tuple[str, ...],
     heard: bool = False,
     repeat: str | None = None,
+    going_on: bool = False,
 ) -> Frame | None:
     """`repeat`: the direction of the last change ("a bit more" after "dim it" is dimmer still).
+    `going_on`: the words go on a request of the same breath that acted on `last` ("set the bedroom
+    light to 45 percent, colour yellow"): values they name are for those devices, among any words.
     The frame of a reading; a reading opening with a known mishearing of a request's first words
     ("Sandalwood diffuser to 40%": Whisper's "Set the") is taken as said, if it then asks for something."""
     for misheard, said in lang.confusions:
@@ -68,10 +71,14 @@ def read(
             swapped = [*said, *text_tokens[len(misheard) :]]
             if is_question(swapped, lang):
                 return None  # "Our all lights off.": Whisper's "are", a question
-            again = _read(swapped, words, lang, room=room, last=last, heard=heard, repeat=repeat)
+            again = _read(
+                swapped, words, lang, room=room, last=last, heard=heard, repeat=repeat, going_on=going_on
+            )
             if again is not None and (again.targets or again.refusal):
                 return again
-    return _read(text_tokens, words, lang, room=room, last=last, heard=heard, repeat=repeat)
+    return _read(
+        text_tokens, words, lang, room=room, last=last, heard=heard, repeat=repeat, going_on=going_on
+    )
 
 
 def _read(
@@ -83,6 +90,7 @@ def _read(
     last: tuple[str, ...],
     heard: bool,
     repeat: str | None = None,
+    going_on: bool = False,
 ) -> Frame | None:
     names = {w for p in (*words.devices, *words.rooms) for w in p}
     # "the diffuser's a bit much": a name's "'s" is the name
@@ -280,11 +288,10 @@ def _read(
     )
     # a request naming no device, room or "all" is for the device last acted on, if it is of the kind
     # ("and brightness to 25"); "the lights" are all of them
-    recall = (
-        not (devices or rooms or every)
-        and not has(tokens, lang.many)
-        and all(t in lang.known or t.isdigit() or i in taken for i, t in enumerate(tokens))
-    )
+    known = all(t in lang.known or t.isdigit() or i in taken for i, t in enumerate(tokens))
+    if going_on and not known and (direction or power or action):
+        return None  # "…, the baby's finally down": talk beside the request, a level only said plainly
+    recall = not (devices or rooms or every) and not has(tokens, lang.many) and (going_on or known)
     pointed = last if has(tokens, lang.pointers) or alone or recall else ()
     music_meant = {"music"} & (kind_words | {words.kinds[d] for d in (*devices, *pointed)})
     if action is not None and not (music_meant or alone or has(tokens, lang.music_only)):

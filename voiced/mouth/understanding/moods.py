@@ -22,6 +22,9 @@ def mood(
         return None  # a correction is about the last request ("no, I meant the bedroom, I'll eat in bed")
     if find(tokens, list(words.devices)):
         return None  # "I need to clean the diffuser": the mood word is about a device of ours
+    switched = [p for ps in lang.power.values() for p in ps]
+    if find(tokens, list(lang.device_nouns)) and find(tokens, switched):
+        return None  # "put the light on in the room where I sleep": a device asked for, not a mood
     home = set(words.devices) | set(words.rooms) | set(words.scents) | set(words.genres) | set(words.colours)
 
     def weight(at: int, said: Phrase) -> float:

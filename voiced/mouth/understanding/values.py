@@ -80,6 +80,8 @@ def percent(tokens: list[str], taken: set[int], lang: Language) -> int | None:
         before = i - 1
         while before > 0 and tokens[before] in lang.approximately:
             before -= 1
+        if before > 0 and tokens[before] in lang.level_of and names_a_level(tokens[before - 1], lang):
+            before -= 1  # "an intensity of 60"
         valued = before >= 0 and (
             tokens[before] in lang.word_sets["value_openers"] or names_a_level(tokens[before], lang)
         )
