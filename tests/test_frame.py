@@ -274,3 +274,10 @@ def test_a_device_switched_in_a_description_is_no_mood_and_a_hesitation_no_part(
     assert sleep.scene is None and sleep.commands == ()
     lounge = agent().understand("lounge light, uh... thirty percent")
     assert lounge.commands == (LightSet(device="living_room_light", state="ON", brightness=76),)
+
+
+def test_a_number_opening_a_request_before_on_is_its_level_and_bar_takes_one_out() -> None:
+    eighty = agent().understand("80 on the living room light")
+    assert eighty.commands == (LightSet(device="living_room_light", state="ON", brightness=203),)
+    bar = agent().understand("turn all the lights off bar the one in the lounge")
+    assert {c.device for c in bar.commands} == {"kitchen_light", "bedroom_light"}

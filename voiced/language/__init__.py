@@ -82,6 +82,7 @@ class Language:
     more_of: tuple[Phrase, ...]  # "more dark": the way it feels
     level_from: frozenset[str]  # "from 72 to 48": where it is now
     level_of: frozenset[str]  # "an intensity of 60"
+    level_on: frozenset[str]  # "80 on the living room light"
     naming_joiners: frozenset[str]  # "the light of the bedroom"
     less_of: tuple[Phrase, ...]  # "less bright": the other way
     excepting: tuple[Phrase, ...]
@@ -227,6 +228,7 @@ class Language:
             more_of=_phrases(raw["more_of"]),
             level_from=frozenset(str(w) for w in raw["level_from"]),
             level_of=frozenset(str(w) for w in raw["level_of"]),
+            level_on=frozenset(str(w) for w in raw["level_on"]),
             naming_joiners=frozenset(str(w) for w in raw["naming_joiners"]),
             less_of=_phrases(raw["less_of"]),
             excepting=_phrases(raw["except"]),

@@ -82,6 +82,8 @@ def said_right(text: str, vocabulary: HomeVocabulary, lang: Language) -> Correct
                 j for j in (i + found[1],) if tokens[j : j + 1] and has(tokens[j : j + 1], lang.percent)
             )
             said.append(("percent", f"{found[0]} percent"))
+    if (after_cue := _right_then_wrong(tokens[end:], things, lang)) is not None:
+        return after_cue  # "I meant the lounge, not the bedroom"
     small = lang.correction_words | lang.fillers
     if any(i not in covered and tokens[i] not in small for i in range(end, len(tokens))):
         return None

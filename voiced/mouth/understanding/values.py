@@ -87,8 +87,10 @@ def percent(tokens: list[str], taken: set[int], lang: Language) -> int | None:
         )
         is_after = valued and value <= 100  # "to 40", "bright like 90", "volume 30"
         last_digits = tokens[i].isdigit() and n == len(tokens) - i and i > 0 and len(tokens) <= 3
-        if is_pct or is_after or (last_digits and value <= 100):
-            taken.update(range(i, i + n + (1 if is_pct else 0)))
+        # "80 on the lamp" ("one on the lamp" is no level: a word that small is a count)
+        opening = i == 0 and after[:1] and after[0] in lang.level_on and 10 <= value <= 100
+        if is_pct or is_after or opening or (last_digits and value <= 100):
+            taken.update(range(i, i + n + (1 if is_pct or opening else 0)))
             found_values.append(value)
     for start, p in find(tokens, lang.amounts, taken):
         taken.update(range(start, start + len(p)))
