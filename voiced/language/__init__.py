@@ -121,6 +121,7 @@ class Language:
     guards: dict[str, tuple[str, ...]]  # reported speech, negation, later, conditions: patterns' parts
     misheard_openings: tuple[tuple[str, str], ...]  # (heard, said) at a segment's start
     separators: tuple[str, ...]
+    joining: str  # "and": rooms sharing one plural device noun, joined again (text.py)
     goes_on: frozenset[str]  # a last word that promises more: the turn is not over
     courtesy: tuple[str, ...]
     openers: frozenset[str]
@@ -159,6 +160,20 @@ class Language:
     guess_unnamed_room: tuple[Phrase, ...]
     widening: frozenset[str]  # another reading of the audio may not bring one in (readings.py)
     search_openers: frozenset[str]  # dropped from the start of a search (media.py)
+    word_sets: dict[str, frozenset[str]]  # small sets read by name, each by the file said beside it
+    word_lists: dict[str, tuple[str, ...]]  # the same, where their order counts
+    scene_names: dict[str, tuple[str, ...]]  # our scenes as things to turn on (grammar.py)
+    warm_up: tuple[str, ...]  # requests said once at start (learning.py)
+    bare_room: str  # a pattern: "the room" as Whisper writes "bedroom" (asking.py)
+    room_suffix: str
+    here_alone: frozenset[str]
+    here_in: str
+    article: str
+    plain_not: str  # "not": a correction's opening, and the negation a feeling may hold
+    thing_articles: tuple[str, ...]  # off the front of a thing we cannot do (answers.py)
+    unstressed_openings: dict[str, str]  # heard: said ("the" + "fuser": "diffuser") (hearing.py)
+    indirect: Mapping[str, Any]  # indirect phrasings said as the direct request (indirect.py)
+    misheard_patterns: tuple[tuple[str, str, str], ...]  # (stage, pattern, said): Whisper's slips (text.py)
 
     @property
     def guess_scope(self) -> frozenset[str]:
@@ -254,6 +269,7 @@ class Language:
             guards={str(k): tuple(str(w) for w in v) for k, v in raw["guards"].items()},
             misheard_openings=tuple((str(c["heard"]), str(c["said"])) for c in raw["misheard_openings"]),
             separators=tuple(str(w) for w in raw["separators"]),
+            joining=str(raw["joining"]),
             goes_on=frozenset(str(w) for w in raw["goes_on"]),
             courtesy=tuple(str(w) for w in raw["courtesy"]),
             openers=frozenset(str(w) for w in raw["openers"]),
@@ -297,6 +313,22 @@ class Language:
             },
             guess_policies=MappingProxyType(dict(raw["guess_policies"])),
             guess_unnamed_room=_phrases(raw["guess_unnamed_room"]),
+            word_sets={str(k): frozenset(str(w) for w in v) for k, v in raw["word_sets"].items()},
+            word_lists={str(k): tuple(str(w) for w in v) for k, v in raw["word_lists"].items()},
+            scene_names={str(k): tuple(str(w) for w in v) for k, v in raw["scene_names"].items()},
+            warm_up=tuple(str(w) for w in raw["warm_up"]),
+            bare_room=str(raw["bare_room"]),
+            room_suffix=str(raw["room_suffix"]),
+            here_alone=frozenset(str(w) for w in raw["here_alone"]),
+            here_in=str(raw["here_in"]),
+            article=str(raw["article"]),
+            plain_not=str(raw["plain_not"]),
+            thing_articles=tuple(str(w) for w in raw["thing_articles"]),
+            unstressed_openings={str(u["heard"]): str(u["said"]) for u in raw["unstressed_openings"]},
+            indirect=MappingProxyType(dict(raw["indirect"])),
+            misheard_patterns=tuple(
+                (str(m["stage"]), str(m["pattern"]), str(m["said"])) for m in raw["misheard_patterns"]
+            ),
         )
 
 

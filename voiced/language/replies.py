@@ -20,13 +20,6 @@ from voiced.yamlfile import load_yaml
 Template = str | Mapping[str, str]
 
 
-def join(items: Sequence[str], last: str = "and") -> str:
-    """ "a", "a and b", "a, b and c"."""
-    if not items:
-        return ""
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + f" {last} " + items[-1]
-
-
 def capital(text: str) -> str:
     return text[:1].upper() + text[1:]
 
@@ -54,17 +47,34 @@ class Replies:
             return template["none"]
         return template["one"] if count == 1 else template["many"]
 
+    def join(self, items: Sequence[str], either: bool = False) -> str:
+        """ "a", "a and b", "a, b and c" ("or" when `either`): the joining words are templates too."""
+        if len(items) < 2:
+            return "".join(items)
+        return self.form("list_or" if either else "list_and", 2).format(
+            first=", ".join(items[:-1]), last=items[-1]
+        )
+
     def say(self, key: str, things: Sequence[str] = (), *, count: int | None = None, **fields: object) -> str:
         """The template `key` for `things` (`count` of them: len(things) unless given)."""
         count = len(things) if count is None else count
         form = self.form(key, count)
-        text = form.format(things=join(things), either=join(things, "or"), count=count, **fields)
+        text = form.format(things=self.join(things), either=self.join(things, True), count=count, **fields)
         return capital(text) if text.endswith((".", "?", "!")) else text  # a sentence, not a piece of one
 
 
 @functools.cache
 def replies() -> Replies:
     return Replies.load(HERE / "replies_en.yaml")
+
+
+def join(items: Sequence[str], either: bool = False) -> str:
+    return replies().join(items, either)
+
+
+def chain(items: Sequence[str]) -> str:
+    """ "a and b and c": the pieces of one reply, each joined to the one before."""
+    return functools.reduce(lambda said, piece: join([said, piece]), items[1:], items[0]) if items else ""
 
 
 def knows(key: str) -> bool:

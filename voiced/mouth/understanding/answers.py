@@ -7,10 +7,10 @@ from typing import Any
 
 from voiced.devices.colours import COLORS, hex_to_xy
 from voiced.language import english
-from voiced.language.replies import say, the
+from voiced.language.replies import join, say, the
 from voiced.language.whites import white_name
 from voiced.mouth.understanding.grammar import human
-from voiced.mouth.understanding.home import DOMAIN_KINDS, Home, Match, Outcome, join
+from voiced.mouth.understanding.home import DOMAIN_KINDS, Home, Match, Outcome
 from voiced.mouth.understanding.lacking import controlled
 
 
@@ -150,7 +150,7 @@ def help_text(home: Home) -> Outcome:
     return Outcome(" ".join(said), acted=False)
 
 
-_KINDS = ("light", "lights", "lamp", "lamps")
+_KINDS = english().word_sets["light_nouns"]
 
 
 def volume_level(home: Home, match: Match) -> Outcome | None:
@@ -166,8 +166,8 @@ def volume_level(home: Home, match: Match) -> Outcome | None:
 
 def cannot_do(home: Home, match: Match) -> Outcome:
     verb, thing = str(match.get("verb", "do")), str(match.get("thing", "that")).strip()
-    for article in ("the ", "my ", "our ", "that ", "this "):
-        thing = thing.removeprefix(article)
+    for article in english().thing_articles:
+        thing = thing.removeprefix(article + " ")
     value = match.get("value")
     for device in home.registry:
         scents = getattr(device, "scents", None)
@@ -183,7 +183,7 @@ def cannot_do(home: Home, match: Match) -> Outcome:
             return Outcome(say("what_to_do_with", thing=thing), acted=False)  # "open" it
         # "turn on the garage light": no such light, which is not the same as a thing we cannot do
         return Outcome(say("no_such_light", [the(human(n)) for n in lights], thing=thing), acted=False)
-    what = f"the {thing} to {value}" if value else f"the {thing}"
+    what = say("the_thing_to", thing=thing, value=value) if value else say("the_thing", thing=thing)
     kinds = {device.kind for device in home.registry}
     return Outcome(say("only_control", controlled(kinds, english()), verb=verb, what=what), acted=False)
 

@@ -7,7 +7,7 @@ import re
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
-from voiced.language import Language, find, words
+from voiced.language import Language, english, find, words
 from voiced.language.replies import say
 from voiced.mouth.understanding.hearing import Phrase, Vocabulary
 from voiced.mouth.understanding.matcher import Matcher
@@ -18,14 +18,8 @@ log = logging.getLogger(__name__)
 
 SHORT_ANSWER_WORDS = 4  # "the bathroom one" answers a question; a longer request is a new one
 # ... and so is a short one that starts as a request does ("the bedroom one" also matches a template)
-REQUEST_VERBS = frozenset({"turn", "switch", "set", "make", "play", "put", "dim", "change", "start", "stop"})
-# "the room lamp", "set the room to 50%": how Whisper's ear often writes "bedroom" or "living room"
-# ("in the room", "dim the room" and "make the room warmer" are this room's, as said).
-_BARE_ROOM = re.compile(
-    r"(?<!\bin )(?<!\bthis )\bthe room(?: (lights?|lamps?)\b|(?= (?:to|on|off)\b))"
-    r"|(?:(?<=\bon )|(?<=\boff ))the room\b",
-    re.IGNORECASE,
-)
+REQUEST_VERBS = english().word_sets["request_verbs"]
+_BARE_ROOM = re.compile(english().bare_room, re.IGNORECASE)  # "the room" for "bedroom" or "living room"
 
 
 @dataclass(frozen=True)
@@ -49,11 +43,14 @@ def which_room(text: str, light_rooms: Callable[[], Sequence[str]]) -> Question 
     found = _BARE_ROOM.search(text)
     if found is None:
         return None
-    near = [room for room in light_rooms() if room.endswith("room") and room != "room"]
+    lang = english()
+    near = [room for room in light_rooms() if room.endswith(lang.room_suffix) and room != lang.room_suffix]
     if len(near) < 2:
         return None
     noun = f" {found.group(1).lower()}" if found.group(1) else ""
-    options = tuple(Phrase(f"the {room}{noun}", room, f"the {room}{noun}") for room in near)
+    options = tuple(
+        Phrase(f"{lang.article} {room}{noun}", room, say("the_room", room=f"{room}{noun}")) for room in near
+    )
     log.info("heard %r in %r: which room's, asking", found.group(0), text)
     return Question(text, found.group(0), options)
 
@@ -87,8 +84,9 @@ def here_unknown(
     heard = " ".join(found[0][1])
     if heard not in text:
         return None
-    place = "in the" if heard in ("here", "in here") or heard.startswith("in ") else "the"
-    options = tuple(Phrase(f"{place} {room}", room, f"the {room}") for room in sorted(rooms))
+    inside = heard in lang.here_alone or heard.startswith(lang.here_in + " ")
+    place = f"{lang.here_in} {lang.article}" if inside else lang.article
+    options = tuple(Phrase(f"{place} {room}", room, say("the_room", room=room)) for room in sorted(rooms))
     log.info("%r says here, and this room is not known: asking which", text)
     return Question(text, heard, options, opening="which_room")
 

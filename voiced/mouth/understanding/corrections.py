@@ -57,8 +57,9 @@ def said_right(text: str, vocabulary: HomeVocabulary, lang: Language) -> Correct
     tokens = words(text)
     cues = find(tokens, lang.correcting)
     opening = next((i for i, t in enumerate(tokens) if t not in lang.fillers), len(tokens))
-    if tokens[opening : opening + 1] == ["not"]:
-        cues = sorted([*cues, (opening, ("not",))])  # "not blue, green"; "not the bedroom" alone excludes
+    # "not blue, green"; "not the bedroom" alone excludes
+    if tokens[opening : opening + 1] == [lang.plain_not]:
+        cues = sorted([*cues, (opening, (lang.plain_not,))])
     things = _things(vocabulary)
     if not cues or _asks(tokens[: cues[0][0]], lang):
         # "turn on the lamp, I meant …" is corrected in the same breath (`taken_back`)
@@ -88,7 +89,7 @@ def said_right(text: str, vocabulary: HomeVocabulary, lang: Language) -> Correct
         return None
     said = list(dict.fromkeys(said))
     old: str | None = None
-    if tokens[end - 1 : end] == ["not"]:  # "not blue, green"; "not the bedroom" alone takes it out
+    if tokens[end - 1 : end] == [lang.plain_not]:  # "not blue, green"; "not the bedroom" alone takes it out
         if len(said) != 2 or said[0][0] != said[1][0]:
             return None
         old = said.pop(0)[1]
@@ -106,9 +107,9 @@ def _right_then_wrong(
 ) -> Correction | None:
     """ "The bedroom, not the kitchen": the right one, then "not" and the wrong one of the same sort,
     among small words only."""
-    if "not" not in tokens:
+    if lang.plain_not not in tokens:
         return None
-    at = tokens.index("not")
+    at = tokens.index(lang.plain_not)
     mentions = find(tokens, things)
     before, after = [m for m in mentions if m[0] < at], [m for m in mentions if m[0] > at]
     covered = {at, *(i for start, p in mentions for i in range(start, start + len(p)))}

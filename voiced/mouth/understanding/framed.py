@@ -7,7 +7,7 @@ from typing import Any
 
 from voiced.devices.colours import COLOR_TEMPS, COLORS
 from voiced.devices.model import DeviceCommand
-from voiced.language.replies import say, the
+from voiced.language.replies import chain, say, the
 from voiced.mouth.understanding.frame import Frame
 from voiced.mouth.understanding.grammar import human
 from voiced.mouth.understanding.home import (
@@ -37,7 +37,7 @@ def _light(frame: Frame, home: Home, name: str, step: int) -> tuple[DeviceComman
         if frame.percent <= 0:
             return light(name, state="OFF"), "off"
         fields.update(state="ON", brightness=pct_to_brightness(min(frame.percent, 100)))
-        said.append(f"to {min(frame.percent, 100)} percent")
+        said.append(say("framed_to_percent", percent=min(frame.percent, 100)))
     elif frame.direction is not None:
         step = pct_to_brightness(frame.by) if frame.by else step
         on = state.get("state") == "ON"
@@ -64,7 +64,7 @@ def _light(frame: Frame, home: Home, name: str, step: int) -> tuple[DeviceComman
         said.append(frame.power.lower())
     if not fields:
         return None, ""
-    return light(name, **fields), " and ".join(said)
+    return light(name, **fields), chain(said)
 
 
 def _diffuser(frame: Frame, home: Home, name: str) -> tuple[DeviceCommand | None, str]:
@@ -125,7 +125,7 @@ def _music(frame: Frame, home: Home, name: str) -> tuple[DeviceCommand | None, s
         said.append(say("framed_louder" if change > 0 else "framed_quieter"))
     if not fields:
         return None, ""
-    return music(name, **fields), " and ".join(said)
+    return music(name, **fields), chain(said)
 
 
 def outcome(frame: Frame, home: Home, step: int) -> Outcome | None:

@@ -44,12 +44,6 @@ HA_INTENTS = (
 DOMAINS = {"light": "light", "music": "media_player", "diffuser": "switch", "switch": "switch"}
 KEPT_DOMAINS = {*DOMAINS.values(), "scene"}
 SCENE_PREFIX = "\x00scene:"  # a `name` value that stands for one of our scenes
-SCENE_NAMES = {
-    "relax": ("relax mode", "relax scene", "relaxation mode", "chill mode"),
-    "focus": ("focus mode", "focus scene", "work mode", "study mode"),
-    "party": ("party mode", "party scene", "party time"),
-    "good_night": ("good night mode", "good night scene", "night mode", "bedtime mode"),
-}
 
 
 def human(name: str) -> str:
@@ -135,7 +129,7 @@ def build_grammar(registry: DeviceRegistry, room: str | None) -> dict[str, Any]:
     data["lists"]["color"] = {"values": [{"in": k, "out": v} for k, v in COLORS.items()]}
     data["lists"]["temperature"] = {"values": [{"in": k, "out": v} for k, v in COLOR_TEMPS.items()]}
     names = spoken_names(registry)
-    for scene, texts in SCENE_NAMES.items():
+    for scene, texts in english().scene_names.items():
         for text in texts:
             names.setdefault(text, (f"{SCENE_PREFIX}{scene}", {"domain": "scene"}))
     data["lists"]["name"] = _values(names)

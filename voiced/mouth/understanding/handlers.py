@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import datetime
 
+from voiced.language import english
 from voiced.mouth.understanding import answers, lights, media, switching
 from voiced.mouth.understanding.home import WHICH_ONE, Home, Match, Outcome
 
@@ -19,7 +20,7 @@ def _scene(match: Match) -> Outcome:
     if match.intent == "Scene":
         return Outcome("", scene=str(match.get("scene")))
     words = str(match.get("mood")).split()
-    while words and words[0] in ("like", "for", "of", "to"):  # "set the mood for ...": a looser template won
+    while words and words[0] in english().word_sets["mood_openers"]:  # a looser template won
         words.pop(0)
     return Outcome("", scene=" ".join(words))
 

@@ -16,13 +16,15 @@ from pathlib import Path
 import jellyfish
 
 from voiced.devices.vocabulary import HomeVocabulary
+from voiced.language import english
+from voiced.language.replies import say
 
 log = logging.getLogger(__name__)
 DICTIONARIES = (Path("/usr/share/dict/american-english"), Path("/usr/share/dict/words"))  # Debian wamerican
 ACCEPT = 0.7  # a phrase this similar (0..1) to what was heard may replace it
 MARGIN = 0.08  # and must beat any other meaning by this much, else we ask
 _WORD = re.compile(r"[a-z][a-z']*")
-_KINDS = frozenset(("light", "lights", "lamp", "lamps"))
+_KINDS = english().word_sets["light_nouns"]
 
 
 @dataclass(frozen=True)
@@ -116,6 +118,7 @@ class Vocabulary:
         found: tuple[int, int, list[tuple[float, Phrase]]] | None = None
         top = 0.0
         phrases = [(p, len(p.text.split())) for p in self._phrases if self._may_be(tokens[i], p.text)]
+        unstressed = english().unstressed_openings
         for start in range(max(0, i - 1), i + 1):
             for end in range(i + 1, min(len(tokens), start + 3) + 1):
                 heard = " ".join(tokens[start:end])
@@ -124,9 +127,9 @@ class Vocabulary:
                     if abs(size - (end - start)) > 1:
                         continue
                     score = _similarity(heard, phrase.text)
-                    if end - start == 2 and tokens[start] == "the":
-                        # an unstressed first syllable heard as "the": "the fuser" for "diffuser"
-                        score = max(score, _similarity("di" + tokens[start + 1], phrase.text))
+                    syllable = unstressed.get(tokens[start]) if end - start == 2 else None
+                    if syllable is not None:  # an unstressed first syllable heard as a word of its own
+                        score = max(score, _similarity(syllable + tokens[start + 1], phrase.text))
                     if score >= ACCEPT and score > by_meaning.get(phrase.meaning, (0.0, phrase))[0]:
                         by_meaning[phrase.meaning] = (score, phrase)
                 ranked = sorted(by_meaning.values(), key=lambda item: item[0], reverse=True)
@@ -136,15 +139,18 @@ class Vocabulary:
 
 
 def home_phrases(vocabulary: HomeVocabulary, rooms: list[str]) -> list[Phrase]:
-    phrases = [Phrase(text, name, f"the {name.replace('_', ' ')}") for text, name in vocabulary.named]
+    phrases = [
+        Phrase(text, name, say("the_device", device=name.replace("_", " ")))
+        for text, name in vocabulary.named
+    ]
     phrases += [Phrase(scent, f"scent:{scent}", scent) for scent in vocabulary.scents]
     phrases += [Phrase(genre, f"genre:{genre}", genre) for genre in vocabulary.genres]
     for room in rooms:
-        phrases.append(Phrase(room, f"room:{room}", f"the {room}"))
+        phrases.append(Phrase(room, f"room:{room}", say("the_room", room=room)))
     for colour in vocabulary.colours:
         phrases.append(Phrase(colour, f"colour:{colour}", colour))
     named = {p.text for p in phrases}
-    for word in ("scent", "diffuser", "light", "lights", "lamp", "music", "volume", "brightness"):
+    for word in english().word_lists["hearing_words"]:
         if word not in named:  # "diffuser" is already the diffuser: one meaning, never a question
             phrases.append(Phrase(word, f"word:{word}", word))
     return phrases

@@ -13,7 +13,7 @@ from typing import Any
 from voiced.devices.model import DeviceCommand, DiffuserSet, LightSet, MusicSet, SwitchSet
 from voiced.devices.registry import DeviceRegistry
 from voiced.language import english
-from voiced.language.replies import say, the
+from voiced.language.replies import join, say, the
 from voiced.mouth.understanding.grammar import human
 
 BRIGHTNESS_MAX = 254
@@ -43,12 +43,6 @@ def music(device: str, **fields: Any) -> MusicSet:
 
 def pct_to_brightness(pct: float) -> int:
     return round(pct * BRIGHTNESS_MAX / 100)
-
-
-def join(items: list[str], last: str = "and") -> str:
-    if not items:
-        return ""
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + f" {last} " + items[-1]
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ from hassil import Intents
 
 from voiced.devices.registry import DeviceRegistry
 from voiced.devices.vocabulary import HomeVocabulary
+from voiced.language import english
 from voiced.mouth.understanding.grammar import build_grammar, load_unsupported, rooms
 from voiced.mouth.understanding.hearing import Vocabulary, english_words, home_phrases
 from voiced.mouth.understanding.matcher import Matcher
@@ -19,18 +20,6 @@ from voiced.mouth.understanding.prefilter import one_per_block
 
 log = logging.getLogger(__name__)
 Learned = tuple[Matcher, Vocabulary, set[str]]
-# hassil builds its number-word tables and opens the fuzzy models on first use: do it at start.
-WARM_UP = (
-    "turn on the light",
-    "set the light brightness to max",
-    "lights on living room please",
-    "set the bedroom light to fifty percent",
-    "set the volume to one hundred fifty",
-    "turn on the diffuser for thirty minutes",
-    "set the kitchen light to three thousand kelvin",
-    "turn up the volume by ten",
-    "set the diffuser intensity to one hundred twenty percent",
-)
 # A matcher holds no conversation (each agent keeps its own): one built for the same grammar, room
 # and fuzziness is shared instead of compiled again (~1 s each; ~2 MB each: one per room is kept).
 KEEP_MATCHERS = 8
@@ -50,7 +39,7 @@ def _matcher(grammar: dict[str, object], room: str | None, fuzzy: bool) -> Match
                 _matchers.move_to_end(key)
                 return _matchers[key]
         matcher = Matcher(Intents.from_dict(grammar), load_unsupported(), room, fuzzy=fuzzy)
-        for said in WARM_UP:  # hassil compiles on first use, and the fuzzy models open their databases
+        for said in english().warm_up:  # hassil and the fuzzy models build their tables on first use
             matcher.strict(said)
             matcher.fuzzy(said, [])
         with _lock:

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from voiced.devices.model import DeviceCommand
-from voiced.language.replies import say, the
+from voiced.language import english
+from voiced.language.replies import join, say, the
 from voiced.mouth.understanding.grammar import human
 from voiced.mouth.understanding.home import (
     BRIGHTNESS_MAX,
@@ -11,7 +12,6 @@ from voiced.mouth.understanding.home import (
     Match,
     Outcome,
     Picked,
-    join,
     light,
     pct_to_brightness,
 )
@@ -80,7 +80,7 @@ def _targets(home: Home, match: Match) -> Picked | None:
     names = last or here or on
     if not names:
         return home.pick(match, LIGHT)
-    said = join([the(human(n)) for n in names]) if len(names) <= 2 else "the lights"
+    said = join([the(human(n)) for n in names]) if len(names) <= 2 else english().kind_names["light"].all
     return Picked(names, said)
 
 
@@ -153,7 +153,7 @@ def color(home: Home, match: Match) -> Outcome | None:
 def light_set(home: Home, match: Match) -> Outcome | None:
     """HassLightSet and our LightBrightness / LightColor."""
     level_said = match.slots.get("brightness") or match.slots.get("pct")
-    if level_said is not None and level_said.text.strip() == "one":
+    if level_said is not None and level_said.text.strip() in english().word_sets["not_a_level"]:
         return None  # "the bedroom one" names a light, it asks no 1 percent
     if "brightness" in match.slots or "pct" in match.slots:
         return brightness(home, match, float(match.get("brightness", match.get("pct"))))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import jellyfish
 
 from voiced.language import Language, english, find
-from voiced.language.replies import say, the
+from voiced.language.replies import chain, say, the
 from voiced.mouth.understanding import values
 from voiced.mouth.understanding.grammar import human
 from voiced.mouth.understanding.home import WHICH_ONE, Home, Match, Outcome, diffuser, music
@@ -15,7 +15,7 @@ VOLUME_STEP = 10
 MUSIC = ("music",)
 DIFFUSER = ("diffuser",)
 ACTION_SAID = {action: say(f"music_{action}") for action in ("pause", "stop", "next", "previous")}
-_PLAIN = ("music", "something", "some music", "anything", "a song", "songs")
+_PLAIN = english().word_sets["plain_music"]
 
 
 def _player(home: Home, match: Match) -> str | None:
@@ -48,7 +48,7 @@ def search_and_play(home: Home, match: Match) -> Outcome | None:
     spoken = {w for n in home.of_kinds(MUSIC) for w in (*n.split("_"), *home.registry.get(n).aliases)}
     while words and words[-1].rstrip("s") in spoken:  # "... on the speaker": where, not what
         words.pop()
-        while words and words[-1] in ("on", "in", "the", "my", "through"):
+        while words and words[-1] in _WHERE:
             words.pop()
     timed: set[int] = set()
     if values.minutes(words, timed, english()) is not None and max(timed) == len(words) - 1:
@@ -130,12 +130,12 @@ def _played_at(
         level = say("framed_louder" if change > 0 else "framed_quieter")
     playing = say("framed_playing", what=genre or query)
     fields = {"genre": genre} if genre is not None else {"query": query}
-    said = say("framed_done", [the(human(name))], said=f"{playing} and {level}")
+    said = say("framed_done", [the(human(name))], said=chain([playing, level]))
     return Outcome(said, [music(name, action="play", volume=volume, **fields)], (name,))
 
 
-_MUSIC_WORDS = frozenset(("music", "song", "songs", "something", "anything", "track", "tracks", "tunes"))
-_WHERE = frozenset(("on", "in", "the", "my", "through"))
+_MUSIC_WORDS = english().word_sets["music_words"]
+_WHERE = english().word_sets["where_music"]
 
 
 def _asks_for_music(words: list[str], players: set[str]) -> bool:

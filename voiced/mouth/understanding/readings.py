@@ -24,16 +24,15 @@ from voiced.devices.vocabulary import HomeVocabulary
 from voiced.language import english
 from voiced.mouth.understanding.text import looped
 
-DIRECTIONS = frozenset({"on", "off", "up", "down"})
-QUANTIFIERS = frozenset({"every", "all", "everything", "everywhere", "whole", "house", "home"})
-POINTING = frozenset({"that", "this", "these", "those", "them", "it"})
+_SETS = english().word_sets
+DIRECTIONS = _SETS["directions"]
+QUANTIFIERS = _SETS["quantifiers"]
+POINTING = _SETS["pointing"]
 # Words in the home's names that name nothing by themselves ("living room" is a room, "room" is not).
-GENERIC = frozenset({"room", "light", "lights", "lamp", "lamps", "the", "music", "player", "speaker", "of"})
-TEMPERATURES = frozenset({"warm", "warmer", "cool", "cooler", "cold", "daylight", "white"})
+GENERIC = _SETS["name_generic"]
+TEMPERATURES = _SETS["name_whites"]
 # Words that say which setting of a device a value is for: "diffuser intensity" is not "diffuser".
-SETTINGS = frozenset(
-    {"intensity", "brightness", "volume", "colour", "color", "temperature", "scent", "level"}
-)
+SETTINGS = _SETS["settings"]
 _WORD = re.compile(r"[a-z0-9%']+")
 
 
@@ -97,18 +96,16 @@ def _safe(
 
 
 def _after_quantifier(words: Sequence[str], at: int) -> bool:
-    before = [w for w in words[max(0, at - 2) : at] if w != "the"]
+    before = [w for w in words[max(0, at - 2) : at] if w != english().article]
     return bool(before) and before[-1] in QUANTIFIERS
 
 
 # A kind of thing adds nothing to a name: "lavender" or "lavender aroma" is no question.
-KINDS = frozenset({"light", "lights", "lamp", "lamps", "scent", "aroma", "diffuser", "music", "speaker"})
+KINDS = _SETS["reading_kinds"]
 # "light" → "light blue": a word or two. A reading that adds a whole sentence ("blues" → "blues can
 # you play some blues") is the decoder looping, not a more specific request.
 MAX_QUALIFIER_WORDS = 2
-_FUNCTION_WORDS = frozenset(
-    {"the", "a", "an", "to", "of", "on", "in", "at", "my", "and", "some", "set", "turn", "make", "please"}
-)
+_FUNCTION_WORDS = _SETS["reading_small"]
 
 
 def _is_name(names: frozenset[str], word: str) -> bool:
@@ -116,7 +113,7 @@ def _is_name(names: frozenset[str], word: str) -> bool:
     return (
         word in names
         or _singular(word) in names
-        or (word.endswith("room") and word != "room")
+        or (word.endswith(english().room_suffix) and word != english().room_suffix)
         or any(c.isdigit() for c in word)
     )
 
@@ -156,7 +153,7 @@ def unsure_part(heard: str, others: Iterable[str], names: frozenset[str]) -> tup
 
 
 # A device named by its kind: the word other readings may show was heard short ("light" / "lightben").
-NOUNS = frozenset({"light", "lights", "lamp", "lamps", "diffuser", "speaker", "music"})
+NOUNS = _SETS["reading_nouns"]
 DOUBTING_READINGS = 2  # of the next few: one may be noise, two agree that something was there
 
 

@@ -9,7 +9,7 @@ from voiced.devices.model import DeviceCommand, MusicSet
 from voiced.devices.registry import DeviceRegistry
 from voiced.devices.vocabulary import HomeVocabulary
 from voiced.language import english, words
-from voiced.language.replies import say
+from voiced.language.replies import knows, say
 from voiced.mouth.agent import AgentReply
 from voiced.mouth.understanding.answers import cannot_do
 from voiced.mouth.understanding.handlers import RESET_SCENE
@@ -26,11 +26,8 @@ REPORTED = say("reported")
 NEGATED = say("negated")
 LATER = say("later_unsupported")
 CONDITIONAL = say("conditional_unsupported")
-POINTING = frozenset({"it", "the it", "that", "them", "this", "this one", "that one", "those", "these"})
-KIND_WORDS = {
-    *("light", "lights", "lamp", "lamps", "diffuser", "scent", "music", "speaker"),
-    *("volume", "intensity", "brightness", "colour", "color", "temperature"),
-}
+POINTING = english().word_sets["pointing_said"]
+KIND_WORDS = english().word_sets["kind_words"]
 
 
 def plays_anything(command: DeviceCommand) -> bool:
@@ -45,7 +42,7 @@ def _value_or_part(segment: str) -> bool:
     )
 
 
-_WHOSE = frozenset(("the", "my", "his", "her", "our", "your", "their", "a"))
+_WHOSE = english().word_sets["whose"]
 
 
 def _who_said(segment: str, text: str) -> bool:
@@ -145,6 +142,16 @@ def compose(
     )
 
 
+def _setting(name: str) -> str:
+    """A setting as a reply says it: "scents", "colours", "brightness values"."""
+    key = f"two_values_{name}"
+    return (
+        say(key)
+        if key != "two_values_other" and knows(key)
+        else say("two_values_other", setting=name.replace("_", " "))
+    )
+
+
 def contradiction(outcomes: list[Outcome]) -> tuple[str, str] | None:
     """A device and a setting that two parts of one utterance, each about the same devices, give
     different values (two scents, two colours): the device and the setting's name, or None. A
@@ -158,16 +165,6 @@ def contradiction(outcomes: list[Outcome]) -> tuple[str, str] | None:
                     continue
                 earlier = seen.get((command.device, name))
                 if earlier is not None and earlier[0] != value and earlier[1] == scope:
-                    return command.device, _SETTINGS.get(name, name.replace("_", " ") + " values")
+                    return command.device, _setting(name)
                 seen[(command.device, name)] = (value, scope)
     return None
-
-
-_SETTINGS = {
-    "state": "states",
-    "action": "actions",
-    "scent": "scents",
-    "color_hex": "colours",
-    "color_temp": "whites",
-    "genre": "genres",
-}

@@ -29,7 +29,8 @@ class _Guards:
 @functools.cache
 def _guards(lang: Language) -> _Guards:
     g = lang.guards
-    amount, marks = _any(g["amounts_of_time"]), _any(g["clock_marks"])
+    amount, marks, at = _any(g["amounts_of_time"]), _any(g["clock_marks"]), _any(g["clock_at"])
+    not_after = "".join(rf"(?<!{w} )" for w in g["not_after_condition"])  # one look-behind each: fixed widths
     return _Guards(
         reporting=re.compile(
             rf"\b(?!{_any(g['speaking_to_us'])}\b)([a-z']+) {_any(g['reporting'])}\b"
@@ -39,12 +40,12 @@ def _guards(lang: Language) -> _Guards:
         negated=re.compile(rf"\b{_any(g['negating'])} (?:\w+ )?{_any(g['request_verbs'])}\b"),
         later=re.compile(
             rf"\b(?:{_any(g['later_openers'])} {amount} {_any(g['units_of_time'])}"
-            rf"|at (?:[01]?\d|2[0-4])(?::\d\d)?\s*{marks}?(?=\W|$)(?!\s*{_any(g['not_a_time'])})"
-            rf"|at {_any(g['clock_words'])}(?: {_any(g['clock_minutes'])})?\s*{marks}"
+            rf"|{at} (?:[01]?\d|2[0-4])(?::\d\d)?\s*{marks}?(?=\W|$)(?!\s*{_any(g['not_a_time'])})"
+            rf"|{at} {_any(g['clock_words'])}(?: {_any(g['clock_minutes'])})?\s*{marks}"
             rf"|{_any(g['later'])})\b"
         ),
         condition=re.compile(
-            rf"\b(?<!wonder ){_any(g['conditions'])} (?!{_any(g['not_conditions'])})"
+            rf"\b{not_after}{_any(g['conditions'])} (?!{_any(g['not_conditions'])})"
             rf"{_any(g['condition_subjects'])} \w"
         ),
         question=re.compile(rf"^{_any(g['questions'])}\b"),

@@ -12,22 +12,13 @@ _PERCENT = re.compile(r"(\d)\s*%")
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")  # Whisper writes "4,000": one number, not two
 _KELVIN = re.compile(r"(\d)k\b")  # "4000k"
 _NOT_WORD = re.compile(r"[^\w\s']+")
-# "dim every light of 15 percent": Whisper's "of" for a "to" between a device and a percentage (but
-# "a brightness of 50 percent", "instead of 50 percent", "half of 80 percent" keep it)
-_OF_PERCENT = re.compile(
-    r"(?:(?<=light)|(?<=lights)|(?<=lamp)|(?<=lamps)|(?<=diffuser)) of (?=\d+ percent\b)"
-)
-# "change the bedroom up to 50 percent", "dim the kitchen down to 20 percent": a value, whichever way
-# ("turn up to 50 percent" keeps its "up": the volume's; "by up to 20 percent" is a step)
-_WAY_TO = re.compile(r"(?<!\bturn)(?<!\bby) (?:up|down) (?=to \d+ percent\b)")
-# "kitchen at 40 in lounge at 70": Whisper's "in" for an "and" between two values given at once
-_IN_FOR_AND = re.compile(r"(\bat \d+(?: percent)?) in (?=[a-z ]+? at \d)")
-# "that bedroom to 50 percent": Whisper's "that" for a "set" opening a request for a value
-# (not "that one", "that lamp": a pointer to a device, the pronoun's)
-_THAT_FOR_SET = re.compile(
-    r"^that (?!(?:one|ones|it|lights?|lamps?|things?|devices?)\b)(?=[a-z ]+ to \d+ percent$)"
-)
 _QUOTES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": " ", "\u201d": " ", '"': " "})
+
+
+@functools.cache
+def _misheard(lang: Language, stage: str) -> tuple[tuple[re.Pattern[str], str], ...]:
+    """Whisper's slips the language file knows, rewritten at this stage ("text" or "opening")."""
+    return tuple((re.compile(p), said) for at, p, said in lang.misheard_patterns if at == stage)
 
 
 @functools.cache
@@ -50,7 +41,8 @@ def normalise(text: str) -> str:
     text = text.translate(_QUOTES).lower()
     text = _KELVIN.sub(r"\1 k", _THOUSANDS.sub("", text))
     text = _PERCENT.sub(r"\1 percent", text).replace("%", " percent ")
-    text = _IN_FOR_AND.sub(r"\1 and ", _WAY_TO.sub(" ", _OF_PERCENT.sub(" to ", text)))
+    for pattern, said in _misheard(english(), "text"):
+        text = pattern.sub(said, text)
     return re.sub(r"(?<=\w)-(?=\w)", " ", text)
 
 
@@ -84,7 +76,7 @@ def _parts(text: str, lang: Language) -> list[str]:
     parts: list[str] = []
     for piece in pieces:
         if parts and shared[0].search(parts[-1]) and shared[1].match(piece):
-            parts[-1] = f"{parts[-1]} and {piece}"
+            parts[-1] = f"{parts[-1]} {lang.joining} {piece}"
         else:
             parts.append(piece)
     return parts
@@ -104,7 +96,8 @@ def _polite(segment: str, lang: Language) -> str:
 
 
 def _opening(segment: str, lang: Language) -> str:
-    segment = _THAT_FOR_SET.sub("set ", segment)
+    for pattern, said in _misheard(lang, "opening"):
+        segment = pattern.sub(said, segment)
     for heard, meant in lang.misheard_openings:
         if segment.startswith(heard + " "):  # a whole word: "but one" is no "but on"
             return meant + segment[len(heard) :]

@@ -82,7 +82,9 @@ def percent(tokens: list[str], taken: set[int], lang: Language) -> int | None:
             before -= 1
         if before > 0 and tokens[before] in lang.level_of and names_a_level(tokens[before - 1], lang):
             before -= 1  # "an intensity of 60"
-        valued = before >= 0 and (tokens[before] in ("at", "to", "on") or names_a_level(tokens[before], lang))
+        valued = before >= 0 and (
+            tokens[before] in lang.word_sets["value_openers"] or names_a_level(tokens[before], lang)
+        )
         is_after = valued and value <= 100  # "to 40", "bright like 90", "volume 30"
         last_digits = tokens[i].isdigit() and n == len(tokens) - i and i > 0 and len(tokens) <= 3
         # "80 on the lamp" ("one on the lamp" is no level: a word that small is a count)
@@ -140,7 +142,8 @@ def compared(tokens: list[str], taken: set[int], lang: Language) -> list[tuple[s
 def felt_only_negation(tokens: list[str], lang: Language) -> bool:
     """ "I can't see a thing": the negation is part of how it feels, not of the request."""
     felt = [p for ps in lang.too_little.values() for p in ps]
-    return bool(find(tokens, felt)) and not find(tokens, [n for n in lang.negations if n != ("not",)])
+    others = [n for n in lang.negations if n != (lang.plain_not,)]
+    return bool(find(tokens, felt)) and not find(tokens, others)
 
 
 def one_of(tokens: list[str], classes: dict[str, tuple[Phrase, ...]], taken: set[int]) -> str | None:
@@ -153,12 +156,16 @@ def take(tokens: list[str], phrases: Sequence[Phrase], taken: set[int]) -> list[
     return [p for _, p in found]
 
 
+def _units(lang: Language, name: str) -> tuple[str, ...]:
+    return tuple(lang.word_sets[name])
+
+
 def _timed(tokens: list[str], at: int, lang: Language) -> bool:
     """A number at `at` with a unit of time after it."""
     found = number(tokens, at, lang)
     if found is None or at + found[1] >= len(tokens):
         return False
-    return tokens[at + found[1]].startswith(("minute", "min", "hour"))
+    return tokens[at + found[1]].startswith((*_units(lang, "minute_units"), *_units(lang, "hour_units")))
 
 
 def minutes(tokens: list[str], taken: set[int], lang: Language) -> int | None:
@@ -178,10 +185,10 @@ def minutes(tokens: list[str], taken: set[int], lang: Language) -> int | None:
         if found is not None:
             value, n = found
             unit = tokens[after + n] if after + n < len(tokens) else ""
-            if unit.startswith(("minute", "min")):
+            if unit.startswith(_units(lang, "minute_units")):
                 taken.update(range(i, after + n + 1))
                 return value
-            if unit.startswith("hour"):
+            if unit.startswith(_units(lang, "hour_units")):
                 taken.update(range(i, after + n + 1))
                 return value * 60
             if token == "for" and not unit:  # "lavender for 15": for a while, said last, is minutes
