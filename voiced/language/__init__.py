@@ -221,15 +221,9 @@ class Language:
             every=_phrases(raw["every"]),
             past_subjects=_phrases(raw["past_subjects"]),
             past_between=_phrases(raw["past_between"]),
-            past_verbs=frozenset(raw["past_verbs"]),
-            past_of_devices=frozenset(raw["past_of_devices"]),
             everything=_phrases(raw["everything"]),
             beside=_phrases(raw["beside"]),
             more_of=_phrases(raw["more_of"]),
-            level_from=frozenset(str(w) for w in raw["level_from"]),
-            level_of=frozenset(str(w) for w in raw["level_of"]),
-            level_on=frozenset(str(w) for w in raw["level_on"]),
-            naming_joiners=frozenset(str(w) for w in raw["naming_joiners"]),
             less_of=_phrases(raw["less_of"]),
             excepting=_phrases(raw["except"]),
             here=_phrases(raw["here"]),
@@ -301,6 +295,12 @@ class Language:
             **{
                 k: frozenset(str(w) for w in raw[k])
                 for k in (
+                    "past_verbs",
+                    "past_of_devices",
+                    "level_from",
+                    "level_of",
+                    "level_on",
+                    "naming_joiners",
                     "never_guessed",
                     "guess_fillers",
                     "guess_generic",
