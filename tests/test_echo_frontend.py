@@ -7,6 +7,7 @@ from __future__ import annotations
 import time
 
 import numpy as np
+import pytest
 
 from tests.speech_fixtures import synthesizer
 from voiced.audio.pcm import EAR_RATE, resample_band_limited
@@ -179,3 +180,37 @@ def test_a_voice_soon_after_a_restart_that_moved_our_echo_is_judged_the_users() 
 
 def _frames(samples: np.ndarray) -> list[np.ndarray]:
     return [samples[start : start + FRAME] for start in range(0, len(samples) - FRAME + 1, FRAME)]
+
+
+@pytest.mark.parametrize("moved_by", [256, -384, 512])
+def test_our_echo_moved_by_a_restart_is_never_the_user_while_the_delay_is_found_again(moved_by: int) -> None:
+    """A reply starts (a restart) and our echo now comes back 16 ms later than the last reply's
+    (as between two replies of the e2e runs, 81 -> 97 ms), or 24 ms sooner, or 32 ms later. Until the
+    delay is found again a path or a snippet fitted at the old delay does not explain our own voice:
+    neither may pause the reply."""
+    voice = _voice()
+    reference = PlaybackReference()
+    front = EchoCancellingVad(2, reference, frame_ms=FRAME_MS)
+    taken: list[int] = []
+    checked: list[tuple[int, float]] = []
+    try:
+        _run(front, reference, np.concatenate([voice, voice]))
+        time.sleep(0.5)  # the path is fitted in a thread of its own
+        reference.retract(0)  # the next reply starts here ...
+        moved = DELAY + moved_by  # ... and its echo comes back that much later
+        for index, (frame, ref) in enumerate(zip(_frames(_echo(voice, moved)), _frames(voice), strict=True)):
+            reference.append(ref)
+            _kept, user = front.classify(frame.tobytes())
+            if user:
+                taken.append(index)
+            share = front.echo_check(5)()
+            if share is not None and share > -6:  # the floor's bar to pause a reply
+                checked.append((index, round(share, 1)))
+            time.sleep(0.002)  # the fitter's thread gets its turn, as in real time
+            if index * FRAME >= 2 * EAR_RATE:
+                break
+    finally:
+        front.close()
+    assert not taken and not checked, (
+        f"frames of our echo taken for the user: {taken}; snippets judged not ours: {checked}"
+    )

@@ -51,6 +51,8 @@ class DelayEstimator:
         self._since_onset = 0
         self.delay: int | None = None  # samples
         self.confidence = 0.0
+        # Whether `delay` was found on what followed the last restart (a restart may have moved it).
+        self.fresh = False
 
     def restarted(self) -> None:
         """The microphone reached a point where the speaker restarted: what came before no
@@ -58,6 +60,7 @@ class DelayEstimator:
         self._since_restart = 0
         self._played_since_restart = 0
         self._looks = list(self._after_restart)
+        self.fresh = False
 
     def feed(self, mic: np.ndarray, reference: np.ndarray, *, playing: bool) -> int | None:
         count = len(mic)
@@ -111,4 +114,4 @@ class DelayEstimator:
         energy = float(np.sqrt(np.dot(ref, ref) * np.dot(heard, heard)))
         confidence = float(abs(corr[peak]) / energy) if energy > 0 else 0.0
         if confidence >= CONFIDENT:
-            self.delay, self.confidence = low + peak, confidence
+            self.delay, self.confidence, self.fresh = low + peak, confidence, True

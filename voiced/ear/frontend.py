@@ -39,6 +39,11 @@ NO_SOUND_DB = -90.0  # digital silence (a real microphone's own noise is far abo
 JUDGED_KEPT = 16  # frames whose echo share, as classified, is kept for the onset of speech
 MIN_FIT_SAMPLES = EAR_RATE * 3 // 10  # after a speaker restart, fit once this much has followed it
 DELAY_SLACK = 16  # samples: a smaller change in the estimate is jitter, which the echo path absorbs
+# Until the echo path is fitted again (a restart may have moved our echo), a frame is the user's only if
+# the microphone is this much louder than our echo at its loudest coupling (bench/calibrate_echo_coupling.py).
+COUPLING_MARGIN_DB = 6.0
+COUPLING_KEPT = 200  # frames of our echo, as the fitted path judged them, for its coupling
+COUPLING_WORST = 0.9  # the share of those frames whose coupling the user must beat
 
 
 class FrameClassifier(Protocol):
@@ -85,6 +90,7 @@ class EchoCancellingVad:
         tail_ms: int = 200,
         margin_db: float = 10.0,
         echo_db: float = -10.0,
+        coupling_margin_db: float = COUPLING_MARGIN_DB,
     ) -> None:
         # numpy's BLAS threads thrash on a busy CPU (an echo check of 150 ms took 0.6 s, not
         # 7 ms, beside Whisper): one thread each; the checks run in threads of their own anyway.
@@ -102,6 +108,10 @@ class EchoCancellingVad:
         self._path = EchoPath()
         self._since_fit = 0
         self._since_restart = HISTORY_S * EAR_RATE  # microphone samples since the speaker restarted
+        # Microphone samples since our voice came back after the last restart (None: not yet, or
+        # the delay has been found on it since): until then only what came before it is judged.
+        self._moved_for: int | None = None
+        self._restart_unheard = False
         # The least-squares fit (tens of ms of numpy) runs off the event loop, one at a time.
         self._fitter = ThreadPoolExecutor(max_workers=1, thread_name_prefix="echo-path-fit")
         self._fitting: Future[tuple[np.ndarray, int, float]] | None = None
@@ -115,6 +125,10 @@ class EchoCancellingVad:
         # Per frame, as classified: (energy the echo path left, the microphone's energy); None
         # when the frame was not judged by a fitted path.
         self._judged: deque[tuple[float, float] | None] = deque(maxlen=JUDGED_KEPT)
+        # How loud our echo reaches the microphone against the reference (dB), from frames the fitted
+        # path found ours: a restart moves the echo, not the speaker's volume or the room.
+        self._coupling: deque[float] = deque(maxlen=COUPLING_KEPT)
+        self._coupling_margin = coupling_margin_db
 
     @property
     def playing(self) -> bool:
@@ -130,8 +144,11 @@ class EchoCancellingVad:
             self._path.weights = None
             self._fitting = None  # a fit under way spans the restart: its answer is not wanted
             self._since_restart = 0
+            self._moved_for, self._restart_unheard = None, True
             self._delay.restarted()  # and the echo may have moved by tens of ms: look again soon
         self._since_restart += len(mic)
+        if self._moved_for is not None:
+            self._moved_for += len(mic)
         old_mic, old_ref = self._history
         self._history = (
             np.concatenate([old_mic[len(mic) :], mic]),
@@ -139,6 +156,8 @@ class EchoCancellingVad:
         )
         raw_db = rms_dbfs(raw)
         self._recent_raw_db.append(raw_db)
+        if self._restart_unheard and raw_db > SILENT_DB:
+            self._moved_for, self._restart_unheard = 0, False
         # The user's voice cannot move the correlation peak, only lower it below the estimator's
         # bar; and a delay that moved must be found even while the moved echo passes for the user.
         delay = self._delay.feed(mic, raw, playing=raw_db > SILENT_DB)
@@ -163,6 +182,12 @@ class EchoCancellingVad:
         not_echo_db = self._frame_not_echo_db(mic)
         if not_echo_db is not None:
             user = not_echo_db > self._echo_db
+            if not user:
+                self._coupling.append(mic_db - reference_db)
+        elif self._coupling:  # the path is being fitted again: louder than our echo can be, or not the user
+            # Until the delay is found again, our echo may come from anywhere in the last 800 ms.
+            loudest = max(self._recent_raw_db) if self._delay_unsure() else reference_db
+            user = mic_db > loudest + self._coupling_db() + self._coupling_margin
         else:  # no echo path fitted yet: judge by levels against the canceller's usual leak
             user = self._gate.is_user(vad_speech=speech, residual_db=residual_db, reference_db=reference_db)
         _LOGGER.debug(
@@ -175,10 +200,20 @@ class EchoCancellingVad:
         )
         return data, user
 
+    def _delay_unsure(self) -> bool:
+        """Our voice came back after a restart, and the delay has not been found on it yet."""
+        return self._moved_for is not None and not self._delay.fresh
+
+    def _coupling_db(self) -> float:
+        ordered = sorted(self._coupling)
+        return ordered[min(len(ordered) - 1, int(len(ordered) * COUPLING_WORST))]
+
     def _frame_not_echo_db(self, mic: np.ndarray) -> float | None:
-        """This frame's share that the fitted echo path does not explain; refits every second."""
+        """This frame's share that the fitted echo path does not explain; refits every second.
+        None until the delay is found on what followed the last restart: at the old one neither
+        a path nor a fit explains our own voice."""
         delay = self._aligned_to
-        if delay is None:
+        if delay is None or self._delay_unsure():
             return None
         mic_history, ref_history = self._history
         self._adopt_fit()
@@ -186,7 +221,8 @@ class EchoCancellingVad:
         # Refit each second; a fit is kept only if it explains its second of microphone, so one
         # bent by the user's voice is thrown away, and one that replaces a stale path is not.
         due = self._path.weights is None or self._since_fit >= EAR_RATE
-        window = min(EAR_RATE, self._since_restart)
+        # Only microphone whose echo is of what followed the restart: before it, the echo had its old delay.
+        window = min(EAR_RATE, self._since_restart - delay)
         ready = due and self._fitting is None and window >= MIN_FIT_SAMPLES
         if ready and rms_dbfs(ref_history[-window - delay :]) > SILENT_DB:
             self._since_fit = 0
@@ -234,6 +270,8 @@ class EchoCancellingVad:
         delay = self._aligned_to
         mic, ref = self._history
         skip = skip_last * self._frame_samples
+        if self._delay_unsure() and self._moved_for is not None and skip < self._moved_for:
+            return lambda: None  # it reaches our voice since the restart, whose echo may have moved
         if skip:
             mic, ref = mic[:-skip], ref[:-skip]
         samples = 0 if delay is None else min(len(mic) - delay - 64, frames * self._frame_samples)
