@@ -97,6 +97,13 @@ def _browse(kitchen: Satellite, url: str) -> None:
         until(lambda: cell(driver, kitchen.name, ".state") == "idle", REPLY_WITHIN_S, "the turn over", output)
         heard, said = cell(driver, kitchen.name, ".heard"), cell(driver, kitchen.name, ".said")
         assert "kitchen" in said.lower(), said
+        # The conversation has the same turn, whole: who said it where, the reply, what was done.
+        entry = driver.find_element(By.CSS_SELECTOR, "#transcript li.turn:last-child")
+        until(lambda: entry.find_element(By.CSS_SELECTOR, ".done").text != "", 15, "done", output)
+        said_here = entry.find_element(By.CSS_SELECTOR, ".heard").text
+        assert said_here.startswith("You (kitchen)") and heard in said_here, entry.text
+        assert "kitchen" in entry.find_element(By.CSS_SELECTOR, ".said").text.lower(), entry.text
+        assert "kitchen light" in entry.find_element(By.CSS_SELECTOR, ".done").text.lower(), entry.text
         SHOTS.mkdir(parents=True, exist_ok=True)
         driver.execute_script("document.getElementById('rooms-panel').scrollIntoView()")
         driver.save_screenshot(str(SHOTS / "rooms.png"))

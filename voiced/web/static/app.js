@@ -45,6 +45,8 @@ const handlers = {
   broker_status(e) { showBroker(e.connected); },
   state_updated(e) { conversation.showMemory(e.state); },
   turn_finished() { chart.refresh(); },
+  room_heard(e) { rooms.handlers.room_heard(e); conversation.roomHeard(e); },
+  room_said(e) { rooms.handlers.room_said(e); conversation.roomSaid(e); },
 };
 const THOUGHT_KINDS = ["agent_text", "agent_tool", "vibe_started", "vibe_tool_start", "vibe_tool_end", "vibe_complete", "vibe_error", "vibe_cancelled", "vibe_resumed", "vibe_dropped", "brain_finished", "barrier_wait", "plan_created", "plan_waiting_confirmation", "plan_step_started", "plan_step_finished", "plan_decision", "plan_completed", "plan_failed", "plan_cancelled"];
 

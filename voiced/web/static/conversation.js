@@ -60,6 +60,19 @@ export const handlers = {
   command_refused(e) { didThis(e.turn, `${capital(e.device.replaceAll("_", " "))}: not done, ${e.reason}`, true, e.at); },
 };
 
+// A satellite's turn (its own numbers, apart from the local room's): the same entry, with its room.
+export function roomHeard(e) {
+  const entry = turnEntry(e.turn, e.at);
+  entry.heard.querySelector(".who").textContent = `You (${e.room})`;
+  entry.heard.querySelector(".words").textContent = e.text || "(nothing I could make out)";
+}
+
+export function roomSaid(e) {
+  const entry = turnEntry(e.turn, e.at);
+  entry.said.querySelector(".who").textContent = `voiced (${e.room})`;
+  handlers.agent_text(e);
+}
+
 // The reply to a typed request: what was said, and what was done if anything was.
 export function replied(answer) {
   const done = answer.commands.map((c) => (c.result === "sent" ? c.words || c.device : `${c.device}: not done, ${c.reason}`));
