@@ -160,6 +160,7 @@ class Language:
     here_in: str
     article: str
     plain_not: str  # "not": a correction's opening, and the negation a feeling may hold
+    lasting: str  # "for": how long ("for twenty minutes"; "lavender for 15", said last, is minutes)
     thing_articles: tuple[str, ...]  # off the front of a thing we cannot do (answers.py)
     unstressed_openings: dict[str, str]  # heard: said ("the" + "fuser": "diffuser") (hearing.py)
     indirect: Mapping[str, Any]  # indirect phrasings said as the direct request (indirect.py)
@@ -313,6 +314,7 @@ class Language:
             here_in=str(raw["here_in"]),
             article=str(raw["article"]),
             plain_not=str(raw["plain_not"]),
+            lasting=str(raw["lasting"]),
             thing_articles=tuple(str(w) for w in raw["thing_articles"]),
             unstressed_openings={str(u["heard"]): str(u["said"]) for u in raw["unstressed_openings"]},
             indirect=MappingProxyType(dict(raw["indirect"])),

@@ -39,7 +39,7 @@ def get_state(home: Home, match: Match, whole: bool = False) -> Outcome | None:
     if picked is None:
         return None
     if not picked.names:
-        return Outcome(say("no_such_kind", kind=picked.said.removeprefix("the ")), acted=False)
+        return Outcome(say("no_such_kind", kind=picked.as_bare), acted=False)
     asked_on = str(match.get("state", "on")).lower() == "on"
     word, other = ("on", "off") if asked_on else ("off", "on")
     known = {n: _is_on(home, n) for n in picked.names}
@@ -65,7 +65,7 @@ def get_state(home: Home, match: Match, whole: bool = False) -> Outcome | None:
     elif matching:
         said.append(told("state_is", matching, state=word))
     elif not unknown or others:
-        group = picked.said.removeprefix("all ")
+        group = picked.as_group
         said.append(say("state_none", [group], count=len(picked.names), state=word))
     if unknown:
         said.append(told("no_report", unknown))
@@ -215,7 +215,7 @@ def light_colour(home: Home, match: Match) -> Outcome | None:
     if picked is None:
         return None
     if not picked.names:
-        return Outcome(say("no_such_kind", kind=picked.said.removeprefix("the ")), acted=False)
+        return Outcome(say("no_such_kind", kind=picked.as_bare), acted=False)
     said = []
     for name in picked.names:
         state = home.states(name)

@@ -63,7 +63,7 @@ def spoken_names(registry: DeviceRegistry) -> dict[str, tuple[str, dict[str, Any
         context = {"domain": DOMAINS[device.kind]}
         bases = {human(device.name), *device.aliases}
         if device.kind == "light":
-            stem = human(device.name).removesuffix(" light")
+            stem = human(device.name).removesuffix(" " + english().kind_names["light"].one)
             bases |= {f"{stem} {word}" for word in sorted(english().guess_light)}
             bases |= {f"{alias} {word}" for alias in device.aliases for word in sorted(english().guess_light)}
         for text in sorted(bases):

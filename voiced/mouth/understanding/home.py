@@ -77,6 +77,16 @@ class Outcome:
 class Picked:
     names: list[str]
     said: str  # "the kitchen light", "the lights in the kitchen", "all the lights"
+    group: str = ""  # the whole of them, as a state is said of it ("the lights"); "": as said
+    bare: str = ""  # a kind the home lacks, with no article ("lights in the kitchen"); "": as said
+
+    @property
+    def as_group(self) -> str:
+        return self.group or self.said
+
+    @property
+    def as_bare(self) -> str:
+        return self.bare or self.said
 
 
 class Home:
@@ -139,11 +149,12 @@ class Home:
                     return Picked(here, the(human(here[0])))
                 return Picked(here, say("kind_in_room", kind=noun, room=room))
             if area.text:  # a room was named and it has none
-                return Picked([], say("kind_in_room", kind=noun, room=room))
+                bare = say("kind_in_room_bare", kind=noun, room=room)
+                return Picked([], say("kind_in_room", kind=noun, room=room), bare=bare)
         if not every:
-            return Picked([], say("kind_the", kind=noun))
+            return Picked([], say("kind_the", kind=noun), bare=noun)
         if not default_all:
             return None
         if len(every) == 1:
             return Picked(every, the(human(every[0])))
-        return Picked(every, say("kind_all", kind=noun))
+        return Picked(every, say("kind_all", kind=noun), group=say("kind_the", kind=noun))

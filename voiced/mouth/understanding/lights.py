@@ -21,7 +21,7 @@ LIGHT = ("light",)
 
 
 def _none_there(picked: Picked) -> Outcome:
-    return Outcome(say("no_such_kind", kind=picked.said.removeprefix("the ")), acted=False)
+    return Outcome(say("no_such_kind", kind=picked.as_bare), acted=False)
 
 
 def light_state(home: Home, match: Match, state: str) -> Outcome | None:

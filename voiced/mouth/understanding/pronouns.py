@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import re
 
+from voiced.language import english
 from voiced.mouth.understanding.grammar import human
 from voiced.mouth.understanding.home import Match, Slot
 
-_PRONOUN = re.compile(r"\b(?:that one|this one|those|these|them|it|that)\b(?!')")  # not "that's"
-# Phrases where "it" is no device: "what time is it", "make it feel like", "make it smell of".
-_IDIOM = re.compile(
-    r"\b(?:time is it|date is it|day is it|make it (?:feel|smell)|it's|it is|forget it|make it so)\b"
-)
+_LANG = english()
+_PRONOUN = re.compile(r"\b(?:" + "|".join(map(re.escape, _LANG.word_lists["pronouns"])) + r")\b(?!')")
+_IDIOM = re.compile(r"\b(?:" + "|".join(map(re.escape, _LANG.word_lists["pronoun_idioms"])) + r")\b")
 
 
 def resolve(text: str, last: tuple[str, ...]) -> tuple[str, str | None]:
@@ -19,7 +18,7 @@ def resolve(text: str, last: tuple[str, ...]) -> tuple[str, str | None]:
     if not last or _IDIOM.search(text) or not _PRONOUN.search(text):
         return text, None
     stand_in = last[0]
-    return _PRONOUN.sub(f"the {human(stand_in)}", text, count=1), stand_in
+    return _PRONOUN.sub(f"{_LANG.article} {human(stand_in)}", text, count=1), stand_in
 
 
 def dangling(text: str, last: tuple[str, ...]) -> bool:

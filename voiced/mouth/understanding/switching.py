@@ -52,7 +52,7 @@ def turn(home: Home, match: Match, on: bool) -> Outcome | None:
     if picked is None:
         return None
     if not picked.names:
-        return Outcome(say("no_such_kind", kind=picked.said.removeprefix("the ")), acted=False)
+        return Outcome(say("no_such_kind", kind=picked.as_bare), acted=False)
     commands = [command_for(home, n, on) for n in picked.names]
     return Outcome(say("turning", [picked.said], state=_state(on)), commands, tuple(picked.names))
 

@@ -171,9 +171,10 @@ def _timed(tokens: list[str], at: int, lang: Language) -> bool:
 def minutes(tokens: list[str], taken: set[int], lang: Language) -> int | None:
     """ "For twenty minutes", "for an hour"; a number with its unit says it without "for" ("only 15 min")."""
     for i, token in enumerate(tokens):
-        if i + 1 >= len(tokens) or (token != "for" and not _timed(tokens, i, lang)):
+        lasting = token == lang.lasting
+        if i + 1 >= len(tokens) or (not lasting and not _timed(tokens, i, lang)):
             continue
-        after = i + 1 if token == "for" else i
+        after = i + 1 if lasting else i
         while after < len(tokens) and tokens[after] in lang.approximately:
             after += 1
         rest = tokens[after:]
@@ -191,7 +192,7 @@ def minutes(tokens: list[str], taken: set[int], lang: Language) -> int | None:
             if unit.startswith(_units(lang, "hour_units")):
                 taken.update(range(i, after + n + 1))
                 return value * 60
-            if token == "for" and not unit:  # "lavender for 15": for a while, said last, is minutes
+            if lasting and not unit:  # "lavender for 15": for a while, said last, is minutes
                 taken.update(range(i, after + n))
                 return value
     return None
