@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 from enum import Enum
 
+from voiced.language import english
+
 SILENT_DB = -55.0  # a reference quieter than this plays nothing worth cancelling
 
 
@@ -52,44 +54,8 @@ class Verdict(Enum):
     ECHO = "echo"  # our own words came back: keep talking
 
 
-STOP_PHRASES = (
-    "stop", "wait", "be quiet", "quiet", "shut up", "enough", "hold on", "cancel", "pause", "silence",
-    "hang on", "never mind", "nevermind", "okay stop", "ok stop",
-)  # fmt: skip
-BACKCHANNELS = frozenset(
-    [
-        "uh",
-        "huh",
-        "uhhuh",
-        "uh-huh",
-        "mm",
-        "mmm",
-        "mhm",
-        "mm-hmm",
-        "mmhmm",
-        "hmm",
-        "hm",
-        "yeah",
-        "yes",
-        "yep",
-        "ok",
-        "okay",
-        "right",
-        "sure",
-        "i",
-        "see",
-        "aha",
-        "ah",
-        "oh",
-        "uh",
-        "um",
-        "cool",
-        "nice",
-        "got",
-        "it",
-        "alright",
-    ]
-)
+STOP_PHRASES = english().word_lists["stop_phrases"]
+BACKCHANNELS = frozenset(english().word_lists["backchannels"])
 _WORD = re.compile(r"[a-z']+")
 # Talking over a reply takes a stop word or a real request ("turn on the light"): fewer words
 # are a backchannel, or a guess of Whisper's at one.
