@@ -29,6 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from voiced.ear.transcriber import Hearing
+from voiced.language import english
 
 _LOGGER = logging.getLogger(__name__)
 Fit = Callable[[np.ndarray, Sequence[str]], list[float]]  # log-probability of each sentence
@@ -40,25 +41,8 @@ _BROAD = re.compile(r"\b(?:every|all|each|everything|everywhere|whole|house|home
 _WHICH_ROOM = re.compile(r"the room(?: (?:lights?|lamps?))?", re.IGNORECASE)
 # "the memory light": a word in the place of a room, before a light's noun
 _NAME_SLOT = re.compile(r"\bthe (?P<word>[a-z']+) (?:lights?|lamps?)\b", re.IGNORECASE)
-_NOT_A_NAME = frozenset(
-    [
-        "this",
-        "that",
-        "these",
-        "those",
-        "my",
-        "our",
-        "your",
-        "their",
-        "every",
-        "all",
-        "each",
-        "same",
-        "other",
-        "one",
-    ]
-)
-BROAD_RIVALS = ("every", "all the")  # weighed against a room put in such a place; never taken
+_NOT_A_NAME = frozenset(english().word_lists["not_a_name"])
+BROAD_RIVALS = english().word_lists["broad_rivals"]  # weighed against a room put in such a place; never taken
 
 
 @dataclass(frozen=True)

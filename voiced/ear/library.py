@@ -29,6 +29,7 @@ import jellyfish
 import numpy as np
 
 from voiced.ear.transcriber import Hearing
+from voiced.language import english
 
 _LOGGER = logging.getLogger(__name__)
 _WORD = re.compile(r"[A-Za-z0-9']+")
@@ -61,7 +62,7 @@ def bare(title: str) -> str:
 
 # A small word just before the words searched for, which the intents drop from a search and which
 # may be the title's first sound misheard: "my old Davis" for "Miles Davis".
-_SWALLOWED = frozenset({"my", "our", "a", "an", "the"})
+_SWALLOWED = frozenset(english().word_lists["swallowed_before_title"])
 
 
 def with_title(text: str, query: str, title: str, *, swallow: bool = False) -> str | None:
@@ -89,7 +90,7 @@ def with_title(text: str, query: str, title: str, *, swallow: bool = False) -> s
 # How a request for a title opens, as the grammar says it. A reading that opens near one ("Play the
 # sun, clear the moon.", "Play, music, and the Beatles.") may hide the title in what follows, where the
 # intents find none to search for; each title near those words is weighed said with that opening.
-OPENINGS = ("play the song", "play the album", "play something by", "play music by", "play songs by", "play")
+OPENINGS = english().word_lists["title_openings"]
 MIN_OPENING_LIKENESS = 0.75
 
 

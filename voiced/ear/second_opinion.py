@@ -29,6 +29,7 @@ from difflib import SequenceMatcher
 import numpy as np
 
 from voiced.ear.transcriber import Hearing, Transcriber
+from voiced.language import english
 
 _LOGGER = logging.getLogger(__name__)
 Acts = Callable[[Hearing], bool]  # whether the local intents would act on it without asking back
@@ -47,12 +48,7 @@ def likeness(first: str, second: str) -> float:
 
 # Words whose change turns one request into another, however alike the letters: "Turn off the
 # kitchen lie." and "Turn on the kitchen light." are 0.86 alike.
-_MEANINGFUL = frozenset(
-    [
-        *("on", "off", "up", "down", "start", "stop", "open", "close"),
-        *("all", "every", "each", "not", "don't", "no", "never"),
-    ]
-)
+_MEANINGFUL = frozenset(english().word_lists["meaningful"])
 
 
 def changes_meaning(first: str, second: str) -> bool:
