@@ -62,6 +62,7 @@ class Language:
     determiners: frozenset[str]
     absent: dict[str, tuple[Phrase, ...]]
     room_words: tuple[Phrase, ...]
+    room_synonyms: dict[str, tuple[Phrase, ...]]  # a room's name -> what else people call it
     every: tuple[Phrase, ...]
     past_subjects: tuple[Phrase, ...]
     past_between: tuple[Phrase, ...]
@@ -209,6 +210,7 @@ class Language:
             determiners=frozenset(str(w) for w in raw["determiners"]),
             absent=_classes(raw["absent"]),
             room_words=_phrases(raw["room_words"]),
+            room_synonyms=_classes(raw["room_synonyms"]),
             every=_phrases(raw["every"]),
             past_subjects=_phrases(raw["past_subjects"]),
             past_between=_phrases(raw["past_between"]),

@@ -39,7 +39,7 @@ from voiced.mouth.understanding.framed import restore_all
 from voiced.mouth.understanding.grammar import human
 from voiced.mouth.understanding.handlers import handlers
 from voiced.mouth.understanding.home import Home, Outcome, pct_to_brightness
-from voiced.mouth.understanding.home_words import Words
+from voiced.mouth.understanding.home_words import Words, asked_alone, plain_rooms
 from voiced.mouth.understanding.learning import Learned, learn
 from voiced.mouth.understanding.moods import mood
 from voiced.mouth.understanding.remarks import Remarks
@@ -208,6 +208,9 @@ class LocalIntentAgent(OneRequest, HeardReadings):
             return AgentReply(text=say("addressed", name=name), understood=True)
         if not self._heard:  # heard, a clause of no known word may be a name misheard: not talk
             text = self._remarks.without(text)  # "okay, I'm back, resume the music"
+        text = plain_rooms(text, self._language.room_synonyms, self._words)
+        if not (self._heard or self._question or self._doubted):  # not an answer to a question
+            text = asked_alone(text, self._words, self._language) or text
         doubted, self._doubted = self._doubted, None
         if doubted is not None and (answer := yes_or_no(text)) is not None:
             if answer:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from voiced.language import Language, find, has, opens
+from voiced.language import Language, Phrase, find, has, opens, phrase
 from voiced.language.replies import say
 from voiced.mouth.understanding import values
 from voiced.mouth.understanding.home_words import Words
@@ -92,10 +92,14 @@ def _read(
     repeat: str | None = None,
     going_on: bool = False,
 ) -> Frame | None:
-    names = {w for p in (*words.devices, *words.rooms) for w in p}
+    room_names = words.room_names(lang.room_synonyms)
+    names = {w for p in (*words.devices, *room_names) for w in p}
     # "the diffuser's a bit much": a name's "'s" is the name
     tokens = [t[:-2] if t.endswith("'s") and t[:-2] in names else t for t in text_tokens]
-    while tokens and tokens[0] in lang.fillers:
+    white_phrases = [p for ps in lang.whites.values() for p in ps]
+    # "cool white in the kitchen": a filler's word opening a value's phrase is the value
+    value_openings = [p for p in white_phrases if len(p) > 1]
+    while tokens and tokens[0] in lang.fillers and not opens(tokens, value_openings):
         tokens.pop(0)
     # "stronger" after "citrus", "warmer", "half": a change of the last device said alone
     steps = (
@@ -121,13 +125,19 @@ def _read(
     plural = [(s, p) for s, p in named if p in words.own and tokens[s] != p[0]]
     taken.difference_update(s for s, _ in plural)
     named = [found for found in named if found not in plural]
+    for s, p in list(named):  # "the lounge speaker": a device's name that is its room's, before another kind
+        after = tokens[s + len(p) :]
+        other_kinds = [ps for k, ps in lang.kinds.items() if k != words.kinds[words.devices[p]]]
+        if p in room_names and any(opens(after, ps) for ps in other_kinds):
+            named.remove((s, p))
+            taken.difference_update(range(s, s + len(p)))
     room_words = set(lang.room_words)
     for label, phrases in lang.absent.items():
         found = find(tokens, phrases, set(taken))
         if found and not only_beside(tokens, found, ours(tokens, named, words, lang), lang):
             return Frame(refusal=say("absent_here", thing=label))
         taken.update(i for s, p in found for i in range(s, s + len(p)))
-    rooms_found = find(tokens, words.rooms, taken)
+    rooms_found = find(tokens, room_names, taken)
     other_room = find(tokens, lang.room_words, set(taken))
     if other_room:
         where = " ".join(other_room[0][1])
@@ -137,11 +147,11 @@ def _read(
     # "all the lights but the bedroom": what comes after "but" is taken out
     cut = next((s for s, _ in find(tokens, lang.excepting, set(taken))), None)
     excluded = [words.devices[p] for s, p in named if cut is not None and s > cut]
-    excluded_rooms = [words.rooms[p] for s, p in rooms_found if cut is not None and s > cut]
+    excluded_rooms = [room_names[p] for s, p in rooms_found if cut is not None and s > cut]
     if negated and cut != 0:
         return None  # "I don't like this off": not a plain request ("not the bedroom" takes one out)
     devices = [words.devices[p] for s, p in named if cut is None or s < cut]
-    rooms = [words.rooms[p] for s, p in rooms_found if cut is None or s < cut]
+    rooms = [room_names[p] for s, p in rooms_found if cut is None or s < cut]
     here_said = bool(room and values.take(tokens, lang.here, taken))
     if room and here_said:
         rooms.append(room)
@@ -151,21 +161,34 @@ def _read(
     taken.update(i for s, p in every_at for i in range(s, s + len(p)))
     every = bool(every_at)
 
-    titles = words.titles_in(tokens, taken) if has(tokens, lang.play_words) else []
+    # "some lofi", "Bohemian Rhapsody, please": a genre said alone is asked for (not one that also names
+    # a colour: "…, blues" after a light's request); a title, free text, only when asked politely
+    polite = has(tokens, [phrase(c) for c in lang.courtesy])
+    asked_alone = (_alone(tokens, list(words.genres), taken, lang) and not find(tokens, words.colours)) or (
+        polite and _alone(tokens, list(words.title_phrases), taken, lang)
+    )
+    titles = words.titles_in(tokens, taken) if has(tokens, lang.play_words) or asked_alone else []
     scent = values.take(tokens, words.scents, taken)
     verbs = {
         s
         for s, _ in find(tokens, words.genres, set(taken))
-        if tokens[s + 1 : s + 2] and tokens[s + 1] in lang.determiners and s < 3
+        if s < 3
+        and tokens[s + 1 : s + 2]
+        and (
+            tokens[s + 1] in lang.determiners  # "pop the lamp on"
+            or (  # "pop on some jazz", said first
+                opens(tokens[s:], [p for p in lang.play_words if len(p) > 1])
+                and all(t in lang.fillers for t in tokens[:s])
+            )
+        )
     }
     taken.update(verbs)  # "pop the lounge lamp on": a genre's word used as a verb
     genre = values.take(tokens, words.genres, taken)
     music_said = find(tokens, lang.kinds.get("music", ())) or (
         has(tokens, lang.pointers) and any(words.kinds.get(d) == "music" for d in last)
     )
-    if genre and not (has(tokens, lang.play_words) or music_said):
+    if genre and not (has(tokens, lang.play_words) or music_said or asked_alone):
         genre = []  # "turn the living room like blues": a genre is asked for with a word for playing
-    white_phrases = [p for ps in lang.whites.values() for p in ps]
     white_at = find(tokens, white_phrases, set(taken))
     white = values.one_of(tokens, lang.whites, taken)  # before the colours: "warm white" is no "white"
     if white is not None:
@@ -205,11 +228,20 @@ def _read(
     if by is not None:
         percent = None  # "turn it up by 20 percent": 20 more, not 20
     action = values.one_of(tokens, lang.music_actions, taken)
-    power = values.one_of(tokens, lang.power, taken)
+    acted = {
+        i
+        for s, p in find(tokens, lang.music_actions.get(action or "", ()), set(taken))
+        for i in range(s, s + len(p))
+    }
+    power = values.one_of(tokens, lang.power, taken | acted)  # "off you go" is no "off"
+    if power == "off" and values.eased_off(tokens, lang):
+        power, direction = None, direction or "down"  # "ease the diffuser off a bit": less, not off
+    if power == "off" and isinstance(percent, int) and percent > 0:
+        return None  # "turn off the light at 20": no level is off; it may be a time
     kind_words = {k for k, ps in lang.kinds.items() if find(tokens, ps, set(taken))}
     home_words = {  # whole one-word names only: "room" of "living room" names nothing alone
         p[0]
-        for p in (*words.devices, *words.rooms, *words.scents, *words.genres, *words.colours)
+        for p in (*words.devices, *room_names, *words.scents, *words.genres, *words.colours)
         if len(p) == 1
     }
     kind_at = find(tokens, lang.device_nouns, set(taken))
@@ -338,6 +370,13 @@ def _read(
         felt=bool(felt) and not compared and direction is not None,
         recalled=recalled,
     )
+
+
+def _alone(tokens: list[str], phrases: list[Phrase], taken: set[int], lang: Language) -> bool:
+    """Whether one of `phrases` is all that is said, beside fillers and courtesy."""
+    found = find(tokens, phrases, set(taken))
+    spans = {i for s, p in found[:1] for i in range(s, s + len(p))}
+    return len(found) == 1 and all(i in spans or t in lang.fillers for i, t in enumerate(tokens))
 
 
 def _only_again(tokens: list[str], taken: set[int], lang: Language) -> bool:

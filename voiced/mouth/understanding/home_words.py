@@ -3,12 +3,14 @@ title, as phrases, read once per registry; and which devices the ones said reach
 
 from __future__ import annotations
 
+import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from voiced.devices.colours import COLORS
 from voiced.devices.registry import DeviceRegistry
 from voiced.devices.vocabulary import HomeVocabulary
-from voiced.language import Phrase, find, phrase
+from voiced.language import Language, Phrase, find, phrase
 
 
 @dataclass(frozen=True)
@@ -43,6 +45,11 @@ class Words:
             title_phrases=tuple(phrase(t) for t in vocabulary.titles),
             own=frozenset(own),
         )
+
+    def room_names(self, synonyms: Mapping[str, tuple[Phrase, ...]]) -> dict[Phrase, str]:
+        """The rooms, and what else people call the ones this home has ("the front room")."""
+        have = set(self.rooms.values())
+        return {**{p: room for room, ps in synonyms.items() if room in have for p in ps}, **self.rooms}
 
     def of_kind(self, kind: str) -> list[str]:
         return [n for n, k in self.kinds.items() if k == kind]
@@ -87,3 +94,27 @@ class Words:
         if last and all(self.kinds.get(d) == kind for d in last):
             return list(last)
         return [d for d in of_kind if room and self.in_room[d] == room.lower()]  # our own room's
+
+
+def plain_rooms(text: str, synonyms: Mapping[str, tuple[Phrase, ...]], words: Words) -> str:
+    """`text` with another name of a room this home has said as the room's own ("dim the front room
+    light" is "dim the living room light"), so every pass and every later "as well" reads it; a name the
+    home itself gives a device or room stays as it is."""
+    have = set(words.rooms.values())
+    ours = {*words.devices, *words.rooms}
+    for room, phrases in synonyms.items():
+        for p in phrases:
+            if room in have and p not in ours:
+                text = re.sub(rf"\b{re.escape(' '.join(p))}\b", room, text, flags=re.IGNORECASE)
+    return text
+
+
+def asked_alone(text: str, words: Words, lang: Language) -> str | None:
+    """A genre or a library title said alone, typed, with only courtesy around it ("lofi pls",
+    "Bohemian Rhapsody, please"): the request to play it, said plainly; else None. A word alone read
+    from audio, or beside another request, may be part of something else."""
+    tokens = [t for t in phrase(text) if t not in lang.fillers]
+    found = find(tokens, [*words.genres, *words.title_phrases])
+    if len(found) != 1 or len(found[0][1]) != len(tokens):
+        return None
+    return " ".join([lang.asks_to_play[0], *tokens])

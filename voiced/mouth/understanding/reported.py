@@ -40,7 +40,9 @@ def _guards(lang: Language) -> _Guards:
         negated=re.compile(rf"\b{_any(g['negating'])} (?:\w+ )?{_any(g['request_verbs'])}\b"),
         later=re.compile(
             rf"\b(?:{_any(g['later_openers'])} {amount} {_any(g['units_of_time'])}"
-            rf"|{at} (?:[01]?\d|2[0-4])(?::\d\d)?\s*{marks}?(?=\W|$)(?!\s*{_any(g['not_a_time'])})"
+            # past twelve, a bare number is no hour ("my light at 20"): the clock's needs its minutes
+            rf"|{at} (?:(?:0?\d|1[0-2])(?::\d\d)?\s*{marks}?|(?:1[3-9]|2[0-4]):\d\d\s*{marks}?)"
+            rf"(?=\W|$)(?!\s*{_any(g['not_a_time'])})"
             rf"|{at} {_any(g['clock_words'])}(?: {_any(g['clock_minutes'])})?\s*{marks}"
             rf"|{_any(g['later'])})\b"
         ),

@@ -196,3 +196,14 @@ def minutes(tokens: list[str], taken: set[int], lang: Language) -> int | None:
                 taken.update(range(i, after + n))
                 return value
     return None
+
+
+def eased_off(tokens: list[str], lang: Language) -> bool:
+    """ "Ease the diffuser off a bit", "back the music off slightly": "off" with a degree right after
+    it is a step down; nothing is switched off a bit."""
+    for start, p in find(tokens, lang.power["off"]):
+        after = tokens[start + len(p) : start + len(p) + 2]
+        after = after[1:] if after[:1] == ["a"] else after
+        if after[:1] and after[0] in lang.word_sets["small_steps"]:
+            return True
+    return False
