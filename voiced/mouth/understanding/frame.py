@@ -195,6 +195,8 @@ def _read(
         values.take(tokens, white_phrases, taken)
     colour_at = find(tokens, words.colours, set(taken))
     colour = values.take(tokens, words.colours, taken)
+    if colour_at and all(values.described(tokens, s, lang) for s, _ in colour_at):
+        colour = []  # "the lounge light's looking awful yellow", "it's pitch black": how it is, not asked
     # "a warm orange", "more blue", "less yellow": a word right before a colour says what it is like
     white_words = {w for p in white_phrases for w in p}  # "a cooler white" is a white, not the colour
     before_colour = {s for s, p in colour_at if not set(p) <= white_words}
@@ -227,7 +229,9 @@ def _read(
     by = values.step_size(tokens, lang) if direction and isinstance(percent, int) and percent > 0 else None
     if by is not None:
         percent = None  # "turn it up by 20 percent": 20 more, not 20
-    action = values.one_of(tokens, lang.music_actions, taken)
+    # "hold the music", "kill the music": an action's words may hold the player's own name
+    players = {i for s, p in named if words.kinds[words.devices[p]] == "music" for i in range(s, s + len(p))}
+    action = values.one_of(tokens, lang.music_actions, taken - players)
     acted = {
         i
         for s, p in find(tokens, lang.music_actions.get(action or "", ()), set(taken))
@@ -264,7 +268,7 @@ def _read(
             out = [*excluded, *in_rooms]
             return Frame(excluding=tuple(out), named=said)
         closed = tokens[-1:] and tokens[-1] in lang.follow_closers and len(tokens) > 1
-        follow = has(tokens, lang.also) or carried or bool(closed)
+        follow = values.also_said(tokens, lang) or carried or bool(closed)
         if follow and said and (devices or rooms):
             return Frame(targets=tuple(devices), follow_up=True, named=said)
         if said and devices and not rooms and not negated:

@@ -25,7 +25,7 @@ def _misheard(lang: Language, stage: str) -> tuple[tuple[re.Pattern[str], str], 
 def _patterns(lang: Language) -> tuple[re.Pattern[str], re.Pattern[str]]:
     """The separators between requests, and the courtesy around one, from the language file."""
     joined = "|".join(rf"\b{re.escape(w)}\b" for w in lang.separators)
-    courtesy = "|".join(re.escape(w) for w in lang.courtesy)
+    courtesy = "|".join(re.escape(w) for w in sorted(lang.courtesy, key=len, reverse=True))  # longest first
     return (
         re.compile(rf"(?:\s*(?:[,;!?:]|\.(?=\s|$)|{joined})\s*)+"),
         re.compile(rf"^(?:{courtesy})(?: |$)|(?:^| )(?:{courtesy})$"),

@@ -207,3 +207,24 @@ def eased_off(tokens: list[str], lang: Language) -> bool:
         if after[:1] and after[0] in lang.word_sets["small_steps"]:
             return True
     return False
+
+
+def described(tokens: list[str], at: int, lang: Language) -> bool:
+    """Whether the word at `at` says how something is: a verb of being before it, words of degree
+    between ("is looking awful yellow", "it's pitch black")."""
+    degree = {w for p in lang.degree for w in p}
+    before = at - 1
+    while before >= 0 and tokens[before] in degree:
+        before -= 1
+    verbs = lang.finite_verbs | lang.word_sets["describing"]
+    return before >= 0 and (tokens[before] in verbs or has(tokens[before : before + 1], lang.being))
+
+
+def also_said(tokens: list[str], lang: Language) -> bool:
+    """Whether the words say "as well" ("the kitchen too"); a word that is also one of degree, with
+    more than courtesy after it, is the degree ("it's way too yellow in the lounge")."""
+    both = set(lang.also) & set(lang.degree)
+    return any(
+        p not in both or all(t in lang.fillers for t in tokens[s + len(p) :])
+        for s, p in find(tokens, lang.also)
+    )
