@@ -16,10 +16,12 @@ from tests.conftest import REPO, Broker
 from voiced.devices.registry import DeviceRegistry
 
 # By the sets' age: A-Z (rules were written from their tuning halves for days), AA-AH (added
-# 2026-11-29, harder writers: first sight 78 %). Measured 2026-11-29 (`--typed-heldout --sets ...`).
+# 2026-11-29, harder writers: first sight 78 %), AI-AM (added 2026-11-29 later, first sight 85.1 %).
+# Measured 2026-11-29 (`--typed-heldout --sets ...`).
 FLOORS = {  # sets -> (least exact rate, most wrong effects); none where the home lacks the thing
-    "A-Z": (0.895, 28),  # measured 0.908 (1,294 of 1,425 turns), 26 wrong
-    "AA-AH": (0.77, 15),  # measured 0.802 (202 of 252 turns), 13 wrong
+    "A-Z": (0.90, 28),  # measured 0.914 (1,303 of 1,425 turns), 26 wrong
+    "AA-AH": (0.78, 15),  # measured 0.817 (206 of 252 turns), 13 wrong
+    "AI-AM": (0.82, 8),  # measured 0.856 (166 of 194 turns), 6 wrong
 }
 RUN_TIMEOUT_S = 300.0  # the half takes ~20 s
 
@@ -50,9 +52,10 @@ def test_the_split_is_fixed_and_halves_every_kind(registry: DeviceRegistry) -> N
 
 
 def _of(results: list[typed.TurnResult], sets: str) -> list[typed.TurnResult]:
-    """The results of sets A-Z (one letter) or AA-AH (two)."""
-    letters = 1 if sets == "A-Z" else 2
-    return [r for r in results if len(r.conversation.ident.split(":")[0].removeprefix("set_")) == letters]
+    """The results of sets A-Z (one letter), AA-AH or AI-AM (two: by the second letter)."""
+    first, last = sets.lower().split("-")
+    names = [r.conversation.ident.split(":")[0].removeprefix("set_") for r in results]
+    return [r for r, n in zip(results, names, strict=True) if len(n) == len(first) and first <= n <= last]
 
 
 @pytest.mark.parametrize("sets", sorted(FLOORS))
@@ -60,7 +63,7 @@ def test_fresh_phrasings_held_out_are_understood(heldout: list[typed.TurnResult]
     mine = _of(heldout, sets)
     figures = typed.summary(mine)
     turns = {r.conversation.ident: len(r.conversation.turns) for r in mine}
-    assert figures["turns"] == sum(turns.values()) > 200
+    assert figures["turns"] == sum(turns.values()) > 150  # every turn of every conversation, a set of sets
     assert figures["exact_rate"] >= FLOORS[sets][0], typed.report(mine, "held-out", show=False)
 
 
