@@ -281,3 +281,61 @@ def test_a_number_opening_a_request_before_on_is_its_level_and_bar_takes_one_out
     assert eighty.commands == (LightSet(device="living_room_light", state="ON", brightness=203),)
     bar = agent().understand("turn all the lights off bar the one in the lounge")
     assert {c.device for c in bar.commands} == {"kitchen_light", "bedroom_light"}
+
+
+def test_a_filler_that_opens_a_value_is_the_value() -> None:
+    """ "Cool" alone is a filler ("cool, thanks"); "cool white" is a white, not the colour white."""
+    reply = agent().understand("cool white in the kitchen please")
+    assert reply.commands == (LightSet(device="kitchen_light", state="ON", color_temp=250),)
+
+
+def test_off_with_a_small_step_is_less_and_off_with_a_level_is_nothing() -> None:
+    eased = read("ease the diffuser off a bit")
+    assert eased is not None and (eased.power, eased.direction) == (None, "down")
+    assert read("turn the diffuser off for a bit") is not None  # a while: still off
+    assert read("turn off the kitchen light at 20") is None  # no level is off; it may be a time
+
+
+def test_someone_else_reckoning_is_reported_speech() -> None:
+    reply = agent().understand("Dave reckons we should turn the music right up")
+    assert reply.commands == ()
+
+
+def test_another_name_of_a_room_is_the_room_and_its_follow_ups() -> None:
+    talk = agent()
+    first = talk.understand("dim the front room light down to twenty")
+    assert [c.device for c in first.commands] == ["living_room_light"]
+    again = talk.understand("and the kitchen too")
+    assert [c.device for c in again.commands] == ["kitchen_light"]
+
+
+def test_a_device_named_for_its_room_before_another_kind_is_the_room() -> None:
+    reply = agent().understand("set the lounge speaker to twenty-five percent volume")
+    assert reply.commands == (MusicSet(device="music", volume=25),)
+
+
+def test_a_genre_or_title_alone_is_asked_for_but_not_beside_another_request() -> None:
+    assert agent().understand("lofi pls").commands == (MusicSet(device="music", action="play", genre="lofi"),)
+    title = agent().understand("Bohemian Rhapsody, please").commands
+    assert [(c.action, c.query) for c in title if isinstance(c, MusicSet)] == [("play", "bohemian rhapsody")]
+    beside = agent().understand("Turn on the living room light, blues.")
+    assert beside.commands == ()  # "blues" may have been the light's colour
+
+
+def test_a_colour_said_of_how_a_light_looks_is_not_asked() -> None:
+    found = read("it's pitch black in here, switch on the bedroom light")
+    assert found is not None and found.colour is None and found.power == "ON"
+    looks = read("the lounge light's looking awful yellow, make it a touch cooler")
+    assert looks is not None and (looks.colour, looks.white) == (None, "cooler")
+
+
+def test_an_action_may_hold_the_players_name() -> None:
+    reply = agent().understand("hold the music a minute, there's someone at the door")
+    assert reply.commands == (MusicSet(device="music", action="pause"),)
+
+
+def test_a_bare_number_past_twelve_after_at_is_a_level_not_an_hour() -> None:
+    from voiced.mouth.understanding.reported import is_for_later
+
+    assert not is_for_later("my light at 20 and play some lofi")
+    assert is_for_later("turn off the light at 7") and is_for_later("turn off the light at 20:30")
