@@ -20,6 +20,8 @@ def mood(
         or opens(tokens, lang.correcting)
     ):
         return None  # a correction is about the last request ("no, I meant the bedroom, I'll eat in bed")
+    if any(tuple(tokens[len(tokens) - len(p) :]) == p for p in lang.also):
+        return None  # "and the one in the room where I sleep too": the last request again, elsewhere
     if find(tokens, list(words.devices)):
         return None  # "I need to clean the diffuser": the mood word is about a device of ours
     switched = [p for ps in lang.power.values() for p in ps]
