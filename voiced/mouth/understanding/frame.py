@@ -74,7 +74,7 @@ def read(
             again = _read(
                 swapped, words, lang, room=room, last=last, heard=heard, repeat=repeat, going_on=going_on
             )
-            if again is not None and (again.targets or again.refusal):
+            if again is not None and ((again.targets and not again.bare) or again.refusal):
                 return again
     return _read(
         text_tokens, words, lang, room=room, last=last, heard=heard, repeat=repeat, going_on=going_on

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 from voiced.devices.vocabulary import HomeVocabulary
 from voiced.language import Language, Phrase, find, phrase, words
+from voiced.mouth.understanding.frame import is_question
 from voiced.mouth.understanding.reported import (
     is_conditional,
     is_for_later,
@@ -36,7 +37,6 @@ _CLAUSE_END = re.compile(r"(?<=[.!?;])\s+|,(?!\d)\s*|\s+[\u2014\u2013-]+\s+|[\u2
 @dataclass(frozen=True)
 class Remarks:
     meaningful: tuple[Phrase, ...]
-    openers: tuple[Phrase, ...]  # a question's first words: meaningful only where a clause starts
     plays: tuple[Phrase, ...]  # after a request to play, the words may be what to play
     places: tuple[Phrase, ...]  # devices, their kinds and rooms: a statement naming one is kept
     feelings: tuple[Phrase, ...]  # "I'm freezing": how the room feels asks for a change
@@ -84,7 +84,6 @@ class Remarks:
         plain = lang.fillers
         return cls(
             meaningful=tuple(p for p in found if p and not (len(p) == 1 and p[0] in plain)),
-            openers=lang.question_openers,
             plays=tuple(plays),
             places=tuple(p for p in places if p),
             feelings=tuple(feelings),
@@ -131,7 +130,7 @@ class Remarks:
             return False
         if len(tokens) <= self.language.speaker_words and tokens[0] in self.language.determiners:
             return False  # "my brother, turn off the lights": who is speaking, or whose words
-        if find(tokens, self.meaningful) or any(tuple(tokens[: len(p)]) == p for p in self.openers):
+        if find(tokens, self.meaningful) or is_question(tokens, self.language):
             return False
         lang = self.language
         if is_for_later(clause, lang) and not lang.finite_verbs.intersection(tokens):

@@ -8,7 +8,7 @@ import logging
 from voiced.devices.model import DeviceCommand, MusicSet
 from voiced.devices.registry import DeviceRegistry
 from voiced.devices.vocabulary import HomeVocabulary
-from voiced.language import english, words
+from voiced.language import english, find, words
 from voiced.language.replies import knows, say
 from voiced.mouth.agent import AgentReply
 from voiced.mouth.understanding.answers import cannot_do
@@ -34,11 +34,17 @@ def plays_anything(command: DeviceCommand) -> bool:
     return isinstance(command, MusicSet) and command.action == "play" and not (command.query or command.genre)
 
 
+_NUMBER_WORDS = [p for p in english().numbers if not set(p) <= english().word_sets["not_a_level"]]
+
+
 def _value_or_part(segment: str) -> bool:
-    """A number, or a piece of a kind of device ("fuser" for "diffuser")."""
+    """A number, in figures or words ("seventy five should do it"), or a piece of a kind of device
+    ("fuser" for "diffuser")."""
     words = segment.split()
-    return any(c.isdigit() for c in segment) or any(
-        len(w) >= 4 and w != k and w in k for w in words for k in KIND_WORDS
+    return (
+        any(c.isdigit() for c in segment)
+        or bool(find(words, _NUMBER_WORDS))
+        or any(len(w) >= 4 and w != k and w in k for w in words for k in KIND_WORDS)
     )
 
 
