@@ -99,6 +99,8 @@ class Remarks:
         if len(clauses) < 2 or not re.match(r"\s*[\w' ]+,", text):
             return None
         name = words(clauses[0])
+        if len(name) == 1 and name[0] in self.language.fillers:
+            return None  # "Lord, that's loud": an exclamation, no one spoken to
         if not 1 <= len(name) <= self.language.name_words or not self.language.others.intersection(name):
             return None
         return None if self.known.intersection(name) - self.language.others else clauses[0].strip()

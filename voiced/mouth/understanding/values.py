@@ -147,7 +147,10 @@ def felt_only_negation(tokens: list[str], lang: Language) -> bool:
 
 
 def one_of(tokens: list[str], classes: dict[str, tuple[Phrase, ...]], taken: set[int]) -> str | None:
-    hits = {name for name, phrases in classes.items() if find(tokens, phrases, set(taken))}
+    """The one class said, the longest phrase taking its words first ("cut on" is on, not "cut" of
+    off); None for none or several."""
+    of = {p: name for name, phrases in classes.items() for p in phrases}
+    hits = {of[p] for _, p in find(tokens, tuple(of), set(taken))}
     return hits.pop() if len(hits) == 1 else None
 
 
