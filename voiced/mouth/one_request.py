@@ -20,7 +20,7 @@ from voiced.mouth.understanding.asking import Question, here_unknown, which_room
 from voiced.mouth.understanding.corrections import Correction, corrected
 from voiced.mouth.understanding.dialogue import Recent
 from voiced.mouth.understanding.framed import outcome as framed_outcome
-from voiced.mouth.understanding.hearing import Heard, Vocabulary
+from voiced.mouth.understanding.hearing import Heard, Vocabulary, slips_only
 from voiced.mouth.understanding.home import WHICH_ONE, Home, Match, Outcome
 from voiced.mouth.understanding.home_words import Words
 from voiced.mouth.understanding.matcher import Matcher
@@ -186,6 +186,9 @@ class OneRequest:
                 return self._remember(corrected[0])
         if first is not None:  # free text (a title to search for) that no correction improves
             return self._remember(first[0])
+        if heard.changes and not self._heard and slips_only(heard.changes):  # typed "peppermnt", "diffusor"
+            spelled = self._frame(heard.text)
+            framed = spelled if spelled is not None and (spelled.targets or spelled.refusal) else framed
         if heard.ambiguous is not None:
             self._question = Question(resolved, heard.ambiguous[0], heard.ambiguous[1])
             return None

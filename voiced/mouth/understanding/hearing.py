@@ -154,3 +154,11 @@ def home_phrases(vocabulary: HomeVocabulary, rooms: list[str]) -> list[Phrase]:
         if word not in named:  # "diffuser" is already the diffuser: one meaning, never a question
             phrases.append(Phrase(word, f"word:{word}", word))
     return phrases
+
+
+def slips_only(changes: tuple[tuple[str, str], ...]) -> bool:
+    """Whether every word a correction replaced is no English word ("kitchne", "peppermnt"): a slip of
+    the keys, where a real word ("film", "radio") was meant as said."""
+    english = english_words()
+    replaced = {w for old, new in changes for w in old.split() if w not in new.split() and len(w) > 3}
+    return not english.intersection(replaced)  # "the diffusor" -> "diffuser": "the" went, it was no slip

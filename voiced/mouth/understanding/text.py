@@ -27,7 +27,7 @@ def _patterns(lang: Language) -> tuple[re.Pattern[str], re.Pattern[str]]:
     joined = "|".join(rf"\b{re.escape(w)}\b" for w in lang.separators)
     courtesy = "|".join(re.escape(w) for w in sorted(lang.courtesy, key=len, reverse=True))  # longest first
     return (
-        re.compile(rf"(?:\s*(?:[,;!?:]|\.(?=\s|$)|{joined})\s*)+"),
+        re.compile(rf"(?:\s*(?:[,;!?:+&]|\.(?=\s|$)|{joined})\s*)+"),  # "+", "&": typed "and"
         re.compile(rf"^(?:{courtesy})(?: |$)|(?:^| )(?:{courtesy})$"),
     )
 
