@@ -339,3 +339,35 @@ def test_a_bare_number_past_twelve_after_at_is_a_level_not_an_hour() -> None:
 
     assert not is_for_later("my light at 20 and play some lofi")
     assert is_for_later("turn off the light at 7") and is_for_later("turn off the light at 20:30")
+
+
+def test_the_longest_phrase_of_any_class_wins_cut_on_is_on() -> None:
+    on = agent().understand("could you cut on the kitchen light for me?")
+    assert on.commands == (LightSet(device="kitchen_light", state="ON"),)
+    off = agent().understand("cut off the kitchen light")
+    assert off.commands == (LightSet(device="kitchen_light", state="OFF"),)
+
+
+def test_a_filler_alone_before_a_comma_is_no_one_spoken_to() -> None:
+    talk = agent()
+    talk.understand("play some jazz")
+    down = talk.understand("Lord, that's loud. Bring it down to twenty-five")
+    assert down.commands == (MusicSet(device="music", volume=25),)
+
+
+def test_typed_slips_of_the_keys_are_corrected_but_real_words_are_not() -> None:
+    slip = agent().understand("peppermnt in the diffusor for 15 mins + kitchen light warm white 70%")
+    assert DiffuserSet(device="diffuser", state="ON", scent="peppermint", duration_min=15) in slip.commands
+    assert [c.device for c in slip.commands] == ["diffuser", "kitchen_light"]
+    assert agent().understand("turn the kitchen radio on").commands == ()  # "radio" is no slip of "red"
+
+
+def test_questions_and_passed_on_advice_and_a_number_in_a_leftover_do_not_act() -> None:
+    for text in (
+        "Would sandalwood be too heavy for the evening, do you think?",
+        "My sister keeps telling me I should try peppermint in the diffuser.",
+        "The lounge needs more light. Seventy-five should do it.",
+    ):
+        assert agent().understand(text).commands == (), text
+    polite = agent().understand("would it be possible to turn on the kitchen light")
+    assert polite.commands == (LightSet(device="kitchen_light", state="ON"),)
