@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from voiced.language import Language, Phrase, find, has, opens, phrase
+from voiced.language import Language, find, has, opens, phrase
 from voiced.language.replies import say
 from voiced.mouth.understanding import values
 from voiced.mouth.understanding.home_words import Words
@@ -164,25 +164,12 @@ def _read(
     # "some lofi", "Bohemian Rhapsody, please": a genre said alone is asked for (not one that also names
     # a colour: "…, blues" after a light's request); a title, free text, only when asked politely
     polite = has(tokens, [phrase(c) for c in lang.courtesy])
-    asked_alone = (_alone(tokens, list(words.genres), taken, lang) and not find(tokens, words.colours)) or (
-        polite and _alone(tokens, list(words.title_phrases), taken, lang)
-    )
+    asked_alone = (
+        values.alone(tokens, list(words.genres), taken, lang) and not find(tokens, words.colours)
+    ) or (polite and values.alone(tokens, list(words.title_phrases), taken, lang))
     titles = words.titles_in(tokens, taken) if has(tokens, lang.play_words) or asked_alone else []
     scent = values.take(tokens, words.scents, taken)
-    verbs = {
-        s
-        for s, _ in find(tokens, words.genres, set(taken))
-        if s < 3
-        and tokens[s + 1 : s + 2]
-        and (
-            tokens[s + 1] in lang.determiners  # "pop the lamp on"
-            or (  # "pop on some jazz", said first
-                opens(tokens[s:], [p for p in lang.play_words if len(p) > 1])
-                and all(t in lang.fillers for t in tokens[:s])
-            )
-        )
-    }
-    taken.update(verbs)  # "pop the lounge lamp on": a genre's word used as a verb
+    taken.update(values.genre_verbs(tokens, words.genres, taken, lang))  # "pop the lounge lamp on"
     genre = values.take(tokens, words.genres, taken)
     music_said = find(tokens, lang.kinds.get("music", ())) or (
         has(tokens, lang.pointers) and any(words.kinds.get(d) == "music" for d in last)
@@ -224,7 +211,7 @@ def _read(
             ups = []  # "even more dim": "more" says how much, "dim" which way
         if bool(ups) != bool(downs):
             direction = "up" if ups else "down"
-    if repeat is not None and _only_again(tokens, taken, lang):
+    if repeat is not None and values.only_again(tokens, taken, lang):
         direction = repeat  # "dim it" - "a bit more": dimmer still
     by = values.step_size(tokens, lang) if direction and isinstance(percent, int) and percent > 0 else None
     if by is not None:
@@ -374,17 +361,3 @@ def _read(
         felt=bool(felt) and not compared and direction is not None,
         recalled=recalled,
     )
-
-
-def _alone(tokens: list[str], phrases: list[Phrase], taken: set[int], lang: Language) -> bool:
-    """Whether one of `phrases` is all that is said, beside fillers and courtesy."""
-    found = find(tokens, phrases, set(taken))
-    spans = {i for s, p in found[:1] for i in range(s, s + len(p))}
-    return len(found) == 1 and all(i in spans or t in lang.fillers for i, t in enumerate(tokens))
-
-
-def _only_again(tokens: list[str], taken: set[int], lang: Language) -> bool:
-    """Whether the words left ask for the same change again and nothing else ("a bit more, please")."""
-    again = {i for s, p in find(tokens, lang.again, set(taken)) for i in range(s, s + len(p))}
-    small = lang.fillers | {w for p in lang.degree for w in p}
-    return bool(again) and all(i in again or i in taken or t in small for i, t in enumerate(tokens))

@@ -7,7 +7,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Container, Iterator, Sequence
 
-from voiced.language import Language, Phrase, find, has
+from voiced.language import Language, Phrase, find, has, opens
 
 TWO_VALUES = -1  # two different percentages in one part: which goes where is a guess
 
@@ -231,3 +231,33 @@ def also_said(tokens: list[str], lang: Language) -> bool:
         p not in both or all(t in lang.fillers for t in tokens[s + len(p) :])
         for s, p in find(tokens, lang.also)
     )
+
+
+def genre_verbs(tokens: list[str], genres: Sequence[Phrase], taken: set[int], lang: Language) -> set[int]:
+    """Where a genre's word is a verb: before a determiner near the start ("pop the lamp on"), or
+    opening a phrase for playing, said first ("pop on some jazz")."""
+    played = [p for p in lang.play_words if len(p) > 1]
+    return {
+        s
+        for s, _ in find(tokens, genres, set(taken))
+        if s < 3
+        and tokens[s + 1 : s + 2]
+        and (
+            tokens[s + 1] in lang.determiners
+            or (opens(tokens[s:], played) and all(t in lang.fillers for t in tokens[:s]))
+        )
+    }
+
+
+def alone(tokens: list[str], phrases: list[Phrase], taken: set[int], lang: Language) -> bool:
+    """Whether one of `phrases` is all that is said, beside fillers and courtesy."""
+    found = find(tokens, phrases, set(taken))
+    spans = {i for s, p in found[:1] for i in range(s, s + len(p))}
+    return len(found) == 1 and all(i in spans or t in lang.fillers for i, t in enumerate(tokens))
+
+
+def only_again(tokens: list[str], taken: set[int], lang: Language) -> bool:
+    """Whether the words left ask for the same change again and nothing else ("a bit more, please")."""
+    again = {i for s, p in find(tokens, lang.again, set(taken)) for i in range(s, s + len(p))}
+    small = lang.fillers | {w for p in lang.degree for w in p}
+    return bool(again) and all(i in again or i in taken or t in small for i, t in enumerate(tokens))
