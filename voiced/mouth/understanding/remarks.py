@@ -19,8 +19,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from voiced.devices.vocabulary import HomeVocabulary
-from voiced.language import Language, Phrase, find, phrase, words
-from voiced.mouth.understanding.frame import is_question
+from voiced.language import Language, Phrase, find, opens, phrase, words
 from voiced.mouth.understanding.reported import (
     is_conditional,
     is_for_later,
@@ -132,9 +131,10 @@ class Remarks:
             return False
         if len(tokens) <= self.language.speaker_words and tokens[0] in self.language.determiners:
             return False  # "my brother, turn off the lights": who is speaking, or whose words
-        if find(tokens, self.meaningful) or is_question(tokens, self.language):
-            return False
         lang = self.language
+        asks = opens(tokens, lang.question_openers) and not opens(tokens, lang.asking_openers)
+        if find(tokens, self.meaningful) or asks:  # a question or an exclamation is no remark; "would you" is
+            return False
         if is_for_later(clause, lang) and not lang.finite_verbs.intersection(tokens):
             return False  # "in an hour": when to act on the rest
         return not (is_reported(clause, lang) or is_negated(clause, lang) or is_conditional(clause, lang))
