@@ -79,6 +79,9 @@ def _level(words: list[str], lang: Language) -> tuple[list[str], int | None, int
     the words of what to play, and the volume or the change to it; None when it ends in no level
     (a title may hold such words: "turn down for what")."""
     taken: set[int] = set()
+    settings = lang.word_sets["settings"]
+    while len(words) > 1 and words[-1] in settings:  # "jazz at 25 percent volume"
+        words = words[:-1]
     volume = values.percent(words, taken, lang)
     ups, downs = find(words, lang.up), find(words, lang.down)
     way = (1 if ups else -1) if bool(ups) != bool(downs) else 0
@@ -150,8 +153,8 @@ def _genre(query: str, genres: set[str]) -> str | None:
     lang = english()
     words = query.split()
     for cut in lang.where_played:
-        if cut in words[1:]:
-            words = words[: words.index(cut, 1)]
+        if cut in words[1:] and not any(values.number_spans(words[words.index(cut, 1) :], lang)):
+            words = words[: words.index(cut, 1)]  # "jazz on the speaker"; "jazz at 25 percent …" is more
     while words and words[-1] in lang.vague_music:
         words.pop()
     joined = "".join(words)

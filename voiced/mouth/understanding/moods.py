@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from voiced.language import Language, Phrase, find, has, opens
+from voiced.mouth.understanding import values
 from voiced.mouth.understanding.frame import is_question
 from voiced.mouth.understanding.home_words import Words
 
@@ -25,8 +26,11 @@ def mood(
     if find(tokens, list(words.devices)):
         return None  # "I need to clean the diffuser": the mood word is about a device of ours
     switched = [p for ps in lang.power.values() for p in ps]
-    if find(tokens, list(lang.device_nouns)) and find(tokens, switched):
-        return None  # "put the light on in the room where I sleep": a device asked for, not a mood
+    valued = find(tokens, [*switched, *lang.up, *lang.down]) or any(values.number_spans(tokens, lang))
+    if find(tokens, list(lang.device_nouns)) and valued:
+        # "put the light on in the room where I sleep", "the light beside my bed, very low, about ten":
+        # a device asked for, not a mood
+        return None
     home = set(words.devices) | set(words.rooms) | set(words.scents) | set(words.genres) | set(words.colours)
 
     def weight(at: int, said: Phrase) -> float:
