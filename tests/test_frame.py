@@ -371,3 +371,23 @@ def test_questions_and_passed_on_advice_and_a_number_in_a_leftover_do_not_act() 
         assert agent().understand(text).commands == (), text
     polite = agent().understand("would it be possible to turn on the kitchen light")
     assert polite.commands == (LightSet(device="kitchen_light", state="ON"),)
+
+
+def test_the_light_with_a_room_of_our_own_is_this_rooms_and_all_of_them_are_all() -> None:
+    here = agent(room="living room")
+    assert here.understand("Put the light on for me, would you?").commands == (
+        LightSet(device="living_room_light", state="ON"),
+    )
+    assert len(agent(room="living room").understand("all the lights on").commands) == 3
+    named = agent(room="living room").understand("put on the kitchen light")
+    assert named.commands == (LightSet(device="kitchen_light", state="ON"),)
+
+
+def test_a_level_said_after_a_genre_with_the_settings_name_is_kept() -> None:
+    reply = agent().understand("could you put on some classical at about 25 percent volume")
+    assert reply.commands == (MusicSet(device="music", action="play", genre="classical", volume=25),)
+
+
+def test_a_devices_noun_with_a_number_is_no_mood() -> None:
+    reply = agent().understand("Now, the light beside my bed. I should like it very low, about ten.")
+    assert reply.scene is None

