@@ -339,7 +339,7 @@ def _read(
         if unknown and (unknown != [0] or (inferred and len(taken) + 1 >= len(tokens))):
             return None  # heard "Switch none of eucalyptus", "Mad room to maximum brightness"
     targets = words.targets(kind, devices, rooms, every, pointed, room)
-    if len(targets) > 1 and not (devices or rooms or kind_words or going_on or has(tokens, lang.pointers)):
+    if len(targets) > 1 and not (devices or rooms or kind_words or has(tokens, lang.pointers)):
         return None  # "turn every bump red": a value alone never reaches several devices
     targets = [t for t in targets if t not in excluded and words.in_room[t] not in excluded_rooms]
     if not targets:
