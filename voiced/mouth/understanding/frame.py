@@ -100,8 +100,6 @@ def _read(
     # "cool white in the kitchen": a filler's word opening a value's phrase is the value
     value_openings = [p for p in white_phrases if len(p) > 1]
     while tokens and tokens[0] in lang.fillers and not opens(tokens, value_openings):
-        if tokens[0] in lang.approximately and len(tokens) > 1 and values.number(tokens, 1, lang):
-            break  # "…, like 20": how much, said roughly
         tokens.pop(0)
     # "stronger" after "citrus", "warmer", "half": a change of the last device said alone
     steps = (
