@@ -11,6 +11,7 @@ from voiced.devices.colours import COLORS
 from voiced.devices.registry import DeviceRegistry
 from voiced.devices.vocabulary import HomeVocabulary
 from voiced.language import Language, Phrase, find, phrase
+from voiced.mouth.understanding import values
 
 
 @dataclass(frozen=True)
@@ -100,12 +101,10 @@ def plain_rooms(text: str, synonyms: Mapping[str, tuple[Phrase, ...]], words: Wo
     """`text` with another name of a room this home has said as the room's own ("dim the front room
     light" is "dim the living room light"), so every pass and every later "as well" reads it; a name the
     home itself gives a device or room stays as it is."""
-    have = set(words.rooms.values())
     ours = {*words.devices, *words.rooms}
-    for room, phrases in synonyms.items():
-        for p in phrases:
-            if room in have and p not in ours:
-                text = re.sub(rf"\b{re.escape(' '.join(p))}\b", room, text, flags=re.IGNORECASE)
+    for p, room in words.room_names(synonyms).items():
+        if p not in ours:
+            text = re.sub(rf"\b{re.escape(' '.join(p))}\b", room, text, flags=re.IGNORECASE)
     return text
 
 
@@ -113,8 +112,7 @@ def asked_alone(text: str, words: Words, lang: Language) -> str | None:
     """A genre or a library title said alone, typed, with only courtesy around it ("lofi pls",
     "Bohemian Rhapsody, please"): the request to play it, said plainly; else None. A word alone read
     from audio, or beside another request, may be part of something else."""
-    tokens = [t for t in phrase(text) if t not in lang.fillers]
-    found = find(tokens, [*words.genres, *words.title_phrases])
-    if len(found) != 1 or len(found[0][1]) != len(tokens):
+    tokens = phrase(text)
+    if not values.alone(list(tokens), [*words.genres, *words.title_phrases], set(), lang):
         return None
-    return " ".join([lang.asks_to_play[0], *tokens])
+    return " ".join([lang.asks_to_play[0], *(t for t in tokens if t not in lang.fillers)])
