@@ -80,6 +80,8 @@ def test_controls_send_through_the_tools_and_answer_with_the_confirmed_state(
         assert body["sent"] == {"state": "ON", "brightness": 102}  # 40 % of 254, as the voice sends it
         assert body["state"]["brightness"] == 102 and body["view"]["brightness_pct"] == 40
         assert body["confirmed"] == "Kitchen light says: on · 40 % · neutral white"  # its 300 mireds
+        # The watcher is a client of its own: what it saw may arrive after the bulb's answer.
+        await home.until(lambda: sent_to(home, "kitchen_light"), "the watcher to see the command")
         assert sent_to(home, "kitchen_light") == [{"state": "ON", "brightness": 102}]
 
         clamped = (await client.post("/api/devices/kitchen_light", json={"brightness_pct": 150})).json()
@@ -165,6 +167,7 @@ def test_an_offline_device_is_409_a_silent_one_504_and_a_lost_broker_503(
         silent = await client.post("/api/devices/kitchen_light", json={"state": "on"})
         assert silent.status_code == 504, silent.text
         assert f"Kitchen light did not confirm within {CONFIRM_S:g} s" in silent.json()["error"]
+        await home.until(lambda: sent_to(home, "kitchen_light"), "the watcher to see the command")
         assert sent_to(home, "kitchen_light") == [{"state": "ON"}]  # sent, never confirmed
         broker.stop()
         await home.until(lambda: not home.gateway.connected, "the gateway to notice the broker is gone")
