@@ -391,3 +391,34 @@ def test_a_level_said_after_a_genre_with_the_settings_name_is_kept() -> None:
 def test_a_devices_noun_with_a_number_is_no_mood() -> None:
     reply = agent().understand("Now, the light beside my bed. I should like it very low, about ten.")
     assert reply.scene is None
+
+
+def test_as_well_after_a_request_naming_no_device_redoes_what_was_done_there() -> None:
+    local = agent(room="kitchen")
+    local.understand("could you make this room blue?")
+    blue = LightSet(device="bedroom_light", state="ON", color_hex="#0000FF")
+    assert local.understand("the bedroom as well").commands == (blue,)
+    assert local.understand("and the lounge").commands == (
+        LightSet(device="living_room_light", state="ON", color_hex="#0000FF"),
+    )
+    local = agent(room="living room")
+    local.understand("off the light in here")
+    assert local.understand("kitchen also").commands == (LightSet(device="kitchen_light", state="OFF"),)
+    assert local.understand("the music too").commands == (MusicSet(device="music", action="stop"),)
+
+
+def test_a_courtesy_that_holds_a_negation_negates_nothing() -> None:
+    local = agent()
+    local.understand("set the lounge light to 60 percent")
+    assert local.understand("same in the bedroom, if you don't mind").commands == (
+        LightSet(device="bedroom_light", state="ON", brightness=152),
+    )
+    assert agent().understand("don't turn on the kitchen light, if you don't mind").commands == ()
+
+
+def test_a_colour_of_a_light_named_is_no_title_to_play() -> None:
+    found = read("put the kitchen light on blue")
+    assert found is not None and found.targets == ("kitchen_light",) and found.colour == "blue"
+    assert found.title is None
+    played = read("put blue on")
+    assert played is not None and played.title == "Blue"

@@ -17,7 +17,8 @@ from voiced.devices.registry import DeviceRegistry
 
 # By the sets' age: A-Z (rules were written from their tuning halves for days), AA-AH (added
 # 2026-11-29, harder writers: first sight 78 %), AI-AM (added 2026-11-29 later, first sight 85.1 %),
-# AN-AQ (added after them, first sight 82.6 %), AR-AT (the last of the day, first sight 77.0 %).
+# AN-AQ (added after them, first sight 82.6 %), AR-AT (first sight 77.0 %), AU-AY (added in the
+# next session, first sight 87.7 %).
 # Measured 2026-11-29 (`--typed-heldout --sets ...`).
 FLOORS = {  # sets -> (least exact rate, most wrong effects); none where the home lacks the thing
     "A-Z": (0.905, 26),  # measured 0.918 (1,308 of 1,425 turns), 24 wrong
@@ -25,6 +26,7 @@ FLOORS = {  # sets -> (least exact rate, most wrong effects); none where the hom
     "AI-AM": (0.82, 7),  # measured 0.856 (166 of 194 turns), 5 wrong
     "AN-AQ": (0.81, 6),  # measured 0.845 (131 of 155 turns), 4 wrong
     "AR-AT": (0.74, 7),  # measured 0.779 (88 of 113 turns), 5 wrong
+    "AU-AY": (0.84, 3),  # measured 0.877 (171 of 195 turns), 1 wrong; first sight the same
 }
 RUN_TIMEOUT_S = 300.0  # the half takes ~20 s
 

@@ -34,7 +34,7 @@ from voiced.mouth.understanding.corrections import (
     unclear,
 )
 from voiced.mouth.understanding.dialogue import Recent, assumed
-from voiced.mouth.understanding.frame import is_question
+from voiced.mouth.understanding.frame import Frame, is_question
 from voiced.mouth.understanding.framed import restore_all
 from voiced.mouth.understanding.grammar import human
 from voiced.mouth.understanding.handlers import handlers
@@ -101,6 +101,8 @@ class LocalIntentAgent(OneRequest, HeardReadings):
         self._framing = True  # off while reading a guess (a comma dropped, the ear's other readings)
         self._heard = False  # this turn's words were read from audio
         self._recent = Recent()
+        self._framed_now: list[Frame] = []  # the frames this turn's requests were read by
+        self._last_frame: Frame | None = None  # the last turn's one frame: what "the kitchen too" redoes
 
     def learn(self) -> Learned:
         """The grammar and words of the home as the registry has it now (blocking: ~1 s; run it off
@@ -125,6 +127,7 @@ class LocalIntentAgent(OneRequest, HeardReadings):
         self._said = None
         self._was = {}
         self._recent = Recent()
+        self._last_frame = None
         self._handlers = handlers(*self._handler_args)
 
     @property
@@ -182,7 +185,7 @@ class LocalIntentAgent(OneRequest, HeardReadings):
         """`heard`: the words are the ear's reading of audio, so a word nobody here knows may be a
         mishearing: the frame then acts only on what it understands word for word."""
         was = self._was
-        self._heard = heard
+        self._heard, self._framed_now = heard, []
         try:
             reply = self._turn(text, doubtful, alternatives, was)
         finally:
@@ -190,6 +193,7 @@ class LocalIntentAgent(OneRequest, HeardReadings):
         if reply.commands:
             self._was = {c.device: dict(self._home.state(c.device)) for c in reply.commands}
             self._recent = self._recent.after(reply.commands, self._was)
+            self._last_frame = self._framed_now[0] if len(self._framed_now) == 1 else None
         return reply
 
     def _turn(
@@ -252,6 +256,9 @@ class LocalIntentAgent(OneRequest, HeardReadings):
                     reply = self._understand(redo)
                     self._said = redo if reply.understood and not reply.missed else None
                     return reply
+                if (again := self._again(follow)) is not None:  # "off the light in here" - "kitchen also"
+                    self._said = said
+                    return self._reply(text, [again], [])
         text = taken_back(text, home_words, self._language) or text  # "…, no, the bedroom light"
         before = self._home.last
         swapped = self._confused(text) if self._heard else None

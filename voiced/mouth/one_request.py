@@ -16,6 +16,7 @@ from voiced.language import Language, find, has, words
 from voiced.language.replies import say
 from voiced.mouth.understanding import frame as entity_frame
 from voiced.mouth.understanding import pronouns
+from voiced.mouth.understanding.again import retargeted
 from voiced.mouth.understanding.asking import Question, here_unknown, which_room
 from voiced.mouth.understanding.corrections import Correction, corrected
 from voiced.mouth.understanding.dialogue import Recent
@@ -46,6 +47,8 @@ class OneRequest:
     _recent: Recent
     _framing: bool
     _heard: bool
+    _framed_now: list[entity_frame.Frame]
+    _last_frame: entity_frame.Frame | None
 
     def _shared_verb(self, segments: list[str], at: int, outcomes: list[Outcome]) -> Outcome | None:
         """ "Kill the music and the diffuser": a segment naming only a device takes the request before it."""
@@ -173,6 +176,7 @@ class OneRequest:
                 # "and brightness to 25" after the bedroom light: that light, not every light
                 found = self._prepared(framed_outcome(framed, self._home, self._handler_args[0]))
                 if found is not None:
+                    self._framed_now.append(framed)
                     return self._remember(found)
             return self._remember(first[0])
         heard = self._vocabulary.hear(resolved)
@@ -199,6 +203,7 @@ class OneRequest:
             found = self._prepared(framed_outcome(framed, self._home, self._handler_args[0]))
             if found is not None:
                 log.info("entity frame: %r -> %s", text, found.commands)
+                self._framed_now.append(framed)
                 return self._remember(found)
         # a guess drops words, and dropping "but" or "except" turns the request around
         guessable = guess and not has(words(text), self._language.excepting)
@@ -209,6 +214,19 @@ class OneRequest:
                 log.info("fuzzy: %r -> %s %s", text, match.intent, match.slots)
                 return self._remember(outcome)
         return None
+
+    def _again(self, follow: entity_frame.Frame) -> Outcome | None:
+        """ "The bedroom as well" after a request the frame read: that frame, for the bedroom's
+        devices of the kinds it acted on."""
+        if self._last_frame is None:
+            return None
+        rooms = self._words.room_names(self._language.room_synonyms)
+        frame = retargeted(self._last_frame, follow, self._words, rooms)
+        found = self._prepared(framed_outcome(frame, self._home, self._handler_args[0])) if frame else None
+        if frame is None or found is None:
+            return None
+        self._framed_now.append(frame)
+        return self._remember(found)
 
     def _strict(self, text: str, stand_in: str | None, last: tuple[str, ...]) -> tuple[Outcome, bool] | None:
         """The first strict reading a handler carries out, and whether it took free text."""

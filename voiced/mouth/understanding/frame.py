@@ -118,7 +118,10 @@ def _read(
         or told_of_the_past(tokens, lang, nouns(words, lang))
     ):
         return None  # one word alone ("blues") is a part of something else, or a mishearing
-    negated = has(tokens, lang.negations) and not values.felt_only_negation(tokens, lang)
+    courtesy = [phrase(c) for c in lang.courtesy]
+    polite_at = {i for s, p in find(tokens, courtesy) for i in range(s, s + len(p))}
+    unhedged = [t for i, t in enumerate(tokens) if i not in polite_at]  # "if you don't mind" negates nothing
+    negated = has(unhedged, lang.negations) and not values.felt_only_negation(unhedged, lang)
     taken: set[int] = set()
     named = find(tokens, words.devices, taken)
     # "the lamps" are many: one word of a device's name names it only as said ("the lamp")
@@ -163,11 +166,18 @@ def _read(
 
     # "some lofi", "Bohemian Rhapsody, please": a genre said alone is asked for (not one that also names
     # a colour: "…, blues" after a light's request); a title, free text, only when asked politely
-    polite = has(tokens, [phrase(c) for c in lang.courtesy])
+    polite = bool(polite_at)
     asked_alone = (
         values.alone(tokens, list(words.genres), taken, lang) and not find(tokens, words.colours)
     ) or (polite and values.alone(tokens, list(words.title_phrases), taken, lang))
-    titles = words.titles_in(tokens, taken) if has(tokens, lang.play_words) or asked_alone else []
+    # "put the kitchen light on blue": a colour of a light named (a scent of the diffuser) is no title
+    kinds_named = {words.kinds[words.devices[p]] for _, p in named}
+    values_named = {
+        *(words.colours if "light" in kinds_named else ()),
+        *(words.scents if "diffuser" in kinds_named else ()),
+    }
+    playing = has(tokens, lang.play_words) or asked_alone
+    titles = words.titles_in(tokens, taken, values_named) if playing else []
     scent = values.take(tokens, words.scents, taken)
     taken.update(values.genre_verbs(tokens, words.genres, taken, lang))  # "pop the lounge lamp on"
     genre = values.take(tokens, words.genres, taken)

@@ -4,7 +4,7 @@ title, as phrases, read once per registry; and which devices the ones said reach
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
 from voiced.devices.colours import COLORS
@@ -55,9 +55,9 @@ class Words:
     def of_kind(self, kind: str) -> list[str]:
         return [n for n, k in self.kinds.items() if k == kind]
 
-    def titles_in(self, tokens: list[str], taken: set[int]) -> list[Phrase]:
-        """The library's titles said; a genre said as it is ("some blues") is no title heard with an
-        "-s" ("Blue")."""
+    def titles_in(self, tokens: list[str], taken: set[int], besides: Collection[Phrase] = ()) -> list[Phrase]:
+        """The library's titles said, but those that are `besides`; a genre said as it is ("some
+        blues") is no title heard with an "-s" ("Blue")."""
         exact = {
             i
             for s, p in find(tokens, self.genres, set(taken))
@@ -67,7 +67,8 @@ class Words:
         kept = [
             (s, p)
             for s, p in find(tokens, self.title_phrases, set(taken))
-            if tuple(tokens[s : s + len(p)]) == p or not exact.intersection(range(s, s + len(p)))
+            if p not in besides
+            and (tuple(tokens[s : s + len(p)]) == p or not exact.intersection(range(s, s + len(p))))
         ]
         taken.update(i for s, p in kept for i in range(s, s + len(p)))
         return [p for _, p in kept]
