@@ -422,3 +422,12 @@ def test_a_colour_of_a_light_named_is_no_title_to_play() -> None:
     assert found.title is None
     played = read("put blue on")
     assert played is not None and played.title == "Blue"
+
+
+def test_a_white_said_alone_after_a_light_is_that_lights() -> None:
+    local = agent(room="living room")
+    assert local.understand("put the light on, warm").commands == (
+        LightSet(device="living_room_light", state="ON"),
+        LightSet(device="living_room_light", state="ON", color_temp=454),
+    )
+    assert agent().understand("warm").commands == ()  # no light said before: nothing to warm

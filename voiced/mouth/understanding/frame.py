@@ -109,7 +109,7 @@ def _read(
         *lang.whites.get("cooler", ()),
         *lang.amounts,
     )
-    lone_direction = len(tokens) == 1 and has(tokens, steps)
+    lone_direction = len(tokens) == 1 and has(tokens, [*steps, *white_phrases])  # "…, warm"
     carried = opens(text_tokens, lang.follow_openers)  # "and bedroom", "now the lounge"
     if (
         (len(tokens) < 2 and not (lone_direction or carried))
