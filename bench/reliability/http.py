@@ -4,7 +4,8 @@ The real program (`voiced run --text -`, as tests/plans_home.py starts it) with 
 a free port, its devices simulated by `voiced simulate` on a private Mosquitto. Seeded hostile
 bodies on every endpoint that reads one (bench/reliability/_http_bodies.py), hostile query strings
 and path parameters, raw bytes no HTTP library sends; meanwhile half-open and slow clients, and an
-SSE client that must stay connected. Afterwards a typed turn must still switch a light.
+SSE client that must stay connected. Afterwards, once the rate limit's window has passed with no
+command sent, a typed turn must still be answered and switch a light.
 
 Counts: tries (requests and slow clients), tracebacks (in the daemon's log: "Traceback", uvicorn's
 "Exception in ASGI application", our last-resort "web: … failed:" line), crashes (the daemon died,
@@ -37,9 +38,13 @@ from bench.reliability._http_bodies import ENDPOINTS, RAW_REQUESTS, body, query 
 from tests.conftest import Broker  # noqa: E402
 from tests.home import SimulatedHome  # noqa: E402
 from tests.plans_home import TypedDaemon, plan_config  # noqa: E402
+from voiced.config import SafetyConfig  # noqa: E402
 
 STALL_S = 60.0  # a typed turn is answered in well under a second; a minute is a hang
 HELD_S = 30.0
+RATE_WINDOW_S = SafetyConfig().per_seconds  # the gateway's rate limit, as plan_config leaves it
+QUIET_WITHIN_S = 60.0
+KITCHEN_OFF = ("zigbee2mqtt/kitchen_light/set", {"state": "OFF"})
 WAITING_PLAN = "in 10 minutes turn off the bedroom light"  # read back: waits for a confirmation
 HALF_OPEN = [
     b"",
@@ -184,14 +189,40 @@ async def _attack(port: int, rng: random.Random, cases: int, counts: dict[str, i
     return await sse
 
 
+def _quiet(home: SimulatedHome, window_s: float, within_s: float) -> bool:
+    """Wait until no device command has gone out for `window_s`; False if they still go after `within_s`."""
+    started = last = time.monotonic()
+    while time.monotonic() - last < window_s:
+        if time.monotonic() - started > within_s:
+            return False
+        if home.published():
+            last = time.monotonic()
+        time.sleep(0.2)
+    return True
+
+
 def _still_works(daemon: TypedDaemon, home: SimulatedHome) -> bool:
+    """A typed turn afterwards is answered and switches the light.
+
+    The attack's accepted "turn on the kitchen light…" bodies may have used up the rate limit (one
+    for every device: 30 commands in 10 s), which would rightly refuse this turn too. So it waits
+    until no command has gone out for a whole window first (within QUIET_WITHIN_S: commands still
+    going out after the attack are a failure of their own)."""
+    rate_limited = sum(
+        "rate limit" in str(e.get("reason", "")) for e in daemon.events() if e["kind"] == "command_refused"
+    )
+    print(f"  commands the rate limit refused during the attack: {rate_limited}", flush=True)
     httpx.post(f"http://127.0.0.1:{daemon.port}/api/mute", json={"muted": False}, timeout=10)
-    home.published()
+    if not _quiet(home, RATE_WINDOW_S + 0.5, QUIET_WITHIN_S):
+        print(f"  device commands still going out {QUIET_WITHIN_S:g} s after the attack", flush=True)
+        return False
     reply = daemon.reply_to("turn off the kitchen light")
     time.sleep(0.5)
-    return "Turning off the kitchen light." in reply and (
-        ("zigbee2mqtt/kitchen_light/set", {"state": "OFF"}) in home.published()
-    )
+    sent = home.published()
+    if "Turning off the kitchen light." in reply and KITCHEN_OFF in sent:
+        return True
+    print(f"  the turn afterwards: said {reply!r}, sent {sent}", flush=True)
+    return False
 
 
 def _failures(output: list[str]) -> str:
