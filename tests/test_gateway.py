@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 
 import paho.mqtt.client as mqtt
 import pytest
 from paho.mqtt.enums import CallbackAPIVersion
 
 from tests.conftest import Broker
+from tests.test_ha_entities import until
 from voiced.bus import EventBus, Subscription
+from voiced.config import MqttConfig
 from voiced.devices.gateway import DeviceGateway
 from voiced.devices.model import DiffuserSet, LightSet, MusicSet
 from voiced.devices.registry import DeviceRegistry
@@ -105,3 +108,59 @@ def test_commands_are_clamped_checked_and_published_exactly(registry: DeviceRegi
         {"state": "online"},
         {"state": "offline"},
     ]
+
+
+def retained_on(port: int, topic: str, timeout: float = 5.0) -> bytes | None:
+    """What the broker keeps on `topic`, as a client that subscribes now is given it."""
+    got: list[bytes] = []
+    client = mqtt.Client(callback_api_version=CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv5)
+    client.on_message = lambda _c, _u, m: got.append(bytes(m.payload)) if m.retain else None
+    client.on_connect = lambda c, *_: c.subscribe(topic, qos=1)
+    client.connect("127.0.0.1", port)
+    client.loop_start()
+    try:
+        deadline = time.monotonic() + timeout
+        while not got and time.monotonic() < deadline:
+            time.sleep(0.02)
+        return got[0] if got else None
+    finally:
+        client.loop_stop()
+        client.disconnect()
+
+
+@pytest.mark.parametrize("topic", ["voiced/availability", "home/kitchen_voiced/availability"])
+def test_our_retained_availability_is_said_again_when_a_neighbour_overwrites_it_with_offline(
+    registry: DeviceRegistry, broker: Broker, topic: str
+) -> None:
+    """The default topic and a configured one: a neighbour's retained offline does not stay."""
+    heard: list[str] = []  # every payload on the topic, in the broker's order (ours and the neighbour's)
+    neighbour = mqtt.Client(callback_api_version=CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv5)
+    neighbour.on_message = lambda _c, _u, m: heard.append(json.loads(m.payload)["state"])
+    neighbour.on_connect = lambda c, *_: c.subscribe(topic, qos=1)
+    neighbour.connect("127.0.0.1", broker.port)
+    neighbour.loop_start()
+    config = MqttConfig(port=broker.port, client_id="gw-test", connect_timeout_s=5, availability_topic=topic)
+
+    async def scenario() -> None:
+        gateway = DeviceGateway(registry, config, EventBus())
+        gateway.start()
+        try:
+            assert await gateway.wait_connected(10)
+            await until(lambda: heard[-1:] == ["online"], timeout=10)
+            for _ in range(3):  # a neighbour that keeps at it is answered (at most once a second)
+                seen = len(heard)
+                neighbour.publish(topic, '{"state":"offline"}', qos=1, retain=True).wait_for_publish(5)
+                await until(lambda: heard[seen:] == ["offline", "online"], timeout=10)  # noqa: B023
+                kept = await asyncio.to_thread(retained_on, broker.port, topic)
+                assert kept is not None and json.loads(kept) == {"state": "online"}  # what a newcomer sees
+        finally:
+            gateway.stop()
+        await until(lambda: heard[-1:] == ["offline"], timeout=10)  # its own, at stop
+        await asyncio.sleep(1.5)
+        assert heard[-1] == "offline"  # not said again after the stop
+
+    try:
+        asyncio.run(scenario())
+    finally:
+        neighbour.loop_stop()
+        neighbour.disconnect()
