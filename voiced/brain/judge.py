@@ -8,9 +8,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import takewhile
 
 from voiced.brain.analyst import Flag, missing_slots
 from voiced.brain.state import ConversationState
+from voiced.devices.registry import DeviceRegistry
 from voiced.language.replies import say
 
 
@@ -40,10 +42,31 @@ def _human(name: str) -> str:
     return name.replace("_", " ")
 
 
+# The kind of device whose "turn on the …" is offered as an example after misses, in order of choice.
+EXAMPLE_KINDS = ("light", "switch", "diffuser", "music")
+
+
+def example_device(registry: DeviceRegistry) -> str | None:
+    """The device a request offered as an example names: this home's first light, else its first
+    device of the next kind in `EXAMPLE_KINDS`; None in a home with none of them."""
+    devices = list(registry)  # as it is now: discovery adds and removes devices
+    return next((d.name for kind in EXAMPLE_KINDS for d in devices if d.kind == kind), None)
+
+
+def second_miss_in_a_row(state: ConversationState) -> bool:
+    """The turn just analysed (the state's last) and the one before it were not understood, and the
+    one before those was: a run of misses is offered its example once."""
+    misses = takewhile(lambda turn: not turn.understood, reversed(state.recent_turns))
+    return len(list(misses)) == 2
+
+
 class OfflineJudge:
-    def __init__(self, *, slots: Sequence[str]) -> None:
-        """`slots`: what the interview asks about in this home (`analyst.interview_slots`)."""
+    def __init__(self, *, slots: Sequence[str], registry: DeviceRegistry | None = None) -> None:
+        """`slots`: what the interview asks about in this home (`analyst.interview_slots`);
+        `registry`: this home's devices, one of which an example offered after misses names (None:
+        no example is offered)."""
         self._slots = tuple(slots)
+        self._registry = registry
 
     async def approve(self, state: ConversationState) -> str | None:
         """None if the interview's result can become scenes; otherwise why not."""
@@ -103,7 +126,13 @@ class OfflineJudge:
         if "status" in by_kind and state.status == "Solutioning":
             return Notice("The interview has what it needs: propose the scenes and ask to confirm.")
         if "misunderstood" in by_kind:
-            return Notice("The last request was not understood: keep this answer short and offer an example.")
+            # The second in a row: the local path, with no model to offer one, says an example too.
+            home = self._registry if second_miss_in_a_row(state) else None
+            example = None if home is None else example_device(home)
+            return Notice(
+                "The last request was not understood: keep this answer short and offer an example.",
+                None if example is None else say("notice_not_understood", device=_human(example)),
+            )
         if state.status in ("Profiling", "DeepDive") and (missing := missing_slots(state, self._slots)):
             return Notice(f"Interview: still missing {', '.join(missing)}.")
         return None

@@ -42,7 +42,7 @@ def offline_thinkers(config: Config, registry: DeviceRegistry) -> Thinkers:
         analyst=OfflineAnalyst(
             HomeVocabulary.of(registry), max_turns=brain.keep_turns + brain.summary_every, slots=slots
         ),
-        judge=OfflineJudge(slots=slots),
+        judge=OfflineJudge(slots=slots, registry=registry),
         summary=OfflineSummary(brain.keep_turns, brain.memory_lines),
     )
 
