@@ -105,20 +105,23 @@ def test_the_reference_examples_are_valid_device_files(kind: str) -> None:
 
 
 def test_every_file_the_daemon_keeps_is_named_for_users(tmp_path: Path) -> None:
-    """The brain's, plans' and scenes' SQLite files, where load_config and the ledgers put them: each
-    named in the install guide (with what deleting it forgets) and in the configuration reference."""
+    """The six SQLite files (the brain's, the plans' and scenes' checkpoints and ledgers, the rehearsed
+    replies), where load_config and the ledgers put them: each named in the install guide (with what
+    deleting it forgets) and in the configuration reference."""
     from voiced.config import load_config
     from voiced.vibe.runner import ledger_path
 
     (tmp_path / "config.yaml").write_text("")
     config = load_config(tmp_path / "config.yaml", {})
     assert config.plans.checkpoint_file is not None and config.vibe.checkpoint_file is not None
+    assert config.tts.rehearsal_file is not None
     kept = [
         config.brain.state_file,
         config.plans.checkpoint_file,
         ledger_path(config.plans.checkpoint_file),
         config.vibe.checkpoint_file,
         ledger_path(config.vibe.checkpoint_file),
+        config.tts.rehearsal_file,
     ]
     assert {path.parent for path in kept} == {tmp_path}
     install = (ROOT / "docs/install.md").read_text()
