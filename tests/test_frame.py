@@ -431,3 +431,15 @@ def test_a_white_said_alone_after_a_light_is_that_lights() -> None:
         LightSet(device="living_room_light", state="ON", color_temp=454),
     )
     assert agent().understand("warm").commands == ()  # no light said before: nothing to warm
+
+
+def test_one_genre_among_words_that_name_no_title_plays_the_genre() -> None:
+    def played(text: str) -> tuple[MusicSet, ...]:
+        return tuple(c for c in agent().understand(text).commands if isinstance(c, MusicSet))
+
+    jazz = (MusicSet(device="music", action="play", genre="jazz"),)
+    assert played("play some relaxing jazz") == jazz
+    assert played("play a bit of jazz while I cook") == jazz
+    # a title of the library, or a level not read, keeps it a search or a miss
+    assert played("play some jazz by miles davis")[0].query == "jazz by miles davis"
+    assert played("put on some classical music real soft, 'bout twenty on the volume") == ()

@@ -61,7 +61,8 @@ def search_and_play(home: Home, match: Match) -> Outcome | None:
         if genre is not None or change is None:  # "bring me up" is a title, "jazz louder" a level
             return _played_at(home, name, genre, " ".join(what), volume, change)
     query = " ".join(words)
-    genre = _genre(query, genres)
+    library = getattr(home.registry.get(name), "library", [])
+    genre = _genre(query, genres) or _genre_among(words, genres, library)
     if genre is not None:
         return Outcome(say("playing_genre", genre=genre), [music(name, action="play", genre=genre)], (name,))
     if not query and not _asks_for_music(plain.split(), spoken):
@@ -162,6 +163,19 @@ def _genre(query: str, genres: set[str]) -> str | None:
         if joined == genre or (len(joined) >= 4 and (genre.startswith(joined) or _close(joined, genre))):
             return genre
     return None
+
+
+def _genre_among(words: list[str], genres: set[str], library: list[str]) -> str | None:
+    """ "Some relaxing jazz", "a bit of jazz while I cook": one genre among words that are no part
+    of a title in the library plays the genre; the other words say how, not what."""
+    said = [g for g in genres if find(words, [tuple(g.split())])]
+    query = " ".join(words)
+    if len(said) != 1 or any(t.lower() in query or query in t.lower() for t in library):
+        return None
+    lang = english()
+    if find(words, [*lang.up, *lang.down, *(tuple(w.split()) for w in lang.word_sets["settings"])]):
+        return None  # "classical real soft, 'bout twenty on the volume": a level we did not read
+    return said[0]
 
 
 def _close(heard: str, genre: str) -> bool:
