@@ -66,6 +66,29 @@ def test_the_judge_says_an_example_after_the_second_miss_in_a_row_only(registry:
     assert asyncio.run(spoken_notices(OfflineJudge(slots=slots))) == [None] * 5
 
 
+def test_the_same_words_missed_twice_get_an_example_of_this_home_not_a_list_of_kinds(
+    registry: DeviceRegistry,
+) -> None:
+    slots = home_slots(registry)
+    analyst = OfflineAnalyst(HomeVocabulary.of(registry), max_turns=10, slots=slots)
+
+    async def said_after_the_same_miss_twice(judge: OfflineJudge) -> str | None:
+        state, notice = ConversationState(session_id="s"), None
+        for turn in (1, 2):
+            record = TurnRecord(turn=turn, user="blorp the flarn", understood=False)
+            state, flags = await analyst.analyse(state, record)
+            notice = await judge.judge(state, flags)
+        return None if notice is None else notice.say
+
+    said = asyncio.run(said_after_the_same_miss_twice(OfflineJudge(slots=slots, registry=registry)))
+    assert said == "Sorry, I still didn't get that. Try a request like: turn on the bedroom light."
+    music_only = DeviceRegistry([device for device in registry if device.kind == "music"])
+    said = asyncio.run(said_after_the_same_miss_twice(OfflineJudge(slots=slots, registry=music_only)))
+    assert said == "Sorry, I still didn't get that. Try a request like: turn on the music."
+    bare = asyncio.run(said_after_the_same_miss_twice(OfflineJudge(slots=slots)))
+    assert bare == "Sorry, I still didn't get that."  # no diffuser or scene named that may not be here
+
+
 def test_after_two_misses_the_next_reply_speaks_the_example_and_the_example_works(
     tmp_path: Path, broker: Broker, registry: DeviceRegistry
 ) -> None:

@@ -68,6 +68,14 @@ class OfflineJudge:
         self._slots = tuple(slots)
         self._registry = registry
 
+    def _said_twice(self) -> str:
+        """What the local path says to a request not understood twice: an example of this home's,
+        never a list of kinds it may not have."""
+        example = None if self._registry is None else example_device(self._registry)
+        if example is None:
+            return say("notice_not_understood_twice_bare")
+        return say("notice_not_understood_twice", device=_human(example))
+
     async def approve(self, state: ConversationState) -> str | None:
         """None if the interview's result can become scenes; otherwise why not."""
         prefs = state.preferences
@@ -112,7 +120,7 @@ class OfflineJudge:
             return Notice(
                 f"The user said {said!r} twice and it was not understood either time: apologise and say "
                 "briefly what you can do.",
-                say("notice_not_understood_twice"),
+                self._said_twice(),
             )
         if "repeated" in by_kind:
             said = by_kind["repeated"].detail
