@@ -443,3 +443,11 @@ def test_one_genre_among_words_that_name_no_title_plays_the_genre() -> None:
     # a title of the library, or a level not read, keeps it a search or a miss
     assert played("play some jazz by miles davis")[0].query == "jazz by miles davis"
     assert played("put on some classical music real soft, 'bout twenty on the volume") == ()
+
+
+def test_as_well_after_a_template_request_that_names_no_device_redoes_it_there() -> None:
+    local = agent(room="living room")
+    local.understand("make the light purple")
+    assert local.understand("now the bedroom too").commands == (
+        LightSet(device="bedroom_light", state="ON", color_hex="#A020F0"),
+    )

@@ -178,7 +178,7 @@ class OneRequest:
                 if found is not None:
                     self._framed_now.append(framed)
                     return self._remember(found)
-            return self._remember(first[0])
+            return self._remember(self._agreed(framed, first[0]))
         heard = self._vocabulary.hear(resolved)
         if heard.widens:
             log.info("not taking %s in %r: a guess would reach every light", heard.changes, text)
@@ -214,6 +214,15 @@ class OneRequest:
                 log.info("fuzzy: %r -> %s %s", text, match.intent, match.slots)
                 return self._remember(outcome)
         return None
+
+    def _agreed(self, framed: entity_frame.Frame | None, outcome: Outcome) -> Outcome:
+        """A template's outcome; the frame of the same words is kept for "the bedroom too" when it
+        asks the same of the same devices ("make the light purple" names no device to swap)."""
+        if framed is not None and framed.targets and not framed.follow_up:
+            same = self._prepared(framed_outcome(framed, self._home, self._handler_args[0]))
+            if same is not None and same.commands == outcome.commands:
+                self._framed_now.append(framed)
+        return outcome
 
     def _again(self, follow: entity_frame.Frame) -> Outcome | None:
         """ "The bedroom as well" after a request the frame read: that frame, for the bedroom's
