@@ -451,3 +451,12 @@ def test_as_well_after_a_template_request_that_names_no_device_redoes_it_there()
     assert local.understand("now the bedroom too").commands == (
         LightSet(device="bedroom_light", state="ON", color_hex="#A020F0"),
     )
+
+
+def test_a_small_number_right_after_a_device_is_its_level_not_a_time() -> None:
+    assert agent().understand("bedroom light at 10 and the music at 20").commands == (
+        LightSet(device="bedroom_light", state="ON", brightness=25),
+        MusicSet(device="music", volume=20),
+    )
+    for later in ("turn off the kitchen light at 10", "kitchen light at 10 pm", "kitchen light on at 7"):
+        assert agent().understand(later).commands == (), later

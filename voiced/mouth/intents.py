@@ -302,7 +302,7 @@ class LocalIntentAgent(OneRequest, HeardReadings):
             return AgentReply(text=NOT_UNDERSTOOD, understood=False, missed=True)
         if is_negated(text):
             return AgentReply(text=NEGATED, understood=True)
-        if is_for_later(text):
+        if is_for_later(text) and not self._level_at(text):
             return AgentReply(text=LATER, understood=True)
         if is_conditional(text):
             return AgentReply(text=CONDITIONAL, understood=True)

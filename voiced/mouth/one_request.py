@@ -26,6 +26,7 @@ from voiced.mouth.understanding.home import WHICH_ONE, Home, Match, Outcome
 from voiced.mouth.understanding.home_words import Words
 from voiced.mouth.understanding.matcher import Matcher
 from voiced.mouth.understanding.scoping import POINTED, names_one, scoped
+from voiced.mouth.understanding.values import number_spans
 
 log = logging.getLogger(__name__)
 
@@ -214,6 +215,21 @@ class OneRequest:
                 log.info("fuzzy: %r -> %s %s", text, match.intent, match.slots)
                 return self._remember(outcome)
         return None
+
+    def _level_at(self, text: str) -> bool:
+        """ "Bedroom light at 10": a number right after a device's name, with no word for on or off
+        nor any for a time of the clock, is its level ("turn the light off at 10" is a time)."""
+        lang, tokens = self._language, words(text)
+        names = [*self._words.devices, *self._words.room_names(lang.room_synonyms)]
+        if find(tokens, [p for ps in lang.power.values() for p in ps]):
+            return False
+        at = [s + len(p) for s, p in find(tokens, names)]
+        numbers = {start for start, _end, _value in number_spans(tokens, lang)}
+        clock = set(lang.guards["clock_marks"])
+        return any(
+            tokens[i : i + 1] == ["at"] and i + 1 in numbers and not clock & set(tokens[i + 2 : i + 4])
+            for i in at
+        )
 
     def _agreed(self, framed: entity_frame.Frame | None, outcome: Outcome) -> Outcome:
         """A template's outcome; the frame of the same words is kept for "the bedroom too" when it
