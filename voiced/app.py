@@ -32,7 +32,7 @@ from voiced.devices.model import MusicDevice
 from voiced.devices.mpd_player import MpdPlayer
 from voiced.devices.registry import DeviceRegistry
 from voiced.devices.vocabulary import HomeVocabulary
-from voiced.ear.asr_queue import Reconsider
+from voiced.ear.asr_queue import HomeAsr, Reconsider
 from voiced.ear.bargein import GuardSettings
 from voiced.ear.end_of_turn import Pause, words_of
 from voiced.ear.frontend import echo_front
@@ -91,8 +91,10 @@ def build_ear(
     muted: Callable[[], bool] = lambda: False,
     wake: WakeGate | None = None,
     reconsider: Reconsider | None = None,
+    home_asr: HomeAsr | None = None,
 ) -> Ear:
-    """The ear; what it opens that must be closed (the echo canceller) goes on `stack`."""
+    """The ear; what it opens that must be closed (the echo canceller) goes on `stack`. `home_asr`:
+    the Whisper queue the satellites' rooms share with it (asr_home.py)."""
     transcriber = engines.transcriber
     if transcriber is None:
         raise ValueError("an ear needs Whisper: load the engines with whisper=True")
@@ -112,6 +114,7 @@ def build_ear(
             stream=stream,
             reconsider=reconsider,
             tidy=tidy,
+            home_asr=home_asr,
         )
     if audio.echo == "half_duplex":
         half = HalfDuplexGuard(speech)
@@ -127,6 +130,7 @@ def build_ear(
             stream=stream,
             reconsider=reconsider,
             tidy=tidy,
+            home_asr=home_asr,
         )
     front = echo_front(options.reference, config.vad, audio)
     stack.callback(front.close)
@@ -145,6 +149,7 @@ def build_ear(
         stream=stream,
         reconsider=reconsider,
         tidy=tidy,
+        home_asr=home_asr,
     )
 
 
@@ -280,6 +285,8 @@ async def run_daemon(
         brain_wait_s = config.brain.barrier_timeout_s if brain is not None else None
         mute = MuteSwitch(bus)
         mute.set(config.wake.muted)
+        # one Whisper queue for the daemon's ear and every satellite's room, taken room by room
+        home_asr = HomeAsr(engines.transcriber) if engines.transcriber is not None else None
         wake = None
         if not isinstance(source, TypedTurns):
             wake = wake_gate(config.wake.word, config, bus, busy=lambda: daemon.busy or speech.speaking)
@@ -298,6 +305,7 @@ async def run_daemon(
                 mute,
                 wake,
                 reconsider,
+                home_asr,
             )
         )
         daemon = Daemon(
@@ -322,6 +330,7 @@ async def run_daemon(
                 ends_request=partial(ends_request, config),
                 supervision=supervision,
                 rehearsed=speech.rehearsed,  # a room plays the replies rehearsed here
+                asr=home_asr,
             )
             await stack.enter_async_context(serve_satellites(home, config.satellites))
         if options.web_socket is not None:

@@ -3,7 +3,8 @@
 ASR starts early: when the speaker pauses (`vad.early_asr_ms`), the audio so far is transcribed
 while the hangover decides whether the utterance has really ended. If it has, that transcript
 is used; if speech resumes, it is dropped. Whisper calls go through one queue, most urgent first
-(`asr_queue.py`): deciding a barge-in never waits behind a guess.
+(`asr_queue.py`): deciding a barge-in never waits behind a guess, and one Whisper shared by every
+room takes each room's jobs in turn.
 """
 
 from __future__ import annotations
@@ -19,7 +20,8 @@ from voiced.audio.pcm import EAR_RATE
 from voiced.audio.sources import AudioSource
 from voiced.bus import EventBus
 from voiced.config import VadConfig
-from voiced.ear.asr_queue import AsrQueue, Priority, Reconsider
+from voiced.ear.asr_home import MICROPHONE
+from voiced.ear.asr_queue import AsrQueue, HomeAsr, Priority, Reconsider
 from voiced.ear.bargein import Action, BargeInGuard, Evidence, GuardSettings
 from voiced.ear.between import frames_or_done
 from voiced.ear.early import EarlyTranscript
@@ -76,6 +78,8 @@ class Ear:
         reconsider: Reconsider | None = None,
         first_turn: int = 0,
         tidy: Callable[[], None] | None = None,
+        home_asr: HomeAsr | None = None,
+        asr_room: str = MICROPHONE,
     ) -> None:
         """`first_turn`: turns are numbered after it (a satellite's room keeps its own range).
         `reconsider`: a second ear for turns whose words would not be acted on. `judge`:
@@ -83,11 +87,12 @@ class Ear:
         end_of_turn.py); None: every turn waits the full hangover. `wake`: speech needs the wake word
         (or the conversation it opened) to become a turn; None: always listening. `stream`: gets
         each utterance's audio as it is spoken (a remote ASR server). `tidy`: after each Whisper
-        job (asr_queue.py)."""
+        job (asr_queue.py). `home_asr`: the Whisper queue every room shares, whose jobs are taken
+        room by room, this ear's as `asr_room`; None: a queue of its own."""
         self._source = source
         self._stream = stream
         self._wake = wake
-        self._asr = AsrQueue(transcriber, reconsider, tidy)
+        self._asr = AsrQueue(transcriber, reconsider, tidy, home=home_asr, room=asr_room)
         self._config = config
         self._bus = bus
         self._is_deaf = is_deaf

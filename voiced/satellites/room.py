@@ -32,6 +32,7 @@ from voiced.config_satellites import SatelliteConfig
 from voiced.daemon import Daemon, HalfDuplexGuard
 from voiced.devices.actions import DeviceActions
 from voiced.devices.registry import DeviceRegistry
+from voiced.ear.asr_home import HomeAsr
 from voiced.ear.bargein import GuardSettings
 from voiced.ear.end_of_turn import Pause
 from voiced.ear.frontend import echo_front
@@ -75,6 +76,9 @@ class Home:
     supervision: Supervision = field(default_factory=Supervision)
     # the replies synthesized ahead of time, shared by every room's speaker (the daemon's)
     rehearsed: Rehearsed | None = None
+    # the Whisper queue every room shares with the daemon's ear, taken room by room (asr_home.py);
+    # None: each room a queue of its own
+    asr: HomeAsr | None = None
 
 
 class BorrowedAgent:
@@ -151,6 +155,8 @@ class SatelliteRoom:
             wake=wake,
             first_turn=self._first_turn,
             tidy=give_back if tidy else None,
+            home_asr=home.asr,
+            asr_room=f"satellite {self.satellite.name}",
         )
         if self._reference is None:  # it hears the satellite's speaker: deaf while that plays
             ear = hear(is_deaf=HalfDuplexGuard(speech))
