@@ -460,3 +460,12 @@ def test_a_small_number_right_after_a_device_is_its_level_not_a_time() -> None:
     )
     for later in ("turn off the kitchen light at 10", "kitchen light at 10 pm", "kitchen light on at 7"):
         assert agent().understand(later).commands == (), later
+
+
+def test_a_number_in_words_closing_a_short_request_is_a_level() -> None:
+    local = agent()
+    local.understand("set the kitchen light to 70")
+    assert local.understand("actually make that seventy five").commands == (
+        LightSet(device="kitchen_light", state="ON", brightness=190),
+    )
+    assert local.understand("make that one").commands == ()  # a pointer, not one percent

@@ -86,7 +86,9 @@ def percent(tokens: list[str], taken: set[int], lang: Language) -> int | None:
             tokens[before] in lang.word_sets["value_openers"] or names_a_level(tokens[before], lang)
         )
         is_after = valued and value <= 100  # "to 40", "bright like 90", "volume 30"
-        last_digits = tokens[i].isdigit() and n == len(tokens) - i and i > 0 and len(tokens) <= 3
+        # "make it 75", "make that seventy five": a number closing two words or fewer (said in words,
+        # ten or more: "that one" is a pointer)
+        last_digits = n == len(tokens) - i and 0 < i <= 2 and (tokens[i].isdigit() or value >= 10)
         # "80 on the lamp" ("one on the lamp" is no level: a word that small is a count)
         opening = i == 0 and after[:1] and after[0] in lang.level_on and 10 <= value <= 100
         if is_pct or is_after or opening or (last_digits and value <= 100):
