@@ -100,3 +100,6 @@ async def _barge_in(
     await daemon.stop()
     heard = [e["text"].lower() for e in events.all() if e["kind"] == "room_heard"]
     assert len(heard) == 3 and "kitchen light" in heard[2], heard
+    # the home hears of it, by room: the reply stopped (its echo before never did)
+    stopped = [e for e in events.all() if e["kind"] == "room_barge_in" and e["stopped"]]
+    assert [(e["room"], e["satellite"]) for e in stopped] == [("kitchen", kitchen.name)], stopped

@@ -3,6 +3,7 @@ process (run_daemon, as `voiced run` runs it), a real Mosquitto and the device s
 
 The daemon's own microphone is typed lines that never come (a pipe nobody writes to), and its own
 room is the bedroom: what a satellite hears is that satellite's room's, and its reply goes to it alone.
+Every turn's events, and /metrics, name the room the turn was in (the daemon's own microphone's too).
 """
 
 from __future__ import annotations
@@ -19,20 +20,23 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 import yaml
 
 from tests.conftest import REPO, Broker, free_port
 from tests.home import SimulatedHome
 from tests.satellites import Satellite, at_ear_rate
-from tests.speech_fixtures import spoken
+from tests.speech_fixtures import spoken, spoken_wav
 from voiced.app import RunOptions, run_daemon
 from voiced.audio.sinks import WavFileSink
+from voiced.audio.sources import WavFileSource
 from voiced.cli import check_all
 from voiced.config import Config
 from voiced.devices.registry import DeviceRegistry
 from voiced.ear.typed import TypedTurns
 from voiced.engines import Engines, load_engines
+from voiced.web.server import bind
 
 pytestmark = pytest.mark.e2e
 REPLY_WITHIN_S = 30.0  # end of speech to the whole reply on the satellite, on a busy 2-core box
@@ -44,7 +48,10 @@ def engines(registry: DeviceRegistry) -> Engines:
     return load_engines(Config(devices_dir=REPO / "devices", models_dir=REPO / "models"), registry)
 
 
-def write_config(workdir: Path, broker: Broker, satellites: list[dict[str, str]]) -> Path:
+def write_config(
+    workdir: Path, broker: Broker, satellites: list[dict[str, str]], *, web_port: int | None = None
+) -> Path:
+    """`web_port`: where the web server listens, when the test starts it (Daemon.start)."""
     config: dict[str, Any] = {
         "devices_dir": str(REPO / "devices"),
         "models_dir": str(REPO / "models"),
@@ -54,6 +61,8 @@ def write_config(workdir: Path, broker: Broker, satellites: list[dict[str, str]]
         "homeassistant": {"discovery": False},
         "satellites": satellites,
     }
+    if web_port is not None:
+        config["web"] = {"port": web_port}
     path = workdir / "config.yaml"
     path.write_text(yaml.safe_dump(config))
     return path
@@ -93,10 +102,12 @@ class Daemon:
         self._read_end, self._write_end = os.pipe()
         self.task: asyncio.Task[int] | None = None
 
-    def start(self) -> None:
+    def start(self, *, web: bool = False) -> None:
+        """`web`: with the web server on (where the config says)."""
         source = TypedTurns.from_stream(io.FileIO(self._read_end, "rb"))
         sink = WavFileSink(self.local_output, self._engines.synthesizer.sample_rate)
-        options = RunOptions(events_file=self.events.path)
+        web_socket = bind(self.config.web) if web else None
+        options = RunOptions(events_file=self.events.path, web_socket=web_socket)
         run = run_daemon(self.config, self.registry, self._engines, source, sink, options)
         self.task = asyncio.create_task(run, name="daemon")
 
@@ -139,11 +150,17 @@ class Commands:
 
 
 async def started(
-    workdir: Path, config: Path, satellite: Satellite, home: SimulatedHome, engines: Engines
+    workdir: Path,
+    config: Path,
+    satellite: Satellite,
+    home: SimulatedHome,
+    engines: Engines,
+    *,
+    web: bool = False,
 ) -> tuple[Daemon, Commands]:
     """The daemon running, `satellite` connected to it, and the devices' commands followed."""
     daemon = Daemon(workdir, config, engines)
-    daemon.start()
+    daemon.start(web=web)
     commands = Commands(home)
     await daemon.events.count("satellite_connected", satellite.name, 1, 60)
     return daemon, commands
@@ -173,10 +190,10 @@ def test_a_kitchen_satellite_lights_the_kitchen_answers_there_and_comes_back_aft
     kitchen = Satellite(workdir, "kitchen_satellite")
     kitchen.start()
     try:
-        config = write_config(
-            workdir, broker, [{"name": kitchen.name, "uri": kitchen.uri, "room": "kitchen"}]
-        )
-        asyncio.run(asyncio.wait_for(_kitchen(workdir, config, kitchen, home, engines), 150))
+        satellites = [{"name": kitchen.name, "uri": kitchen.uri, "room": "kitchen"}]
+        web_port = free_port()
+        config = write_config(workdir, broker, satellites, web_port=web_port)
+        asyncio.run(asyncio.wait_for(_kitchen(workdir, config, kitchen, home, engines, web_port), 150))
     finally:
         kitchen.stop()
     # the daemon's own room heard nothing: every give-back was the satellite room's, after each of
@@ -186,9 +203,9 @@ def test_a_kitchen_satellite_lights_the_kitchen_answers_there_and_comes_back_aft
 
 
 async def _kitchen(
-    workdir: Path, config: Path, kitchen: Satellite, home: SimulatedHome, engines: Engines
+    workdir: Path, config: Path, kitchen: Satellite, home: SimulatedHome, engines: Engines, web_port: int
 ) -> None:
-    daemon, commands = await started(workdir, config, kitchen, home, engines)
+    daemon, commands = await started(workdir, config, kitchen, home, engines, web=True)
 
     kitchen.say(spoken("Turn on the kitchen light."))
     await commands.sent(("kitchen_light", "ON"))
@@ -205,13 +222,73 @@ async def _kitchen(
     kitchen.say(spoken("Turn on the light in here."))
     await commands.sent(("kitchen_light", "ON"))
     assert "kitchen" in await reply_heard(kitchen, 3, engines, daemon.events)
+    # /metrics labels the kitchen's commands, turns and their stages by its room
+    turns = daemon.events._count("room_turn_finished", kitchen.name)
+    metrics = await scraped(
+        web_port,
+        'voiced_device_commands_total{device="kitchen_light",result="sent",room="kitchen"} 3.0',
+        f'voiced_turns_total{{room="kitchen"}} {turns:.1f}',
+        f'voiced_stage_seconds_count{{room="kitchen",stage="asr"}} {turns:.1f}',
+        f'voiced_stage_seconds_count{{room="kitchen",stage="speech_end_to_audio"}} {turns:.1f}',
+    )
+    assert 'room="bedroom"' not in metrics  # the daemon's own room took no turn
 
     await daemon.stop()
     assert daemon.heard_locally_s() == 0.0  # nothing played on the daemon's own speaker
-    heard = [e["text"] for e in daemon.events.all() if e["kind"] == "room_heard"]
-    assert len(heard) == 3 and all(
-        e["room"] == "kitchen" for e in daemon.events.all() if e["kind"] == "room_heard"
+    events = daemon.events.all()
+    heard = [e["text"] for e in events if e["kind"] == "room_heard"]
+    assert len(heard) == 3 and all(e["room"] == "kitchen" for e in events if e["kind"] == "room_heard")
+    sent = [e for e in events if e["kind"] == "command_sent"]
+    assert len(sent) == 3 and {e["room"] for e in sent} == {"kitchen"}, sent
+    states = {e["state"] for e in events if e["kind"] == "room_state" and e["satellite"] == kitchen.name}
+    assert states == {"idle", "listening", "thinking", "speaking"}, states
+    # the daemon's own state is the bedroom's, untouched by the kitchen's turns
+    local = {(e["room"], e["state"]) for e in events if e["kind"] == "assistant_state"}
+    assert local == {("bedroom", "idle")}, local
+
+
+async def scraped(port: int, *lines: str) -> str:
+    """/metrics once it has every one of `lines` (the web reads the bus in its own task)."""
+    deadline = time.monotonic() + 10
+    async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=5) as client:
+        while True:
+            text = (await client.get("/metrics")).text
+            missing = [line for line in lines if line not in text]
+            if not missing:
+                return text
+            assert time.monotonic() < deadline, f"not in /metrics: {missing}"
+            await asyncio.sleep(0.1)
+
+
+def test_the_daemon_s_own_microphone_names_its_room_in_every_turn_event(
+    workdir: Path, broker: Broker, home: SimulatedHome, engines: Engines
+) -> None:
+    """No satellite: the daemon's microphone (a WAV read as fast as it goes) is the bedroom's
+    (`audio.room`), and so is each of its turn's events, its command's included."""
+    config_path = write_config(workdir, broker, [])
+    config, registry = check_all(config_path, {}, models=False)
+    microphone = WavFileSource(
+        spoken_wav(["Turn on the light in here."], workdir / "mic.wav"), realtime=False
     )
+    sink = WavFileSink(workdir / "out.wav", engines.synthesizer.sample_rate)
+    events = Events(workdir / "events.jsonl")
+    options = RunOptions(events_file=events.path)
+    run = run_daemon(config, registry, engines, microphone, sink, options)
+    assert asyncio.run(asyncio.wait_for(run, 120)) == 1
+    seen = events.all()
+    sent = [e for e in seen if e["kind"] == "command_sent"]
+    assert [e["device"] for e in sent] == ["bedroom_light"], seen  # "here" is the bedroom
+    kinds = (
+        "speech_started",
+        "speech_ended",
+        "transcript",
+        "command_sent",
+        "turn_finished",
+        "assistant_state",
+    )
+    named = [(e["kind"], e["room"]) for e in seen if e["kind"] in kinds]
+    assert {kind for kind, _ in named} == set(kinds), named
+    assert {room for _, room in named} == {"bedroom"}, named
 
 
 def test_two_satellites_at_once_each_get_their_own_answer_and_a_mute_one_holds_nobody_up(

@@ -1,16 +1,16 @@
 """The dashboard's Rooms panel in Debian's headless Chromium, against the whole daemon with a real
 wyoming-satellite in the kitchen, a real Mosquitto and the device simulator: the kitchen row shows
-the satellite connected, then what was heard and said there; a page opened afterwards shows it
-from its first paint. A screenshot goes to out/dashboard/ (CI artefacts)."""
+the satellite connected, then what was heard and said there, and the daemon's own room (the
+bedroom) its own turn, typed on the page; a page opened afterwards shows them from its first paint.
+A screenshot goes to out/dashboard/ (CI artefacts)."""
 
 from __future__ import annotations
 
 import asyncio
-import io
 from pathlib import Path
 
+import httpx
 import pytest
-import yaml
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
 
@@ -21,31 +21,21 @@ from tests.satellites import Satellite
 from tests.speech_fixtures import spoken
 from tests.test_e2e_satellites import REPLY_WITHIN_S, Daemon, engines, home, workdir, write_config
 from tests.test_e2e_web import until
-from voiced.app import RunOptions, run_daemon
-from voiced.audio.sinks import WavFileSink
-from voiced.ear.typed import TypedTurns
 from voiced.engines import Engines
-from voiced.web.server import bind
 
 pytestmark = pytest.mark.e2e
 __all__ = ["engines", "home", "workdir"]  # the satellites' fixtures, used here by name
 SHOTS = REPO / "out" / "dashboard"
 
 
-class WebDaemon(Daemon):
-    """The satellites' daemon, with the web server on."""
-
-    def start(self) -> None:
-        source = TypedTurns.from_stream(io.FileIO(self._read_end, "rb"))
-        sink = WavFileSink(self.local_output, self._engines.synthesizer.sample_rate)
-        options = RunOptions(events_file=self.events.path, web_socket=bind(self.config.web))
-        run = run_daemon(self.config, self.registry, self._engines, source, sink, options)
-        self.task = asyncio.create_task(run, name="daemon")
-
-
 def cell(driver: WebDriver, satellite: str, part: str) -> str:
     row = driver.find_element(By.CSS_SELECTOR, f'#rooms tr[data-satellite="{satellite}"]')
     return str(row.find_element(By.CSS_SELECTOR, part).text)
+
+
+def local(driver: WebDriver, part: str) -> str:
+    """A cell of the daemon's own room's row."""
+    return str(driver.find_element(By.CSS_SELECTOR, f"#rooms tr[data-local] {part}").text)
 
 
 def test_the_rooms_panel_shows_the_kitchen_satellite_what_it_heard_and_said(
@@ -54,21 +44,17 @@ def test_the_rooms_panel_shows_the_kitchen_satellite_what_it_heard_and_said(
     kitchen = Satellite(workdir, "kitchen_satellite")
     kitchen.start()
     try:
-        config = write_config(
-            workdir, broker, [{"name": kitchen.name, "uri": kitchen.uri, "room": "kitchen"}]
-        )
         web_port = free_port()
-        settings = yaml.safe_load(config.read_text())
-        settings["web"] = {"port": web_port}
-        config.write_text(yaml.safe_dump(settings))
+        satellites = [{"name": kitchen.name, "uri": kitchen.uri, "room": "kitchen"}]
+        config = write_config(workdir, broker, satellites, web_port=web_port)
         asyncio.run(asyncio.wait_for(_rooms(workdir, config, kitchen, engines, web_port), 180))
     finally:
         kitchen.stop()
 
 
 async def _rooms(workdir: Path, config: Path, kitchen: Satellite, engines: Engines, port: int) -> None:
-    daemon = WebDaemon(workdir, config, engines)
-    daemon.start()
+    daemon = Daemon(workdir, config, engines)
+    daemon.start(web=True)
     try:
         await daemon.events.count("satellite_connected", kitchen.name, 1, 60)
         await asyncio.to_thread(_browse, kitchen, f"http://127.0.0.1:{port}/")
@@ -85,6 +71,7 @@ def _browse(kitchen: Satellite, url: str) -> None:
         until(lambda: cell(driver, kitchen.name, ".link") == "connected", 15, "kitchen connected", output)
         assert driver.find_element(By.CSS_SELECTOR, "#rooms td").text == "kitchen"
         assert cell(driver, kitchen.name, ".heard") == ""
+        assert local(driver, "td") == "bedroom" and local(driver, ".state") == "idle"  # after the satellites
 
         kitchen.say(spoken("Turn on the kitchen light."))
         until(
@@ -104,6 +91,15 @@ def _browse(kitchen: Satellite, url: str) -> None:
         assert said_here.startswith("You (kitchen)") and heard in said_here, entry.text
         assert "kitchen" in entry.find_element(By.CSS_SELECTOR, ".said").text.lower(), entry.text
         assert "kitchen light" in entry.find_element(By.CSS_SELECTOR, ".done").text.lower(), entry.text
+        assert local(driver, ".heard") == ""  # the kitchen's turn is not the bedroom's
+
+        # A turn in the daemon's own room (typed on the page, as said to its microphone): its row.
+        answer = httpx.post(url + "api/say", json={"text": "turn on the light in here"}, timeout=120)
+        assert answer.status_code == 200, answer.text
+        until(lambda: local(driver, ".heard") == "turn on the light in here", 15, "heard here", output)
+        until(lambda: "bedroom" in local(driver, ".said").lower(), 15, "said here", output)
+        until(lambda: local(driver, ".state") == "idle", REPLY_WITHIN_S, "the local turn over", output)
+        assert cell(driver, kitchen.name, ".heard") == heard
         SHOTS.mkdir(parents=True, exist_ok=True)
         driver.execute_script("document.getElementById('rooms-panel').scrollIntoView()")
         driver.save_screenshot(str(SHOTS / "rooms.png"))
@@ -114,5 +110,7 @@ def _browse(kitchen: Satellite, url: str) -> None:
         assert cell(driver, kitchen.name, ".heard") == heard
         assert cell(driver, kitchen.name, ".link") == "connected"
         assert cell(driver, kitchen.name, ".state") == "idle"
+        until(lambda: local(driver, ".heard") == "turn on the light in here", 15, "heard here, anew", output)
+        assert local(driver, "td") == "bedroom" and local(driver, ".state") == "idle"
     finally:
         driver.quit()

@@ -42,5 +42,6 @@ def test_current_keys() -> None:
     assert current_key("satellite_disconnected", {"satellite": "k"}) == "link:k"
     assert current_key("satellite_connected", {"satellite": "k"}) == "link:k"
     assert current_key("room_said", {"satellite": "k"}) == "said:k"
+    assert current_key("room_state", {"satellite": "k"}) == "state:k"
     assert current_key("transcript", {"satellite": "k"}) is None
     assert current_key("room_heard", {}) is None

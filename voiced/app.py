@@ -102,6 +102,7 @@ def build_ear(
     tidy = give_back if config.memory.give_back_after_turn else None
     audio = config.audio
     guard = GuardSettings(frame_ms=config.vad.frame_ms, confirm_ms=audio.barge_in_confirm_ms)
+    room = audio.room or ""  # what its events name
     if options.reference is None or audio.echo == "off":
         return Ear(
             source,
@@ -115,6 +116,7 @@ def build_ear(
             reconsider=reconsider,
             tidy=tidy,
             home_asr=home_asr,
+            room=room,
         )
     if audio.echo == "half_duplex":
         half = HalfDuplexGuard(speech)
@@ -131,6 +133,7 @@ def build_ear(
             reconsider=reconsider,
             tidy=tidy,
             home_asr=home_asr,
+            room=room,
         )
     front = echo_front(options.reference, config.vad, audio)
     stack.callback(front.close)
@@ -150,6 +153,7 @@ def build_ear(
         reconsider=reconsider,
         tidy=tidy,
         home_asr=home_asr,
+        room=room,
     )
 
 
@@ -199,7 +203,8 @@ async def run_daemon(
         supervision = options.supervision  # every background task below: restarted if it raises
         supervision.report_to(bus)
         stack.push_async_callback(supervision.aclose)
-        supervision.follow("assistant-state", bus, lambda events: publish_assistant_state(bus, events))
+        room = config.audio.room or ""  # the daemon's own room, named by its turns' events
+        supervision.follow("assistant-state", bus, partial(publish_assistant_state, bus, room=room))
         supervision.follow("systemd-notify", bus, lambda events: notify_systemd(events, options.notify))
         stack.callback(notify_stopping, options.notify)  # once, as the shutdown unwinds to here
         if isinstance(engines.transcriber, WyomingTranscriber):
@@ -264,7 +269,10 @@ async def run_daemon(
         vibe = build_vibe(
             config, registry, actions, bus, narrate=narrator, client=client, checkpoint=scenes_file
         )
-        agent = build_agent(config, registry, actions, intents, vibe=vibe, bus=bus, client=client)
+        # its turns' commands name its room; the scenes', the plans' and the web's are no room's
+        agent = build_agent(
+            config, registry, actions.in_room(room), intents, vibe=vibe, bus=bus, client=client
+        )
         plans = (
             build_plans(config, registry, actions, bus, intents, say=narrator, client=client)
             if config.plans.enabled
@@ -315,6 +323,7 @@ async def run_daemon(
             speech=speech,
             echo_db=config.audio.echo_unexplained_db,
             thinking=thinking,
+            room=room,
         )
         # After the daemon exists: a resumed scene or plan may speak. The daemon closes the agent,
         # and so the scenes, as it stops; this closes them if it never ran (closing twice is fine).

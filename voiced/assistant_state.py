@@ -56,11 +56,12 @@ def _turn(event: Event) -> int:
     return turn if isinstance(turn, int) else 0
 
 
-async def publish_assistant_state(bus: EventBus, events: Subscription) -> None:
-    """Runs until cancelled, on `events` (the caller's subscription to `bus`)."""
+async def publish_assistant_state(bus: EventBus, events: Subscription, room: str = "") -> None:
+    """Runs until cancelled, on `events` (the caller's subscription to `bus`); `room`: whose state
+    it is (audio.room, or a satellite's on its room's own bus)."""
     mode: AssistantMode = "idle"
     finished = 0
-    bus.publish(AssistantState(state=mode))
+    bus.publish(AssistantState(state=mode, room=room))
     while True:
         event = await events.get()
         new = next_mode(mode, event, finished)
@@ -68,4 +69,4 @@ async def publish_assistant_state(bus: EventBus, events: Subscription) -> None:
             finished = max(finished, event.turn)
         if new != mode:
             mode = new
-            bus.publish(AssistantState(state=mode, turn=_turn(event)))
+            bus.publish(AssistantState(state=mode, turn=_turn(event), room=room))

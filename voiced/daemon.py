@@ -47,8 +47,11 @@ class Daemon:
         speech: SpeechOutput,
         echo_db: float = -10.0,
         thinking: TurnThinking | None = None,
+        room: str = "",
     ) -> None:
+        """`room`: the room whose turns these are (audio.room, or a satellite's), named by their events."""
         self._thinking = thinking
+        self._room = room
         self._echo_db = echo_db
         self._bus = bus
         self._ear = ear
@@ -66,6 +69,7 @@ class Daemon:
             echo_db=echo_db,
             cancel=self.interrupt,
             drop=lambda turn: self._ear.drop(turn),
+            room=room,
         )
         self.turns_done = 0
         self._outside_turns = 0
@@ -112,14 +116,14 @@ class Daemon:
         # and leave that turn be (it is the user's own earlier request).
         narration_turn = self._speech.cut_asides()
         if narration_turn is not None:
-            self._bus.publish(BargeIn(turn=narration_turn, reason=reason))
+            self._bus.publish(BargeIn(turn=narration_turn, reason=reason, room=self._room))
             return
         current = self._current
         if current is None or current.done() or current.cancelling():
             return  # nothing to stop, or already stopping: one barge-in, one cancel
         self._speech.silence_now()
         current.cancel()
-        self._bus.publish(BargeIn(turn=self._current_turn, reason=reason))
+        self._bus.publish(BargeIn(turn=self._current_turn, reason=reason, room=self._room))
 
     async def _listen(self) -> None:
         try:
@@ -143,7 +147,9 @@ class Daemon:
         verdict = await self.floor.outcome(utterance.turn)
         if verdict is Verdict.STOP:
             heard = await utterance.transcript
-            self._bus.publish(Transcript(turn=utterance.turn, text=heard.text, asr_s=heard.asr_s))
+            self._bus.publish(
+                Transcript(turn=utterance.turn, text=heard.text, asr_s=heard.asr_s, room=self._room)
+            )
             await self._finish_current()
         return verdict is Verdict.SPEECH
 
@@ -167,6 +173,7 @@ class Daemon:
                     confidence=round(heard.confidence, 3),
                     doubtful=heard.doubtful,
                     alternatives=heard.alternatives,
+                    room=self._room,
                 )
             )
             if not text.strip():
@@ -197,7 +204,7 @@ class Daemon:
                     thinking.end(utterance.turn, text, progress.text, interrupted=interrupted)
         finally:
             self._turn_open = False
-            self._bus.publish(TurnFinished(turn=utterance.turn))
+            self._bus.publish(TurnFinished(turn=utterance.turn, room=self._room))
             self.turns_done += 1
 
 

@@ -2,6 +2,12 @@
 
 Every component publishes these; the CLI's live view, the JSON event log used by
 the benchmarks, the web stream and the tests all read the same stream.
+
+A turn's events name its `room`: `audio.room` for the daemon's own microphone, the satellite's room
+for a satellite's turn (relayed as the room events of voiced/satellites/events.py); "" when no room
+is set, or when it is no room's (a scene's or a plan's commands, the web's controls). The speech
+output's AgentText, TtsStarted and TtsStopped name none yet: on the home's bus they are the daemon's
+own room's, and a satellite's stay on its room's bus.
 """
 
 from __future__ import annotations
@@ -38,6 +44,7 @@ class SpeechStarted(Event):
     kind: ClassVar[str] = "speech_started"
     turn: int
     over_reply: bool = False  # the daemon was speaking when this began
+    room: str = ""
 
 
 @dataclass(frozen=True)
@@ -47,6 +54,7 @@ class BargeIn(Event):
     kind: ClassVar[str] = "barge_in"
     turn: int  # the reply's turn
     reason: str
+    room: str = ""
 
 
 @dataclass(frozen=True)
@@ -57,6 +65,7 @@ class BargeInIgnored(Event):
     turn: int
     heard: str
     verdict: str
+    room: str = ""
 
 
 @dataclass(frozen=True)
@@ -67,6 +76,7 @@ class ReplyPaused(Event):
     turn: int  # the reply's turn
     by_turn: int  # the speech over it
     unexplained_db: float  # how much of that speech our echo does not explain
+    room: str = ""
 
 
 @dataclass(frozen=True)
@@ -76,6 +86,7 @@ class ReplyResumed(Event):
     kind: ClassVar[str] = "reply_resumed"
     turn: int
     by_turn: int
+    room: str = ""
 
 
 @dataclass(frozen=True)
@@ -86,6 +97,7 @@ class SpeechEnded(Event):
     turn: int
     duration_s: float
     voice_end_t: float
+    room: str = ""
 
 
 @dataclass(frozen=True)
@@ -98,6 +110,7 @@ class Transcript(Event):
     confidence: float = 1.0  # how sure the ASR was, 0..1
     doubtful: tuple[str, ...] = ()  # words the ASR was unsure of (weighed only in titles to search)
     alternatives: tuple[str, ...] = ()  # other readings of the same audio, most likely first
+    room: str = ""
 
 
 @dataclass(frozen=True)
@@ -116,6 +129,7 @@ class CommandSent(Event):
     topic: str
     payload: str
     task_id: str = ""  # the vibe task that sent it, if any
+    room: str = ""
 
 
 @dataclass(frozen=True)
@@ -125,6 +139,7 @@ class CommandRefused(Event):
     device: str
     reason: str
     task_id: str = ""
+    room: str = ""
 
 
 @dataclass(frozen=True)
@@ -267,6 +282,7 @@ class TtsStopped(Event):
 class TurnFinished(Event):
     kind: ClassVar[str] = "turn_finished"
     turn: int
+    room: str = ""
 
 
 @dataclass(frozen=True)
@@ -339,6 +355,7 @@ class AssistantState(Event):
     kind: ClassVar[str] = "assistant_state"
     state: AssistantMode
     turn: int = 0
+    room: str = ""  # the daemon's own room (audio.room); a satellite's room says its own (RoomState)
 
 
 @dataclass(frozen=True)

@@ -50,10 +50,12 @@ class FloorLane:
         echo_db: float,
         cancel: Callable[[str], None],
         drop: Callable[[int], None],
+        room: str = "",
     ) -> None:
         """`cancel(reason)`: stop what plays now (the daemon's interrupt); `drop(turn)`: the ear
-        forgets the utterance in progress if it is `turn`."""
+        forgets the utterance in progress if it is `turn`. `room`: named by the lane's events."""
         self._bus = bus
+        self._room = room
         self._speech = speech
         self._policy = policy
         self._echo_db = echo_db
@@ -168,12 +170,15 @@ class FloorLane:
                         turn=speech.started_turn,
                         by_turn=action.utterance,
                         unexplained_db=round(action.unexplained_db, 1),
+                        room=self._room,
                     )
                 )
         elif isinstance(action, Resume):
             if live and speech.paused:
                 speech.resume()
-                self._bus.publish(ReplyResumed(turn=speech.started_turn, by_turn=action.utterance))
+                self._bus.publish(
+                    ReplyResumed(turn=speech.started_turn, by_turn=action.utterance, room=self._room)
+                )
         elif isinstance(action, Cancel):
             self._decided[action.utterance] = action.verdict
             if live:
@@ -183,7 +188,9 @@ class FloorLane:
         elif isinstance(action, Drop):
             self._drop(action.utterance)
             self._bus.publish(
-                BargeInIgnored(turn=action.utterance, heard=action.heard, verdict=action.verdict.value)
+                BargeInIgnored(
+                    turn=action.utterance, heard=action.heard, verdict=action.verdict.value, room=self._room
+                )
             )
             self._settle(action.utterance, action.verdict)
         elif isinstance(action, Take):

@@ -235,10 +235,9 @@ def _back(
 
 
 def _turns(response: httpx.Response) -> float:
-    for line in response.text.splitlines():
-        if line.startswith("voiced_turns_total "):
-            return float(line.split()[1])
-    return 0.0
+    """Turns taken, every room's (the counter is labelled by room)."""
+    lines = response.text.splitlines()
+    return sum(float(line.split()[-1]) for line in lines if line.startswith("voiced_turns_total"))
 
 
 async def _counted(web: httpx.AsyncClient, before: float) -> bool:

@@ -8,6 +8,7 @@ later (MQTT v5 PUBACK, e.g. "not authorized") is still logged and reported as Co
 from __future__ import annotations
 
 import asyncio
+import copy
 import logging
 from collections import Counter
 from concurrent.futures import Future
@@ -50,6 +51,14 @@ class DeviceActions:
         self._state_wait_s = state_wait_s
         self._sends: Counter[str] = Counter()  # commands the broker took, per device
         self._last: dict[str, DeviceCommand] = {}
+        self._room = ""  # named by its command events ("": no room's, as a scene's)
+
+    def in_room(self, room: str) -> DeviceActions:
+        """The same actions (the same gateway, bus and counts), whose events name `room`: what a
+        room's turns are given, so that each command says where it was asked for."""
+        view = copy.copy(self)  # shallow: the counts and last commands stay shared
+        view._room = room
+        return view
 
     def sends(self, name: str) -> tuple[int, DeviceCommand | None]:
         """How many commands were sent to `name`, and the last: a change on its way, not reported yet."""
@@ -83,13 +92,20 @@ class DeviceActions:
         except (BrokerUnavailable, DeviceError) as exc:
             _LOGGER.warning("turn %d: %s", turn, exc)
             self._bus.publish(
-                CommandRefused(turn=turn, device=command.device, reason=str(exc), task_id=task_id)
+                CommandRefused(
+                    turn=turn, device=command.device, reason=str(exc), task_id=task_id, room=self._room
+                )
             )
             return ActionResult(False, f"not sent: {exc}", broker_down=isinstance(exc, BrokerUnavailable))
         self._sends[command.device] += 1
         self._last[command.device] = command
         sent_event = CommandSent(
-            turn=turn, device=command.device, topic=sent.topic, payload=sent.payload, task_id=task_id
+            turn=turn,
+            device=command.device,
+            topic=sent.topic,
+            payload=sent.payload,
+            task_id=task_id,
+            room=self._room,
         )
         self._bus.publish(sent_event)
         return sent
@@ -108,7 +124,9 @@ class DeviceActions:
         _LOGGER.warning("turn %d: broker refused %s on %s: %s", turn, sent.payload, sent.topic, error)
         reason = f"broker refused it: {error}"
         self._bus.publish_threadsafe(
-            CommandRefused(turn=turn, device=sent.command.device, reason=reason, task_id=task_id)
+            CommandRefused(
+                turn=turn, device=sent.command.device, reason=reason, task_id=task_id, room=self._room
+            )
         )
 
     async def _unresponsive(self, turn: int, command: DeviceCommand, task_id: str, timeout: float) -> bool:
@@ -117,7 +135,9 @@ class DeviceActions:
             return False  # not connected: _send says so
         why = f"the MQTT broker did not answer within {timeout:g} s; nothing sent"
         _LOGGER.warning("turn %d: %s", turn, why)
-        self._bus.publish(CommandRefused(turn=turn, device=command.device, reason=why, task_id=task_id))
+        self._bus.publish(
+            CommandRefused(turn=turn, device=command.device, reason=why, task_id=task_id, room=self._room)
+        )
         return True
 
     async def execute_acked(self, turn: int, command: DeviceCommand, task_id: str = "") -> ActionResult:
@@ -167,7 +187,7 @@ class DeviceActions:
             return say("device_confirms", device=name)
         why = f"did not confirm within {self._confirm_timeout_s:g} s ({', '.join(missing)})"
         _LOGGER.warning("turn %d: %s %s", turn, name, why)
-        self._bus.publish(CommandRefused(turn=turn, device=device, reason=why))
+        self._bus.publish(CommandRefused(turn=turn, device=device, reason=why, room=self._room))
         if self._gateway.reports_since(sent) == 0:
             return say("device_silent", device=name)
         return say("device_unchanged", device=name)
@@ -204,5 +224,7 @@ class DeviceActions:
     ) -> ActionResult:
         device = sent.command.device
         _LOGGER.warning("turn %d: %s on %s: %s", turn, sent.payload, sent.topic, why)
-        self._bus.publish(CommandRefused(turn=turn, device=device, reason=why, task_id=task_id))
+        self._bus.publish(
+            CommandRefused(turn=turn, device=device, reason=why, task_id=task_id, room=self._room)
+        )
         return ActionResult(False, f"{device.replace('_', ' ')}: {why}", broker_down=broker_down)

@@ -80,6 +80,7 @@ class Ear:
         tidy: Callable[[], None] | None = None,
         home_asr: HomeAsr | None = None,
         asr_room: str = MICROPHONE,
+        room: str = "",
     ) -> None:
         """`first_turn`: turns are numbered after it (a satellite's room keeps its own range).
         `reconsider`: a second ear for turns whose words would not be acted on. `judge`:
@@ -88,13 +89,15 @@ class Ear:
         (or the conversation it opened) to become a turn; None: always listening. `stream`: gets
         each utterance's audio as it is spoken (a remote ASR server). `tidy`: after each Whisper
         job (asr_queue.py). `home_asr`: the Whisper queue every room shares, whose jobs are taken
-        room by room, this ear's as `asr_room`; None: a queue of its own."""
+        room by room, this ear's as `asr_room`; None: a queue of its own. `room`: the room it hears,
+        named by its events (audio.room, or a satellite's)."""
         self._source = source
         self._stream = stream
         self._wake = wake
         self._asr = AsrQueue(transcriber, reconsider, tidy, home=home_asr, room=asr_room)
         self._config = config
         self._bus = bus
+        self._room = room
         self._is_deaf = is_deaf
         self._front = front or PlainVad(config.aggressiveness)
         self._is_playing = is_playing
@@ -264,7 +267,7 @@ class Ear:
                     self._pace.careful_turns,
                 )
             playing = self._is_playing()
-            self._bus.publish(SpeechStarted(turn=self._turn, over_reply=playing))
+            self._bus.publish(SpeechStarted(turn=self._turn, over_reply=playing, room=self._room))
             if playing:
                 self._segmenter.pause_after(self._config.early_asr_over_reply_ms, short_too=True)
             if self._guard.started(playing=playing) is Action.OVER_REPLY:
@@ -295,7 +298,12 @@ class Ear:
             voice_end_t = now - event.trailing_silence_ms / 1000
             samples = np.frombuffer(event.audio, dtype=np.int16)
             self._bus.publish(
-                SpeechEnded(turn=self._turn, duration_s=len(samples) / EAR_RATE, voice_end_t=voice_end_t)
+                SpeechEnded(
+                    turn=self._turn,
+                    duration_s=len(samples) / EAR_RATE,
+                    voice_end_t=voice_end_t,
+                    room=self._room,
+                )
             )
             kept = self._early.take() if event.reason in ("silence", "complete") else None
             if kept is not None:

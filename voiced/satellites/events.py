@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import ClassVar
 
-from voiced.events import Event
+from voiced.events import AssistantMode, Event
 
 
 @dataclass(frozen=True)
@@ -69,7 +69,33 @@ class RoomSaid(SatelliteEvent):
 
 @dataclass(frozen=True)
 class RoomTurnFinished(SatelliteEvent):
-    """The turn is over: its reply has been played on the satellite (or there was none)."""
+    """The turn is over: its reply has been played on the satellite (or there was none). `stages`:
+    its latency, stage by stage (voiced/turn_stages.py), as the local room's turns have it."""
 
     kind: ClassVar[str] = "room_turn_finished"
     turn: int
+    stages: dict[str, float] = field(default_factory=dict)
+    understood: bool = True
+
+
+@dataclass(frozen=True)
+class RoomState(SatelliteEvent):
+    """What the assistant is doing in the satellite's room (as AssistantState says for the local one)."""
+
+    kind: ClassVar[str] = "room_state"
+    state: AssistantMode
+    turn: int = 0
+
+
+@dataclass(frozen=True)
+class RoomBargeIn(SatelliteEvent):
+    """Someone talked over the reply in the satellite's room: `stopped` it (a BargeIn there, `detail`
+    its reason), or not (our echo or a backchannel: BargeInIgnored, `detail` what was heard)."""
+
+    kind: ClassVar[str] = "room_barge_in"
+    turn: int
+    stopped: bool
+    detail: str = ""
+
+    def described(self) -> str | None:
+        return f"[{self.room}] talked over: reply stopped ({self.detail})" if self.stopped else None

@@ -6,7 +6,9 @@ the daemon's ear (VAD, endpointing, Whisper, and with `echo: cancel` the echo ha
 satellite's stream; its understanding is a `LocalIntentAgent` whose *here* is the satellite's
 room; its replies are synthesized once and sent to this satellite only. What a person or another
 part needs to know is relayed: to the satellite (voice-started, voice-stopped, transcript,
-synthesize), and to the home's bus as room events.
+synthesize), and to the home's bus as room events: what it heard and said, its assistant state, its
+barge-ins and each finished turn with its stages' latency. Its commands go to the home's bus
+themselves, naming its room.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections import OrderedDict
 from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass, field
 from functools import partial
@@ -24,6 +27,7 @@ from wyoming.asr import Transcript as WyomingTranscript
 from wyoming.tts import Synthesize
 from wyoming.vad import VoiceStarted, VoiceStopped
 
+from voiced.assistant_state import publish_assistant_state
 from voiced.audio.pcm import EAR_RATE
 from voiced.audio.reference import PlaybackReference
 from voiced.bus import EventBus, Subscription
@@ -40,7 +44,18 @@ from voiced.ear.listener import Ear
 from voiced.ear.utterance import Heard
 from voiced.ear.wake import wake_gate
 from voiced.engines import Engines
-from voiced.events import AgentText, SpeechEnded, SpeechStarted, Transcript, TurnFinished
+from voiced.events import (
+    AgentText,
+    AssistantState,
+    BargeIn,
+    BargeInIgnored,
+    Event,
+    SpeechEnded,
+    SpeechStarted,
+    Transcript,
+    TtsStarted,
+    TurnFinished,
+)
 from voiced.memory import give_back, give_back_after_turns
 from voiced.mouth.agent import NO_CONTEXT, Agent, TurnContext
 from voiced.mouth.hybrid import build_agent
@@ -48,15 +63,17 @@ from voiced.mouth.intents import LocalIntentAgent
 from voiced.mouth.speech import Rehearsed, SpeechOutput
 from voiced.mouth.vibe_control import VibeControl
 from voiced.satellites.audio import SatelliteMicrophone, SatelliteSpeaker
-from voiced.satellites.events import RoomHeard, RoomSaid, RoomTurnFinished
+from voiced.satellites.events import RoomBargeIn, RoomHeard, RoomSaid, RoomState, RoomTurnFinished
 from voiced.satellites.link import DEFAULT_TIMING, LinkTiming, SatelliteLink
 from voiced.supervision import Supervision
+from voiced.turn_stages import mark, stages
 from voiced.vibe.presets import preset_moods
 
 if TYPE_CHECKING:
     import openai
 
 _LOGGER = logging.getLogger(__name__)
+OPEN_KEPT = 20  # turns begun but not finished (a burst dropped as echo) are forgotten past this many
 
 
 @dataclass(frozen=True)
@@ -123,6 +140,7 @@ class SatelliteRoom:
         self._turns = f"room-{satellite.name}-turns"  # the supervised tasks' names
         self._relayed = f"room-{satellite.name}-relay"
         self._memory = f"room-{satellite.name}-memory"
+        self._state = f"room-{satellite.name}-state"
 
     async def __aenter__(self) -> SatelliteRoom:
         home, config = self._home, self._home.config
@@ -139,8 +157,10 @@ class SatelliteRoom:
             output_rate=None if self._reference is None else EAR_RATE,  # the reference's rate
             rehearsed=home.rehearsed,
         )
+        room = self.satellite.room
+        actions = home.actions.in_room(room)  # its commands name its room (the scenes stay the home's)
         agent = build_agent(
-            config, home.registry, home.actions, intents, vibe=home.vibe, bus=self._bus, client=home.client
+            config, home.registry, actions, intents, vibe=home.vibe, bus=self._bus, client=home.client
         )
         tidy = config.memory.give_back_after_turn  # after each Whisper job and each turn, as the local room
         # its window stays open through a turn and its reply
@@ -157,6 +177,7 @@ class SatelliteRoom:
             tidy=give_back if tidy else None,
             home_asr=home.asr,
             asr_room=f"satellite {self.satellite.name}",
+            room=room,
         )
         if self._reference is None:  # it hears the satellite's speaker: deaf while that plays
             ear = hear(is_deaf=HalfDuplexGuard(speech))
@@ -171,12 +192,16 @@ class SatelliteRoom:
                 echo_db=audio.echo_unexplained_db,
             )
         echo_db = config.audio.echo_unexplained_db
-        daemon = Daemon(bus=self._bus, ear=ear, agent=BorrowedAgent(agent), speech=speech, echo_db=echo_db)
+        daemon = Daemon(
+            bus=self._bus, ear=ear, agent=BorrowedAgent(agent), speech=speech, echo_db=echo_db, room=room
+        )
         try:
             await self._stack.enter_async_context(self.link)
             supervision = home.supervision
             supervision.follow(self._relayed, self._bus, self._relay)
             self._stack.push_async_callback(supervision.stop, self._relayed)
+            supervision.follow(self._state, self._bus, partial(publish_assistant_state, self._bus, room=room))
+            self._stack.push_async_callback(supervision.stop, self._state)
             if tidy:
                 supervision.follow(self._memory, self._bus, give_back_after_turns)
                 self._stack.push_async_callback(supervision.stop, self._memory)
@@ -207,8 +232,10 @@ class SatelliteRoom:
         """The room's turn, told to its satellite and to the home."""
         link, home_bus = self.link, self._home.bus
         name, room = self.satellite.name, self.satellite.room
+        turns: OrderedDict[int, _Turn] = OrderedDict()  # those begun and not finished
         while True:
             event = await events.get()
+            _note(turns, event)
             if isinstance(event, SpeechStarted):
                 link.send(VoiceStarted().event())
             elif isinstance(event, SpeechEnded):
@@ -220,4 +247,44 @@ class SatelliteRoom:
                 link.send(Synthesize(text=event.text).event())
                 home_bus.publish(RoomSaid(satellite=name, room=room, turn=event.turn, text=event.text))
             elif isinstance(event, TurnFinished):
-                home_bus.publish(RoomTurnFinished(satellite=name, room=room, turn=event.turn))
+                turn = turns.pop(event.turn, _Turn())
+                finished = RoomTurnFinished(
+                    satellite=name,
+                    room=room,
+                    turn=event.turn,
+                    stages=stages(turn.marks),
+                    understood=turn.understood,
+                )
+                home_bus.publish(finished)
+            elif isinstance(event, AssistantState):
+                home_bus.publish(RoomState(satellite=name, room=room, state=event.state, turn=event.turn))
+            elif isinstance(event, BargeIn):
+                home_bus.publish(
+                    RoomBargeIn(satellite=name, room=room, turn=event.turn, stopped=True, detail=event.reason)
+                )
+            elif isinstance(event, BargeInIgnored):
+                home_bus.publish(
+                    RoomBargeIn(satellite=name, room=room, turn=event.turn, stopped=False, detail=event.heard)
+                )
+
+
+@dataclass
+class _Turn:
+    """A room's turn as its events go by: when each stage ended, and whether it was understood."""
+
+    marks: dict[str, float] = field(default_factory=dict)
+    understood: bool = True
+
+
+def _note(turns: OrderedDict[int, _Turn], event: Event) -> None:
+    """Mark `event` on its turn (kept in `turns` until it finishes; at most OPEN_KEPT of them)."""
+    if not isinstance(event, SpeechEnded | Transcript | AgentText | TtsStarted):
+        return
+    turn = turns.get(event.turn)
+    if turn is None:
+        turn = turns[event.turn] = _Turn()
+        while len(turns) > OPEN_KEPT:
+            turns.popitem(last=False)
+    mark(turn.marks, event)
+    if isinstance(event, AgentText):
+        turn.understood = turn.understood and event.understood

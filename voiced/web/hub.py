@@ -37,6 +37,7 @@ SATELLITE_KINDS = {
     "room_heard": "heard",
     "room_said": "said",
     "room_turn_finished": "finished",
+    "room_state": "state",
 }
 Annotate = Callable[[Event], dict[str, Any]]  # extra fields for an event's JSON (words for people)
 

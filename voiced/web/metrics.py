@@ -1,4 +1,9 @@
-"""Prometheus metrics, all fed from bus events (through the hub's one subscriber)."""
+"""Prometheus metrics, all fed from bus events (through the hub's one subscriber).
+
+A turn's stages, turns, commands and barge-ins are labelled by the room their events name: the
+daemon's own (`audio.room`), each satellite's (from its room events), or "" (none set, or no room's:
+a scene's commands, the web's). Rooms come from the config, so the labels stay few.
+"""
 
 from __future__ import annotations
 
@@ -15,7 +20,7 @@ from voiced.events import (
     TaskFailed,
     TaskRecovered,
 )
-from voiced.satellites.events import RoomTurnFinished, SatelliteConnected, SatelliteDisconnected
+from voiced.satellites.events import RoomBargeIn, RoomTurnFinished, SatelliteConnected, SatelliteDisconnected
 from voiced.web.turns import TurnRecord
 
 # Seconds: a stage takes tens of milliseconds to a few seconds.
@@ -32,22 +37,25 @@ class Metrics:
         self.stage = Histogram(
             "voiced_stage_seconds",
             "Latency of each stage of a turn",
-            ["stage"],
+            ["stage", "room"],
             buckets=STAGE_BUCKETS,
             registry=r,
         )
-        self.turns = Counter("voiced_turns", "Turns taken", registry=r)
+        self.turns = Counter("voiced_turns", "Turns taken", ["room"], registry=r)
         self.not_understood = Counter(
-            "voiced_turns_not_understood", "Turns the agent did not understand", registry=r
+            "voiced_turns_not_understood", "Turns the agent did not understand", ["room"], registry=r
         )
         self.barge_ins = Counter(
-            "voiced_barge_ins", "Replies stopped by the user talking over them", registry=r
+            "voiced_barge_ins", "Replies stopped by the user talking over them", ["room"], registry=r
         )
         self.barge_ins_ignored = Counter(
-            "voiced_barge_ins_ignored", "Speech over a reply judged echo or backchannel", registry=r
+            "voiced_barge_ins_ignored", "Speech over a reply judged echo or backchannel", ["room"], registry=r
         )
         self.commands = Counter(
-            "voiced_device_commands", "Device commands by device and result", ["device", "result"], registry=r
+            "voiced_device_commands",
+            "Device commands by device, result and the room that asked",
+            ["device", "result", "room"],
+            registry=r,
         )
         self.broker = Gauge("voiced_broker_connected", "1 while the MQTT broker is connected", registry=r)
         self.broker.set(1 if broker_connected else 0)
@@ -80,19 +88,17 @@ class Metrics:
 
     def observe(self, event: Event, finished: TurnRecord | None) -> None:
         if finished is not None:
-            self.turns.inc()
-            if not finished.understood:
-                self.not_understood.inc()
-            for stage, seconds in finished.stages().items():
-                self.stage.labels(stage=stage).observe(max(0.0, seconds))
+            self._turn(finished.room, finished.understood, finished.stages())
         if isinstance(event, BargeIn):
-            self.barge_ins.inc()
+            self.barge_ins.labels(room=event.room).inc()
         elif isinstance(event, BargeInIgnored):
-            self.barge_ins_ignored.inc()
+            self.barge_ins_ignored.labels(room=event.room).inc()
+        elif isinstance(event, RoomBargeIn):
+            (self.barge_ins if event.stopped else self.barge_ins_ignored).labels(room=event.room).inc()
         elif isinstance(event, CommandSent):
-            self.commands.labels(device=event.device, result="sent").inc()
+            self.commands.labels(device=event.device, result="sent", room=event.room).inc()
         elif isinstance(event, CommandRefused):
-            self.commands.labels(device=event.device, result="refused").inc()
+            self.commands.labels(device=event.device, result="refused", room=event.room).inc()
         elif isinstance(event, BrokerStatus):
             self.broker.set(1 if event.connected else 0)
         elif isinstance(event, BarrierWait):
@@ -106,9 +112,17 @@ class Metrics:
             self.satellites.labels(satellite=event.satellite, room=event.room).set(1 if up else 0)
         elif isinstance(event, RoomTurnFinished):
             self.room_turns.labels(room=event.room, satellite=event.satellite).inc()
+            self._turn(event.room, event.understood, event.stages)
         elif isinstance(event, TaskRecovered):
             self._failing.discard(event.task)
             self.degraded.set(len(self._failing))
+
+    def _turn(self, room: str, understood: bool, stages: dict[str, float]) -> None:
+        self.turns.labels(room=room).inc()
+        if not understood:
+            self.not_understood.labels(room=room).inc()
+        for stage, seconds in stages.items():
+            self.stage.labels(stage=stage, room=room).observe(max(0.0, seconds))
 
     def render(self) -> bytes:
         return generate_latest(self.registry)

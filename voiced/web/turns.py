@@ -3,9 +3,8 @@
 A turn's commands include those of the scene it started, even when they are sent after the turn has
 finished ("goodnight": the reply is said while the scene runs).
 
-Stages as bench/latency.py measures them, from the events' monotonic `t`: hangover (end of voice
-to the segment closing), ASR (to the transcript), agent (to the first reply sentence), first TTS
-chunk (to the first audio), and end of speech to first audio. Typed turns have only the last two.
+Stages as bench/latency.py measures them (voiced/turn_stages.py). A turn's room is the one its
+TurnFinished names.
 """
 
 from __future__ import annotations
@@ -20,11 +19,10 @@ from voiced.events import (
     CommandRefused,
     CommandSent,
     Event,
-    SpeechEnded,
     Transcript,
-    TtsStarted,
     TurnFinished,
 )
+from voiced.turn_stages import mark, stages
 
 TURNS_KEPT = 100
 OPEN_KEPT = 20  # turns begun but not finished (a burst too short, dropped as echo) are forgotten
@@ -40,17 +38,10 @@ class TurnRecord:
     interrupted: bool = False
     commands: list[dict[str, Any]] = field(default_factory=list)
     marks: dict[str, float] = field(default_factory=dict)
+    room: str = ""
 
     def stages(self) -> dict[str, float]:
-        m = self.marks
-        spans = {
-            "hangover": ("voice_end", "speech_ended"),
-            "asr": ("speech_ended", "transcript"),
-            "agent": ("transcript", "agent_text"),
-            "tts_first_chunk": ("agent_text", "tts_started"),
-            "speech_end_to_audio": ("voice_end", "tts_started"),
-        }
-        return {name: round(m[b] - m[a], 4) for name, (a, b) in spans.items() if a in m and b in m}
+        return stages(self.marks)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -62,6 +53,7 @@ class TurnRecord:
             "interrupted": self.interrupted,
             "commands": self.commands,
             "stages": self.stages(),
+            "room": self.room,
         }
 
 
@@ -95,24 +87,18 @@ class TurnLog:
             record = self._open[turn] = TurnRecord(turn, at=event.at)
             while len(self._open) > OPEN_KEPT:
                 self._open.popitem(last=False)
-        marks = record.marks
-        if isinstance(event, SpeechEnded):
-            marks.setdefault("voice_end", event.voice_end_t)
-            marks.setdefault("speech_ended", event.t)
-        elif isinstance(event, Transcript):
+        mark(record.marks, event)
+        if isinstance(event, Transcript):
             record.heard = event.text
-            marks.setdefault("transcript", event.t)
         elif isinstance(event, AgentText):
             record.said.append(event.text)
             record.understood = record.understood and event.understood
-            marks.setdefault("agent_text", event.t)
-        elif isinstance(event, TtsStarted):
-            marks.setdefault("tts_started", event.t)
         elif isinstance(event, BargeIn):
             record.interrupted = True
         elif isinstance(event, CommandSent | CommandRefused):
             _command(record, event)
         elif isinstance(event, TurnFinished):
+            record.room = event.room
             del self._open[turn]
             self._done.append(record)
             return record

@@ -40,13 +40,15 @@ const handlers = {
   ...conversation.handlers,
   ...plans.handlers,
   ...rooms.handlers,
-  assistant_state(e) { showMode(e.state); },
+  assistant_state(e) { showMode(e.state); rooms.localState(e); },
   mute_changed(e) { showMute(e.muted); },
   broker_status(e) { showBroker(e.connected); },
   state_updated(e) { conversation.showMemory(e.state); },
   turn_finished() { chart.refresh(); },
   room_heard(e) { rooms.handlers.room_heard(e); conversation.roomHeard(e); },
   room_said(e) { rooms.handlers.room_said(e); conversation.roomSaid(e); },
+  transcript(e) { conversation.handlers.transcript(e); rooms.localHeard(e); },
+  agent_text(e) { conversation.handlers.agent_text(e); rooms.localSaid(e); },
 };
 const THOUGHT_KINDS = ["agent_text", "agent_tool", "vibe_started", "vibe_tool_start", "vibe_tool_end", "vibe_complete", "vibe_error", "vibe_cancelled", "vibe_resumed", "vibe_dropped", "brain_finished", "barrier_wait", "plan_created", "plan_waiting_confirmation", "plan_step_started", "plan_step_finished", "plan_decision", "plan_completed", "plan_failed", "plan_cancelled"];
 

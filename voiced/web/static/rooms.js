@@ -1,13 +1,25 @@
-// The rooms panel: one row per satellite (its link, its room's state, the last heard and said).
-// Hidden until a satellite says anything: without satellites there is nothing to show.
+// The rooms panel: one row per satellite (its link, its room's state, the last heard and said), and
+// one for the daemon's own microphone (audio.room), after them. Hidden until a satellite says
+// anything: without satellites the header's badge and the conversation say it all.
 "use strict";
 import { $, el } from "./util.js";
 
 const rooms = new Map(); // satellite -> {room, link, state, heard, said, turn}
+const local = { room: "", link: "local", state: "idle", heard: "", said: "", turn: null };
 
 function row(name) {
   if (!rooms.has(name)) rooms.set(name, { room: "", link: "away", state: "idle", heard: "", said: "", turn: null });
   return rooms.get(name);
+}
+
+function line(name, r, dataset) {
+  return el("tr", { dataset },
+    el("th", { scope: "row" }, name),
+    el("td", {}, r.room || "—"),
+    el("td", { class: "link", dataset: { link: r.link } }, r.link),
+    el("td", { class: "state", dataset: { state: r.state } }, r.state),
+    el("td", { class: "heard" }, r.heard),
+    el("td", { class: "said" }, r.said));
 }
 
 function draw() {
@@ -15,14 +27,9 @@ function draw() {
   const body = $("rooms");
   body.replaceChildren();
   for (const [name, r] of [...rooms].sort(([a], [b]) => a.localeCompare(b))) {
-    body.append(el("tr", { dataset: { satellite: name } },
-      el("th", { scope: "row" }, name),
-      el("td", {}, r.room),
-      el("td", { class: "link", dataset: { link: r.link } }, r.link),
-      el("td", { class: "state", dataset: { state: r.state } }, r.state),
-      el("td", { class: "heard" }, r.heard),
-      el("td", { class: "said" }, r.said)));
+    body.append(line(name, r, { satellite: name }));
   }
+  body.append(line("local microphone", local, { local: "" }));
 }
 
 function at(e, change) {
@@ -32,17 +39,41 @@ function at(e, change) {
   draw();
 }
 
-// States from the room's own events: heard -> thinking, a reply sentence -> speaking, finished -> idle.
+function heard(r, e) {
+  r.turn = e.turn;
+  r.heard = e.text;
+  r.said = "";
+}
+
+function said(r, e) {
+  if (r.turn !== e.turn) { r.turn = e.turn; r.said = ""; }
+  r.said = r.said ? r.said + " " + e.text : e.text;
+}
+
+// Each room's state from its own state events (room_state; assistant_state for the local room).
 export const handlers = {
   satellite_connected(e) { at(e, (r) => (r.link = "connected")); },
   satellite_disconnected(e) { at(e, (r) => { r.link = "away"; r.state = "idle"; }); },
-  room_heard(e) { at(e, (r) => { r.turn = e.turn; r.heard = e.text; r.said = ""; r.state = "thinking"; }); },
-  room_said(e) {
-    at(e, (r) => {
-      if (r.turn !== e.turn) { r.turn = e.turn; r.said = ""; }
-      r.said = r.said ? r.said + " " + e.text : e.text;
-      r.state = "speaking";
-    });
-  },
-  room_turn_finished(e) { at(e, (r) => { if (r.turn === e.turn || r.turn === null) r.state = "idle"; }); },
+  room_state(e) { at(e, (r) => (r.state = e.state)); },
+  room_heard(e) { at(e, (r) => heard(r, e)); },
+  room_said(e) { at(e, (r) => said(r, e)); },
 };
+
+// The daemon's own room: app.js hands it the assistant's state and the local turns' words.
+export function localState(e) {
+  local.room = e.room || "";
+  local.state = e.state;
+  draw();
+}
+
+export function localHeard(e) {
+  if (!e.text) return;
+  if (e.room) local.room = e.room;
+  heard(local, e);
+  draw();
+}
+
+export function localSaid(e) {
+  said(local, e);
+  draw();
+}
