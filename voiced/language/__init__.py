@@ -63,6 +63,7 @@ class Language:
     absent: dict[str, tuple[Phrase, ...]]
     room_words: tuple[Phrase, ...]
     room_synonyms: dict[str, tuple[Phrase, ...]]  # a room's name -> what else people call it
+    landmarks: dict[str, tuple[Phrase, ...]]  # a room's name -> what is in it ("my bed", "the fridge")
     every: tuple[Phrase, ...]
     past_subjects: tuple[Phrase, ...]
     past_between: tuple[Phrase, ...]
@@ -211,6 +212,7 @@ class Language:
             absent=_classes(raw["absent"]),
             room_words=_phrases(raw["room_words"]),
             room_synonyms=_classes(raw["room_synonyms"]),
+            landmarks=_classes(raw["landmarks"]),
             every=_phrases(raw["every"]),
             past_subjects=_phrases(raw["past_subjects"]),
             past_between=_phrases(raw["past_between"]),

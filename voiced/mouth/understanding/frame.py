@@ -135,6 +135,7 @@ def _read(
             named.remove((s, p))
             taken.difference_update(range(s, s + len(p)))
     room_words = set(lang.room_words)
+    placed_by = values.landmarks(tokens, taken, lang, set(room_names.values()))  # "the light by my bed"
     for label, phrases in lang.absent.items():
         found = find(tokens, phrases, set(taken))
         if found and not only_beside(tokens, found, ours(tokens, named, words, lang), lang):
@@ -155,6 +156,7 @@ def _read(
         return None  # "I don't like this off": not a plain request ("not the bedroom" takes one out)
     devices = [words.devices[p] for s, p in named if cut is None or s < cut]
     rooms = [room_names[p] for s, p in rooms_found if cut is None or s < cut]
+    rooms += list(dict.fromkeys(placed_by)) if not (rooms or devices) else []
     here_said = bool(room and values.take(tokens, lang.here, taken))
     if room and here_said:
         rooms.append(room)

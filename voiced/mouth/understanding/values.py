@@ -5,7 +5,7 @@ marks the words it took in `taken`, so that no word counts twice."""
 from __future__ import annotations
 
 import functools
-from collections.abc import Container, Iterator, Sequence
+from collections.abc import Collection, Container, Iterator, Sequence
 
 from voiced.language import Language, Phrase, find, has, opens
 
@@ -256,6 +256,21 @@ def alone(tokens: list[str], phrases: list[Phrase], taken: set[int], lang: Langu
     found = find(tokens, phrases, set(taken))
     spans = {i for s, p in found[:1] for i in range(s, s + len(p))}
     return len(found) == 1 and all(i in spans or t in lang.fillers for i, t in enumerate(tokens))
+
+
+def landmarks(tokens: list[str], taken: set[int], lang: Language, have: Collection[str]) -> list[str]:
+    """The rooms of `have` said by what is in them: a landmark after a word of place or "where", or
+    right before a device's noun ("the light by my bed", "the sofa lamp", "the room where I sleep");
+    its words are taken."""
+    rooms: list[str] = []
+    for room, phrases in lang.landmarks.items():
+        for start, p in find(tokens, phrases, set(taken)) if room in have else ():
+            before = tokens[max(0, start - 3) : start]
+            placed = find(before, lang.beside) or lang.word_sets["landmark_openers"] & set(before)
+            if placed or find(tokens[start + len(p) : start + len(p) + 1], lang.device_nouns):
+                taken.update(range(start, start + len(p)))
+                rooms.append(room)
+    return rooms
 
 
 def only_again(tokens: list[str], taken: set[int], lang: Language) -> bool:
