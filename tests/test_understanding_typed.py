@@ -22,10 +22,10 @@ from voiced.devices.registry import DeviceRegistry
 # Measured 2026-11-29 (`--typed-heldout --sets ...`).
 FLOORS = {  # sets -> (least exact rate, most wrong effects); none where the home lacks the thing
     "A-Z": (0.91, 22),  # measured 0.925 (1,318 of 1,425 turns), 20 wrong
-    "AA-AH": (0.80, 10),  # measured 0.829 (209 of 252 turns), 8 wrong
+    "AA-AH": (0.81, 9),  # measured 0.849 (214 of 252 turns), 7 wrong
     "AI-AM": (0.82, 6),  # measured 0.871 (169 of 194 turns), 4 wrong
     "AN-AQ": (0.81, 6),  # measured 0.852 (132 of 155 turns), 4 wrong
-    "AR-AT": (0.75, 6),  # measured 0.796 (90 of 113 turns), 4 wrong
+    "AR-AT": (0.78, 6),  # measured 0.823 (93 of 113 turns), 4 wrong
     "AU-AY": (0.84, 3),  # measured 0.877 (171 of 195 turns), 1 wrong; first sight the same
     "AZ-BB": (0.83, 3),  # measured 0.878 (101 of 115 turns), 1 wrong; first sight 0.835
 }
