@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import shutil
 import socket
 import subprocess
@@ -70,6 +71,18 @@ class Broker:
 
     def mqtt_config(self, client_id: str = "voiced-test") -> MqttConfig:
         return MqttConfig(port=self.port, client_id=client_id, connect_timeout_s=5)
+
+
+@pytest.fixture(autouse=True)
+def _root_logging_as_it_was() -> Iterator[None]:
+    """A test that runs `voiced.cli.main` in-process configures the root logger with a handler on
+    pytest's captured stderr, which is closed after that test: later tests' warnings would fail to
+    print ("I/O operation on closed file") and count as tracebacks. Put the root logger back."""
+    root = logging.getLogger()
+    handlers, level = root.handlers[:], root.level
+    yield
+    root.handlers[:] = handlers
+    root.setLevel(level)
 
 
 @pytest.fixture

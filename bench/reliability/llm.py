@@ -18,6 +18,7 @@ Tracebacks: exceptions escaping a case, and log records carrying one.
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 import logging
 import random
@@ -111,6 +112,11 @@ async def _run(rng: random.Random, cases: int, tmp: Path, counts: dict[str, int]
         await _hostile(rng, registry, server, broker, hostile, counts)
         _damaged(rng, tmp, damaged, counts)
     finally:
+        # The OpenAI SDK closes a client it finds dropped from its finalizer, as a task on the running
+        # loop: collected after asyncio.run has ended, that task fails ("Event loop is closed") and
+        # logs a traceback at random. Collect here, while the loop still runs, and let them close.
+        gc.collect()
+        await asyncio.sleep(0.1)
         server.stop()
         broker.stop()
 
