@@ -371,3 +371,23 @@ def test_a_word_only_one_device_is_called_by_names_that_device(tmp_path: Path) -
             n for n in lights if "desk" not in n
         ]
         assert home.understand("turn on the lamp").text == "Turning on the desk lamp."
+
+
+def test_a_rough_number_after_a_step_says_how_far_it_goes() -> None:
+    light = agent().understand("kitchen light, just dim, like 20")
+    assert [(c.device, c.brightness) for c in light.commands if isinstance(c, LightSet)][-1] == (
+        "kitchen_light",
+        51,
+    )
+    music = agent().understand("the music louder, about seventy")
+    assert [(c.device, c.volume) for c in music.commands] == [("music", 70)]
+
+
+def test_someone_elses_words_in_the_plain_form_do_not_act() -> None:
+    for text in (
+        "my wife she say you must turn off the kitchen light",
+        "mum tell me to switch off the music",
+    ):
+        reply = agent().understand(text)
+        assert not reply.commands, text
+    assert agent().understand("let's say 40 percent on the kitchen light").commands

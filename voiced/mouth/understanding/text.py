@@ -77,9 +77,27 @@ def _parts(text: str, lang: Language) -> list[str]:
     for piece in pieces:
         if parts and shared[0].search(parts[-1]) and shared[1].match(piece):
             parts[-1] = f"{parts[-1]} {lang.joining} {piece}"
+        elif parts and _about_a_level(lang).fullmatch(piece.strip()) and _a_step(lang).search(parts[-1]):
+            parts[-1] = f"{parts[-1]} {piece}"  # "just dim, like 20": how far the step before it goes
         else:
             parts.append(piece)
     return parts
+
+
+@functools.cache
+def _a_step(lang: Language) -> re.Pattern[str]:
+    """A step up or down with no number ("just dim", "louder", "turn it right down")."""
+    steps = "|".join(re.escape(" ".join(p)) for p in sorted((*lang.up, *lang.down), key=len, reverse=True))
+    return re.compile(rf"^(?!.*\d)(?=.*\b(?:{steps})\b)")
+
+
+@functools.cache
+def _about_a_level(lang: Language) -> re.Pattern[str]:
+    """A part that is only a rough number ("like 20", "about fifty percent"): it says no device."""
+    approximately = "|".join(re.escape(w) for w in sorted(lang.approximately, key=len, reverse=True))
+    numbers = "|".join(re.escape(" ".join(p)) for p in sorted(lang.numbers, key=len, reverse=True))
+    percent = "|".join(re.escape(" ".join(p)) for p in lang.percent)
+    return re.compile(rf"(?:{approximately}) (?:\d+|(?:{numbers})(?: (?:{numbers}))?)(?: (?:{percent}))?")
 
 
 @functools.cache
