@@ -245,6 +245,13 @@ async def _kitchen(
     # the daemon's own state is the bedroom's, untouched by the kitchen's turns
     local = {(e["room"], e["state"]) for e in events if e["kind"] == "assistant_state"}
     assert local == {("bedroom", "idle")}, local
+    # the home's one brain took the kitchen's turns as the kitchen's: what it learns is every room's
+    # (its state in this test's own file)
+    assert len([e for e in events if e["kind"] == "brain_finished" and not e["failed"]]) == 3
+    state = [e["state"] for e in events if e["kind"] == "state_updated"][-1]
+    assert state["processed_turns"] == 3
+    assert [t["room"] for t in state["recent_turns"]] == ["kitchen"] * 3
+    assert [c["device"] for t in state["recent_turns"] for c in t["commands"]] == ["kitchen_light"] * 3
 
 
 async def scraped(port: int, *lines: str) -> str:
@@ -339,6 +346,9 @@ async def _two_rooms(
     assert len(kitchen.reply_files()) == 1 and len(bedroom.reply_files()) == 1  # one answer each
     assert daemon.heard_locally_s() == 0.0
     assert daemon.events._count("satellite_connected", "mute_satellite") == 0
+    # one brain for both: the same words from two rooms are two requests, not one said twice
+    analysed = [e for e in daemon.events.all() if e["kind"] == "brain_finished"]
+    assert [(e["notice"], e["failed"]) for e in analysed] == [(None, None)] * 2, analysed
 
 
 def test_voiced_listens_for_a_satellite_s_wake_word_on_its_stream(

@@ -287,9 +287,9 @@ async def run_daemon(
                 config, registry, bus, vibe=vibe, say=narrator, client=client, supervision=supervision
             )
             stack.push_async_callback(brain.aclose)
-        thinking = TurnThinking(brain, speech, bus, config.brain.filler) if brain is not None else None
+        thinking = TurnThinking(brain, speech, bus, config.brain.filler, room) if brain is not None else None
         if brain is not None:
-            agent = InterviewAgent(agent, brain)
+            agent = InterviewAgent(agent, brain, room)
         brain_wait_s = config.brain.barrier_timeout_s if brain is not None else None
         mute = MuteSwitch(bus)
         mute.set(config.wake.muted)
@@ -340,6 +340,7 @@ async def run_daemon(
                 supervision=supervision,
                 rehearsed=speech.rehearsed,  # a room plays the replies rehearsed here
                 asr=home_asr,
+                brain=brain,  # the home's memory: every room's turns reach it
             )
             await stack.enter_async_context(serve_satellites(home, config.satellites))
         if options.web_socket is not None:

@@ -179,7 +179,9 @@ class Daemon:
             if not text.strip():
                 return
             thinking = self._thinking
-            context = await thinking.prepare(utterance.turn) if thinking is not None else NO_CONTEXT
+            context = NO_CONTEXT
+            if thinking is not None:  # the barrier, then the brain's word: how sure the ear was goes too
+                context = await thinking.prepare(utterance.turn, heard.confidence)
             context = dataclasses.replace(
                 context,
                 doubtful=frozenset(heard.doubtful),

@@ -147,7 +147,9 @@ class OfflineAnalyst:
     ) -> tuple[ConversationState, list[Flag]]:
         flags: list[Flag] = []
         pains: list[PainPoint] = []
-        earlier = [_normal(t.user) for t in state.recent_turns[-REPEAT_WINDOW:]]
+        # a repeat is said again in the same room: the same words in another room are another request
+        here = [t for t in state.recent_turns if t.room == record.room]
+        earlier = [_normal(t.user) for t in here[-REPEAT_WINDOW:]]
         if record.user.strip() and _normal(record.user) in earlier:
             pains.append(PainPoint(turn=record.turn, kind="repeated", detail=record.user))
             flags.append(Flag("repeated", record.user))

@@ -6,6 +6,12 @@ then the state is saved and published. The next turn calls `barrier` first: it w
 analysis, at most `barrier_timeout_s`; past that the analysis is cancelled, the rules alone record
 that turn (the model's word on it is lost, the turn is not), and the overrun is logged. `context`
 hands the mouth the memory, the state and the notice, and the notice is used up.
+
+One brain serves every room of the home (the daemon's own microphone, each satellite): the memory,
+the preferences and the profile are the home's, so what is said in the kitchen is known in the
+bedroom. The analyses run one at a time, in the order the turns finished. A room's turn waits at the
+barrier for its own room's last analysis (and so for every one begun before it), never for one of
+another room's begun after; a notice is for the next turn of the room whose turn it came from.
 """
 
 from __future__ import annotations
@@ -58,6 +64,7 @@ class Brain:
         self._bus = bus
         self._config = config
         self._task: asyncio.Task[None] | None = None
+        self._last: dict[str, asyncio.Task[None]] = {}  # room -> the last analysis of one of its turns
         self._unfinished: dict[asyncio.Task[None], TurnRecord] = {}  # analyses under way
         self._news = DeviceNews()  # an offline notice goes once its device is back
         self._done = TurnEvents(bus, self._news)
@@ -67,25 +74,35 @@ class Brain:
     def state(self) -> ConversationState:
         return self._state
 
-    @property
-    def busy(self) -> bool:
-        return self._task is not None and not self._task.done()
+    def busy(self, room: str = "") -> bool:
+        """The analysis of one of `room`'s turns (or of one before it) is under way."""
+        task = self._last.get(room)
+        return task is not None and not task.done()
 
-    def context(self, turn: int) -> TurnContext:
-        """Memory, state and notice for this turn's reply; the notice is used up."""
+    def context(self, turn: int, room: str = "") -> TurnContext:
+        """Memory, state and notice for this turn's reply, in `room`; the notice, if it is this
+        room's (or any room's), is used up."""
         self._done.collect()
         state = self._state = self._news.fresh(self._state)
         lines = []
         if state.compressed_memory:
             lines.append(f"[memory of earlier turns]\n{state.compressed_memory}")
         lines.append(f"[what we know] {self.digest()}")
+        if state.notice_room not in (None, room):  # another room's: kept for its next turn
+            return TurnContext(for_model=tuple(lines))
         if state.system_notice:
             lines.append(f"[notice for this reply] {state.system_notice}")
             _LOGGER.info("turn %d: notice used: %s", turn, state.system_notice)
         say, confirm = state.notice_say, state.notice_confirm
         if state.system_notice or state.notice_say or state.notice_confirm:
             # Saved with the next analysis, off this turn's critical path.
-            used = {"system_notice": None, "notice_say": None, "notice_confirm": False, "notice_device": None}
+            used = {
+                "system_notice": None,
+                "notice_say": None,
+                "notice_confirm": False,
+                "notice_device": None,
+                "notice_room": None,
+            }
             self._state = state.model_copy(update=used)
         return TurnContext(for_model=tuple(lines), say=say, confirm=confirm)
 
@@ -100,10 +117,11 @@ class Brain:
         """What the interview still has to ask about in this home."""
         return missing_slots(self._state, self.slots)
 
-    def begin_interview(self) -> str:
-        """Status Profiling; returns the first thing to ask about."""
+    def begin_interview(self, room: str = "") -> str:
+        """Status Profiling, the interview held in `room`; returns the first thing to ask about."""
         slot = (self.missing() or list(self.slots))[0]
-        self._state = self._state.model_copy(update={"status": "Profiling", "interview_slot": slot})
+        update = {"status": "Profiling", "interview_slot": slot, "interview_room": room}
+        self._state = self._state.model_copy(update=update)
         self._bus.publish(StateUpdated(state=self._state.model_dump(mode="json")))
         return slot
 
@@ -111,13 +129,15 @@ class Brain:
         """The user asked to change a scene: the next analysis rewrites them."""
         self._delivery.request_change()
 
-    def amend(self, turn: int, heard: str) -> None:
-        """A reply already analysed was cut off by barge-in: record what was really heard."""
+    def amend(self, turn: int, heard: str, room: str = "") -> None:
+        """A reply already analysed was cut off by barge-in: record what was really heard. `room`:
+        where the turn was."""
         for task, record in self._unfinished.items():  # not analysed yet, or maybe given up on
             if record.turn == turn:
                 self._unfinished[task] = record.model_copy(update={"reply": heard, "interrupted": True})
         previous = self._task
         self._task = asyncio.create_task(self._amend(turn, heard, previous), name=f"brain-amend-{turn}")
+        self._last[room] = self._task
 
     async def _amend(self, turn: int, heard: str, previous: asyncio.Task[None] | None) -> None:
         if previous is not None and not previous.done():
@@ -140,7 +160,8 @@ class Brain:
         self._state = self._state.model_copy(update={"interview_slot": slot})
 
     def end_interview(self) -> None:
-        self._state = self._state.model_copy(update={"status": "Conversation", "interview_slot": None})
+        update = {"status": "Conversation", "interview_slot": None, "interview_room": None}
+        self._state = self._state.model_copy(update=update)
 
     def finished(self, record: TurnRecord, playing: Coroutine[Any, Any, None] | None = None) -> None:
         """The turn's reply is out: think about it in the background, once `playing` says the reply
@@ -150,10 +171,12 @@ class Brain:
             self._think(record, previous, playing), name=f"brain-turn-{record.turn}"
         )
         self._unfinished[self._task] = record
+        self._last[record.room] = self._task
 
-    async def barrier(self, turn: int) -> bool:
-        """Wait for the last analysis; False if it overran and was given up."""
-        task = self._task
+    async def barrier(self, turn: int, room: str = "") -> bool:
+        """Wait for the last analysis of a turn of `room` (and so for all before it); False if it
+        overran and was given up (and with it every analysis under way, whichever room's)."""
+        task = self._last.get(room)
         if task is None or task.done():
             return True
         start = time.monotonic()
@@ -165,7 +188,7 @@ class Brain:
                 turn,
                 self._config.barrier_timeout_s,
             )
-            await self._give_up(task)
+            await self._give_up(self._task or task)  # to the last of all: another room's may follow
         self._bus.publish(BarrierWait(turn=turn, waited_s=waited, timed_out=bool(pending)))
         return not pending
 
@@ -174,7 +197,7 @@ class Brain:
         rules alone (milliseconds) then record each of their turns, in order."""
         await cancel_and_wait({last, *self._unfinished})
         fallback = self._thinkers.fallback
-        given_up = sorted(self._unfinished.items(), key=lambda item: item[1].turn)
+        given_up = list(self._unfinished.items())  # in the order the turns finished, whichever room's
         self._unfinished.clear()
         for _task, record in given_up:
             if fallback is None:
@@ -216,10 +239,14 @@ class Brain:
                     "notice_say": notice.say,
                     "notice_confirm": notice.confirm,
                     "notice_device": notice.device,
+                    "notice_room": record.room,
                 }
             )
             state = self._news.fresh(state)  # back already, since the failure that flagged it
+        judged = state.system_notice
         state = await self._delivery.deliver(before, state, record.turn, thinkers.judge.approve, speak=speak)
+        if state.system_notice != judged:  # the delivery's own notice (the scenes held back, or unfit)
+            state = state.model_copy(update={"notice_room": record.room})
         if state.processed_turns % self._config.summary_every == 0:
             state = await thinkers.summary.summarize(state)
         state = state.model_copy(update={"last_updated": utcnow()})

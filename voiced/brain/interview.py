@@ -28,12 +28,17 @@ CHANGE = re.compile(
 
 
 class InterviewAgent:
-    """Wraps the main agent: during the interview the brain's questions lead; otherwise it steps aside."""
+    """Wraps the main agent: during the interview the brain's questions lead; otherwise it steps aside.
 
-    def __init__(self, inner: Agent, brain: Brain) -> None:
-        """Asks only about what `brain.slots` (this home's) hold: no music question without music."""
+    One per room (the home's brain is one): the interview is held in the room it was begun in, and
+    another room's turns meanwhile are that room's own requests."""
+
+    def __init__(self, inner: Agent, brain: Brain, room: str = "") -> None:
+        """Asks only about what `brain.slots` (this home's) hold: no music question without music.
+        `room`: where this agent's turns are (audio.room, or a satellite's room)."""
         self._inner = inner
         self._brain = brain
+        self._room = room
         self._asked: dict[str, int] = {}  # this interview's questions: how often each was asked
 
     async def reply(
@@ -41,7 +46,7 @@ class InterviewAgent:
     ) -> AsyncGenerator[str, None]:
         words = text.lower()
         if START.search(words):
-            slot = self._brain.begin_interview()
+            slot = self._brain.begin_interview(self._room)
             self._asked = {slot: 1}
             yield say("interview_start", question=QUESTIONS[slot])
             return
@@ -52,7 +57,8 @@ class InterviewAgent:
             self._brain.request_change()
             yield say("scene_change", name=change.group(1), how=change.group(2))
             return
-        if state.status in INTERVIEW_STATUSES and state.interview_slot is not None:
+        here = state.interview_room in (None, self._room)  # None: a state saved before rooms
+        if state.status in INTERVIEW_STATUSES and state.interview_slot is not None and here:
             if STOP.search(words):
                 self._brain.end_interview()
                 yield say("interview_stopped")

@@ -54,9 +54,13 @@ def example_device(registry: DeviceRegistry) -> str | None:
 
 
 def second_miss_in_a_row(state: ConversationState) -> bool:
-    """The turn just analysed (the state's last) and the one before it were not understood, and the
-    one before those was: a run of misses is offered its example once."""
-    misses = takewhile(lambda turn: not turn.understood, reversed(state.recent_turns))
+    """The turn just analysed (the state's last) and the one before it in its room were not
+    understood, and the one before those was: a run of misses is offered its example once."""
+    if not state.recent_turns:
+        return False
+    room = state.recent_turns[-1].room
+    here = [turn for turn in state.recent_turns if turn.room == room]
+    misses = takewhile(lambda turn: not turn.understood, reversed(here))
     return len(list(misses)) == 2
 
 

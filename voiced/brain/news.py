@@ -10,7 +10,13 @@ from voiced.brain.state import ConversationState
 from voiced.events import CommandRefused, DeviceAvailability, DeviceStateChanged, Event
 
 _LOGGER = logging.getLogger(__name__)
-_DROPPED = {"system_notice": None, "notice_say": None, "notice_confirm": False, "notice_device": None}
+_DROPPED = {
+    "system_notice": None,
+    "notice_say": None,
+    "notice_confirm": False,
+    "notice_device": None,
+    "notice_room": None,
+}
 
 
 class DeviceNews:

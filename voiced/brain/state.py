@@ -67,6 +67,7 @@ class TurnRecord(_Model):
     asr_s: float = 0.0
     asr_confidence: float = 1.0
     at: datetime = Field(default_factory=utcnow)
+    room: str = ""  # where it was said: audio.room for the daemon's own microphone, a satellite's room
 
 
 class ConversationState(_Model):
@@ -82,8 +83,11 @@ class ConversationState(_Model):
     notice_say: str | None = None  # the same notice in words for the local path, if it has any
     notice_confirm: bool = False  # the next reply waits for the devices to show what it did
     notice_device: str | None = None  # the device the notice says is offline: dropped once it is back
+    # the room whose turn the notice came from: only that room's next turn uses it (None: any room's)
+    notice_room: str | None = None
     compressed_memory: str = ""
     recent_turns: list[TurnRecord] = []
     interview_slot: str | None = None  # what the last interview question asked about
+    interview_room: str | None = None  # where the interview is held: only its turns answer it (None: any)
     scenes_file: str | None = None  # what the architect wrote
     last_updated: datetime = Field(default_factory=utcnow)

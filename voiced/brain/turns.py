@@ -1,4 +1,7 @@
-"""The brain around each turn: the barrier (with a filler) before, the analysis once the reply is out."""
+"""The brain around each turn: the barrier (with a filler) before, the analysis once the reply is out.
+
+One per room (the daemon's own microphone, each satellite), each with that room's voice and bus, all
+around the home's one brain."""
 
 from __future__ import annotations
 
@@ -17,20 +20,28 @@ PLAY_WAIT_S = 3.0
 
 
 class TurnThinking:
-    def __init__(self, brain: Brain, speech: SpeechOutput | None, bus: EventBus, filler: str) -> None:
+    def __init__(
+        self, brain: Brain, speech: SpeechOutput | None, bus: EventBus, filler: str, room: str = ""
+    ) -> None:
+        """`speech` and `bus`: the room's voice and the bus its replies are heard on; `room`: where
+        its turns are (audio.room, or a satellite's room)."""
         self._brain = brain
+        self._room = room
         self._speech = speech
         self._bus = bus
         self._filler = filler
         self._recorded: dict[int, bool] = {}  # turn -> recorded as interrupted
         self._understood: dict[int, Callable[[], bool]] = {}  # turn -> the agent's word on it
+        self._confidence: dict[int, float] = {}  # turn -> how sure the ear was of its words
 
-    async def prepare(self, turn: int) -> TurnContext:
-        """Wait at the barrier (saying the filler if there is a wait), then the context."""
-        if self._brain.busy and self._speech is not None:
+    async def prepare(self, turn: int, confidence: float = 1.0) -> TurnContext:
+        """Wait at the barrier for this room's last analysis (saying the filler if there is a wait),
+        then the context. `confidence`: how sure the ear was of the turn's words, for its record."""
+        self._confidence[turn] = confidence
+        if self._brain.busy(self._room) and self._speech is not None:
             await self._speech.speak(turn, self._filler)
-        await self._brain.barrier(turn)
-        return self._brain.context(turn)
+        await self._brain.barrier(turn, self._room)
+        return self._brain.context(turn, self._room)
 
     async def watch(
         self,
@@ -51,13 +62,15 @@ class TurnThinking:
     def end(self, turn: int, user: str, heard: str, *, interrupted: bool) -> None:
         """The turn is over; if the reply never finished (barge-in, failure), record what was heard."""
         if interrupted and self._recorded.get(turn) is False:
-            self._brain.amend(turn, heard.strip())  # analysed with the whole reply; only part was heard
+            self._brain.amend(turn, heard.strip(), self._room)  # analysed whole; only part was heard
             self._recorded[turn] = True
         self._record(turn, user, heard, interrupted=interrupted)
         for old in [t for t in self._recorded if t < turn - 8]:  # turns are numbered in order
             del self._recorded[old]
         for old in [t for t in self._understood if t < turn - 8]:
             del self._understood[old]
+        for old in [t for t in self._confidence if t < turn - 8]:
+            del self._confidence[old]
 
     def _record(self, turn: int, user: str, reply: str, *, interrupted: bool) -> None:
         if turn in self._recorded:
@@ -65,7 +78,13 @@ class TurnThinking:
         self._recorded[turn] = interrupted
         understood = self._understood.pop(turn, lambda: True)()
         record = TurnRecord(
-            turn=turn, user=user, reply=reply.strip(), understood=understood, interrupted=interrupted
+            turn=turn,
+            user=user,
+            reply=reply.strip(),
+            understood=understood,
+            interrupted=interrupted,
+            asr_confidence=self._confidence.pop(turn, 1.0),
+            room=self._room,
         )
         self._brain.finished(record, None if interrupted else self._playing(turn))
 

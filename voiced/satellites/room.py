@@ -4,7 +4,9 @@ The room runs the daemon's own turn loop (`Daemon`) on a bus of its own, so its 
 its replies and its barge-in lane (or half-duplex guard) never meet another room's. Its ear is
 the daemon's ear (VAD, endpointing, Whisper, and with `echo: cancel` the echo handling) on the
 satellite's stream; its understanding is a `LocalIntentAgent` whose *here* is the satellite's
-room; its replies are synthesized once and sent to this satellite only. What a person or another
+room; its replies are synthesized once and sent to this satellite only. Its finished turns go to the
+home's one brain as the daemon's own do (voiced/brain/turns.py), with its room: the memory is the
+home's, the barrier and the notices the room's. What a person or another
 part needs to know is relayed: to the satellite (voice-started, voice-stopped, transcript,
 synthesize), and to the home's bus as room events: what it heard and said, its assistant state, its
 barge-ins and each finished turn with its stages' latency. Its commands go to the home's bus
@@ -30,6 +32,9 @@ from wyoming.vad import VoiceStarted, VoiceStopped
 from voiced.assistant_state import publish_assistant_state
 from voiced.audio.pcm import EAR_RATE
 from voiced.audio.reference import PlaybackReference
+from voiced.brain.brain import Brain
+from voiced.brain.interview import InterviewAgent
+from voiced.brain.turns import TurnThinking
 from voiced.bus import EventBus, Subscription
 from voiced.config import Config
 from voiced.config_satellites import SatelliteConfig
@@ -96,6 +101,8 @@ class Home:
     # the Whisper queue every room shares with the daemon's ear, taken room by room (asr_home.py);
     # None: each room a queue of its own
     asr: HomeAsr | None = None
+    # the home's one brain (its memory, preferences, interview), which every room's turns reach
+    brain: Brain | None = None
 
 
 class BorrowedAgent:
@@ -159,9 +166,13 @@ class SatelliteRoom:
         )
         room = self.satellite.room
         actions = home.actions.in_room(room)  # its commands name its room (the scenes stay the home's)
-        agent = build_agent(
+        agent: Agent = build_agent(
             config, home.registry, actions, intents, vibe=home.vibe, bus=self._bus, client=home.client
         )
+        thinking = None
+        if home.brain is not None:  # as the daemon's own turns: the brain's word before, its analysis after
+            thinking = TurnThinking(home.brain, speech, self._bus, config.brain.filler, room=room)
+            agent = InterviewAgent(agent, home.brain, room)
         tidy = config.memory.give_back_after_turn  # after each Whisper job and each turn, as the local room
         # its window stays open through a turn and its reply
         wake = wake_gate(self.satellite.wake_word, config, self._bus, lambda: daemon.busy or speech.speaking)
@@ -193,7 +204,13 @@ class SatelliteRoom:
             )
         echo_db = config.audio.echo_unexplained_db
         daemon = Daemon(
-            bus=self._bus, ear=ear, agent=BorrowedAgent(agent), speech=speech, echo_db=echo_db, room=room
+            bus=self._bus,
+            ear=ear,
+            agent=BorrowedAgent(agent),
+            speech=speech,
+            echo_db=echo_db,
+            thinking=thinking,
+            room=room,
         )
         try:
             await self._stack.enter_async_context(self.link)
