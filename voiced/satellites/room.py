@@ -6,11 +6,9 @@ the daemon's ear (VAD, endpointing, Whisper, and with `echo: cancel` the echo ha
 satellite's stream; its understanding is a `LocalIntentAgent` whose *here* is the satellite's
 room; its replies are synthesized once and sent to this satellite only. Its finished turns go to the
 home's one brain as the daemon's own do (voiced/brain/turns.py), with its room: the memory is the
-home's, the barrier and the notices the room's. What a person or another
-part needs to know is relayed: to the satellite (voice-started, voice-stopped, transcript,
-synthesize), and to the home's bus as room events: what it heard and said, its assistant state, its
-barge-ins and each finished turn with its stages' latency. Its commands go to the home's bus
-themselves, naming its room.
+home's, the barrier and the notices the room's. What a person or another part needs to know is
+relayed (voiced/satellites/relay.py): to the satellite, and to the home's bus as room events. Its
+commands go to the home's bus themselves, naming its room.
 """
 
 from __future__ import annotations
@@ -18,16 +16,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections import OrderedDict
 from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass, field
 from functools import partial
 from types import TracebackType
 from typing import TYPE_CHECKING
-
-from wyoming.asr import Transcript as WyomingTranscript
-from wyoming.tts import Synthesize
-from wyoming.vad import VoiceStarted, VoiceStopped
 
 from voiced.assistant_state import publish_assistant_state
 from voiced.audio.pcm import EAR_RATE
@@ -35,7 +28,7 @@ from voiced.audio.reference import PlaybackReference
 from voiced.brain.brain import Brain
 from voiced.brain.interview import InterviewAgent
 from voiced.brain.turns import TurnThinking
-from voiced.bus import EventBus, Subscription
+from voiced.bus import EventBus
 from voiced.config import Config
 from voiced.config_satellites import SatelliteConfig
 from voiced.daemon import Daemon, HalfDuplexGuard
@@ -49,18 +42,6 @@ from voiced.ear.listener import Ear
 from voiced.ear.utterance import Heard
 from voiced.ear.wake import wake_gate
 from voiced.engines import Engines
-from voiced.events import (
-    AgentText,
-    AssistantState,
-    BargeIn,
-    BargeInIgnored,
-    Event,
-    SpeechEnded,
-    SpeechStarted,
-    Transcript,
-    TtsStarted,
-    TurnFinished,
-)
 from voiced.memory import give_back, give_back_after_turns
 from voiced.mouth.agent import NO_CONTEXT, Agent, TurnContext
 from voiced.mouth.hybrid import build_agent
@@ -68,17 +49,15 @@ from voiced.mouth.intents import LocalIntentAgent
 from voiced.mouth.speech import Rehearsed, SpeechOutput
 from voiced.mouth.vibe_control import VibeControl
 from voiced.satellites.audio import SatelliteMicrophone, SatelliteSpeaker
-from voiced.satellites.events import RoomBargeIn, RoomHeard, RoomSaid, RoomState, RoomTurnFinished
 from voiced.satellites.link import DEFAULT_TIMING, LinkTiming, SatelliteLink
+from voiced.satellites.relay import relay
 from voiced.supervision import Supervision
-from voiced.turn_stages import mark, stages
 from voiced.vibe.presets import preset_moods
 
 if TYPE_CHECKING:
     import openai
 
 _LOGGER = logging.getLogger(__name__)
-OPEN_KEPT = 20  # turns begun but not finished (a burst dropped as echo) are forgotten past this many
 
 
 @dataclass(frozen=True)
@@ -215,7 +194,8 @@ class SatelliteRoom:
         try:
             await self._stack.enter_async_context(self.link)
             supervision = home.supervision
-            supervision.follow(self._relayed, self._bus, self._relay)
+            told = partial(relay, link=self.link, home_bus=home.bus, satellite=self.satellite)
+            supervision.follow(self._relayed, self._bus, told)
             self._stack.push_async_callback(supervision.stop, self._relayed)
             supervision.follow(self._state, self._bus, partial(publish_assistant_state, self._bus, room=room))
             self._stack.push_async_callback(supervision.stop, self._state)
@@ -244,64 +224,3 @@ class SatelliteRoom:
             scent_limit=config.safety.scent_max_intensity,
             moods=preset_moods(config.vibe.presets_file) if config.agent_kind == "local" else {},
         )
-
-    async def _relay(self, events: Subscription) -> None:
-        """The room's turn, told to its satellite and to the home."""
-        link, home_bus = self.link, self._home.bus
-        name, room = self.satellite.name, self.satellite.room
-        turns: OrderedDict[int, _Turn] = OrderedDict()  # those begun and not finished
-        while True:
-            event = await events.get()
-            _note(turns, event)
-            if isinstance(event, SpeechStarted):
-                link.send(VoiceStarted().event())
-            elif isinstance(event, SpeechEnded):
-                link.send(VoiceStopped().event())
-            elif isinstance(event, Transcript) and event.text:
-                link.send(WyomingTranscript(text=event.text).event())
-                home_bus.publish(RoomHeard(satellite=name, room=room, turn=event.turn, text=event.text))
-            elif isinstance(event, AgentText):
-                link.send(Synthesize(text=event.text).event())
-                home_bus.publish(RoomSaid(satellite=name, room=room, turn=event.turn, text=event.text))
-            elif isinstance(event, TurnFinished):
-                turn = turns.pop(event.turn, _Turn())
-                finished = RoomTurnFinished(
-                    satellite=name,
-                    room=room,
-                    turn=event.turn,
-                    stages=stages(turn.marks),
-                    understood=turn.understood,
-                )
-                home_bus.publish(finished)
-            elif isinstance(event, AssistantState):
-                home_bus.publish(RoomState(satellite=name, room=room, state=event.state, turn=event.turn))
-            elif isinstance(event, BargeIn):
-                home_bus.publish(
-                    RoomBargeIn(satellite=name, room=room, turn=event.turn, stopped=True, detail=event.reason)
-                )
-            elif isinstance(event, BargeInIgnored):
-                home_bus.publish(
-                    RoomBargeIn(satellite=name, room=room, turn=event.turn, stopped=False, detail=event.heard)
-                )
-
-
-@dataclass
-class _Turn:
-    """A room's turn as its events go by: when each stage ended, and whether it was understood."""
-
-    marks: dict[str, float] = field(default_factory=dict)
-    understood: bool = True
-
-
-def _note(turns: OrderedDict[int, _Turn], event: Event) -> None:
-    """Mark `event` on its turn (kept in `turns` until it finishes; at most OPEN_KEPT of them)."""
-    if not isinstance(event, SpeechEnded | Transcript | AgentText | TtsStarted):
-        return
-    turn = turns.get(event.turn)
-    if turn is None:
-        turn = turns[event.turn] = _Turn()
-        while len(turns) > OPEN_KEPT:
-            turns.popitem(last=False)
-    mark(turn.marks, event)
-    if isinstance(event, AgentText):
-        turn.understood = turn.understood and event.understood
