@@ -49,9 +49,15 @@ def engines(registry: DeviceRegistry) -> Engines:
 
 
 def write_config(
-    workdir: Path, broker: Broker, satellites: list[dict[str, str]], *, web_port: int | None = None
+    workdir: Path,
+    broker: Broker,
+    satellites: list[dict[str, str]],
+    *,
+    web_port: int | None = None,
+    discovery: bool = False,
 ) -> Path:
-    """`web_port`: where the web server listens, when the test starts it (Daemon.start)."""
+    """`web_port`: where the web server listens, when the test starts it (Daemon.start);
+    `discovery`: devices announced on the broker (Home Assistant's discovery) join the home."""
     config: dict[str, Any] = {
         "devices_dir": str(REPO / "devices"),
         "models_dir": str(REPO / "models"),
@@ -63,6 +69,8 @@ def write_config(
     }
     if web_port is not None:
         config["web"] = {"port": web_port}
+    if discovery:
+        config["devices"] = {"discovery": ["homeassistant"]}
     path = workdir / "config.yaml"
     path.write_text(yaml.safe_dump(config))
     return path
@@ -169,10 +177,13 @@ async def started(
 async def reply_heard(satellite: Satellite, count: int, engines: Engines, events: Events) -> str:
     """The `count`-th reply played on `satellite`, as Whisper hears it, once its turn is over.
 
-    The satellite's speaker here is a file, written at once; the daemon still waits the reply's
-    length, deaf (half duplex) as it is while a real speaker plays it: a person waits for it too."""
-    replies = await asyncio.to_thread(satellite.wait_reply, count, REPLY_WITHIN_S)
+    The satellite's speaker here is a file, written as the reply is sent: at the pace it would play
+    (voiced/satellites/audio.py), so it is read once the turn is over, not when it first looks
+    settled (on a loaded box the sending can pause longer than that look, and the reply was cut
+    short). The daemon waits the reply's length, deaf (half duplex) as it is while a real speaker
+    plays it: a person waits for it too."""
     await events.count("room_turn_finished", satellite.name, count, REPLY_WITHIN_S)
+    replies = await asyncio.to_thread(satellite.wait_reply, count, REPLY_WITHIN_S)
     assert engines.transcriber is not None
     return (await asyncio.to_thread(engines.transcriber.transcribe, at_ear_rate(replies[-1]))).lower()
 

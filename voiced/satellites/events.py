@@ -79,6 +79,16 @@ class RoomTurnFinished(SatelliteEvent):
 
 
 @dataclass(frozen=True)
+class RoomLearned(SatelliteEvent):
+    """The room's understanding has learned the home's devices anew, after devices were discovered or
+    went away (HomeLearned on the room's own bus): from now on they can be named there."""
+
+    kind: ClassVar[str] = "room_learned"
+    devices: tuple[str, ...] = ()
+    seconds: float = 0.0
+
+
+@dataclass(frozen=True)
 class RoomState(SatelliteEvent):
     """What the assistant is doing in the satellite's room (as AssistantState says for the local one)."""
 

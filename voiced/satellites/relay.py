@@ -1,7 +1,8 @@
 """A satellite's room, told to its satellite and to the home: voice-started, voice-stopped, the
 transcript and each sentence to synthesize go to the satellite (its lights and sounds); what it heard
-and said, its assistant state, its barge-ins and each finished turn with its stages' latency go to the
-home's bus as room events (voiced/satellites/events.py), each naming the satellite and its room."""
+and said, its assistant state, its barge-ins, each finished turn with its stages' latency and each
+time its understanding learned the home anew go to the home's bus as room events
+(voiced/satellites/events.py), each naming the satellite and its room."""
 
 from __future__ import annotations
 
@@ -20,13 +21,21 @@ from voiced.events import (
     BargeIn,
     BargeInIgnored,
     Event,
+    HomeLearned,
     SpeechEnded,
     SpeechStarted,
     Transcript,
     TtsStarted,
     TurnFinished,
 )
-from voiced.satellites.events import RoomBargeIn, RoomHeard, RoomSaid, RoomState, RoomTurnFinished
+from voiced.satellites.events import (
+    RoomBargeIn,
+    RoomHeard,
+    RoomLearned,
+    RoomSaid,
+    RoomState,
+    RoomTurnFinished,
+)
 from voiced.satellites.link import SatelliteLink
 from voiced.turn_stages import mark, stages
 
@@ -73,6 +82,9 @@ async def relay(
             home_bus.publish(
                 RoomBargeIn(satellite=name, room=room, turn=event.turn, stopped=False, detail=event.heard)
             )
+        elif isinstance(event, HomeLearned):
+            learned = RoomLearned(satellite=name, room=room, devices=event.devices, seconds=event.seconds)
+            home_bus.publish(learned)
 
 
 @dataclass

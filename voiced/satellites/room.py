@@ -8,7 +8,8 @@ room; its replies are synthesized once and sent to this satellite only. Its fini
 home's one brain as the daemon's own do (voiced/brain/turns.py), with its room: the memory is the
 home's, the barrier and the notices the room's. What a person or another part needs to know is
 relayed (voiced/satellites/relay.py): to the satellite, and to the home's bus as room events. Its
-commands go to the home's bus themselves, naming its room.
+commands go to the home's bus themselves, naming its room. With discovery, its understanding learns
+the devices found after start, as the daemon's own does.
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ from voiced.ear.wake import wake_gate
 from voiced.engines import Engines
 from voiced.memory import give_back, give_back_after_turns
 from voiced.mouth.agent import NO_CONTEXT, Agent, TurnContext
+from voiced.mouth.home_changes import follow_home
 from voiced.mouth.hybrid import build_agent
 from voiced.mouth.intents import LocalIntentAgent
 from voiced.mouth.speech import Rehearsed, SpeechOutput
@@ -127,13 +129,27 @@ class SatelliteRoom:
         self._relayed = f"room-{satellite.name}-relay"
         self._memory = f"room-{satellite.name}-memory"
         self._state = f"room-{satellite.name}-state"
+        self._learning = f"room-{satellite.name}-learning"
 
     async def __aenter__(self) -> SatelliteRoom:
+        self._bus.bind_loop(asyncio.get_running_loop())
+        try:
+            await self._start()
+        except BaseException:
+            await self._stack.aclose()
+            raise
+        return self
+
+    async def _start(self) -> None:
+        """The room's parts, started; what must be stopped or closed goes on its stack."""
         home, config = self._home, self._home.config
         transcriber = home.engines.transcriber
         if transcriber is None:
             raise ValueError("a satellite's room needs Whisper: load the engines with whisper=True")
-        self._bus.bind_loop(asyncio.get_running_loop())
+        changes = None
+        if config.devices.discovery:  # before the room learns the home: a device found meanwhile is next
+            changes = home.bus.subscribe(self._learning)
+            self._stack.callback(home.bus.unsubscribe, changes)
         intents = await asyncio.to_thread(self._intents)  # its grammar takes a second to learn
         speech = SpeechOutput(
             home.engines.synthesizer,
@@ -191,23 +207,23 @@ class SatelliteRoom:
             thinking=thinking,
             room=room,
         )
-        try:
-            await self._stack.enter_async_context(self.link)
-            supervision = home.supervision
-            told = partial(relay, link=self.link, home_bus=home.bus, satellite=self.satellite)
-            supervision.follow(self._relayed, self._bus, told)
-            self._stack.push_async_callback(supervision.stop, self._relayed)
-            supervision.follow(self._state, self._bus, partial(publish_assistant_state, self._bus, room=room))
-            self._stack.push_async_callback(supervision.stop, self._state)
-            if tidy:
-                supervision.follow(self._memory, self._bus, give_back_after_turns)
-                self._stack.push_async_callback(supervision.stop, self._memory)
-            supervision.start(self._turns, daemon.run)
-            self._stack.push_async_callback(supervision.stop, self._turns)  # first to stop
-        except BaseException:
-            await self._stack.aclose()
-            raise
-        return self
+        await self._stack.enter_async_context(self.link)
+        supervision = home.supervision
+        told = partial(relay, link=self.link, home_bus=home.bus, satellite=self.satellite)
+        supervision.follow(self._relayed, self._bus, told)
+        self._stack.push_async_callback(supervision.stop, self._relayed)
+        supervision.follow(self._state, self._bus, partial(publish_assistant_state, self._bus, room=room))
+        self._stack.push_async_callback(supervision.stop, self._state)
+        if tidy:
+            supervision.follow(self._memory, self._bus, give_back_after_turns)
+            self._stack.push_async_callback(supervision.stop, self._memory)
+        if changes is not None:  # devices discovered come and go: its understanding follows, as the
+            # daemon's own does (app.py); the ear's words are the home's Whisper's, made anew there
+            learn = partial(follow_home, self._bus, changes, home.registry, intents)
+            supervision.start(self._learning, learn)  # HomeLearned on its bus: room_learned at home
+            self._stack.push_async_callback(supervision.stop, self._learning)
+        supervision.start(self._turns, daemon.run)
+        self._stack.push_async_callback(supervision.stop, self._turns)  # first to stop
 
     async def __aexit__(
         self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
