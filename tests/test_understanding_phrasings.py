@@ -391,3 +391,18 @@ def test_someone_elses_words_in_the_plain_form_do_not_act() -> None:
         reply = agent().understand(text)
         assert not reply.commands, text
     assert agent().understand("let's say 40 percent on the kitchen light").commands
+
+
+def test_a_statement_of_how_things_are_beside_a_request_says_why_not_what() -> None:
+    warm = agent().understand("warm white in the bedroom please, this blue-ish light is doing my head in")
+    assert [(c.device, c.color_temp) for c in warm.commands if isinstance(c, LightSet)] == [
+        ("bedroom_light", 454)
+    ]
+    lower = agent().understand("Lower the diffuser to 25 percent, 80 is excessive for a room this size.")
+    assert [(c.device, c.intensity) for c in lower.commands if isinstance(c, DiffuserSet)] == [
+        ("diffuser", 25)
+    ]
+    # a part that asks, though it says "is", still makes the rest a guess when not understood
+    assert (
+        not agent().understand("warm white in the bedroom please, the kitchen one is set to blorp").commands
+    )

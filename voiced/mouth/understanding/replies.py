@@ -58,6 +58,19 @@ def _who_said(segment: str, text: str) -> bool:
     return 1 < len(words) <= 3 and words[0] in _WHOSE and clean(text).startswith(segment)
 
 
+_BEING = english().being
+_REQUEST_VERBS = frozenset(english().guards["request_verbs"])
+_POWER = tuple(p for phrases in english().power.values() for p in phrases)
+
+
+def _says_how_things_are(segment: str) -> bool:
+    """A statement of how things are ("this cold white is like the hospital", "80 is excessive for a
+    room this size"): a subject, then a verb of being, and no verb or power word that asks. Beside
+    a request it says why, not what."""
+    said = segment.split()
+    return bool(find(said[1:], _BEING)) and not _REQUEST_VERBS.intersection(said) and not find(said, _POWER)
+
+
 def searches(command: DeviceCommand) -> bool:
     return isinstance(command, MusicSet) and command.action == "play" and bool(command.query)
 
@@ -106,7 +119,10 @@ def compose(
     # a part missed that names a thing here, or holds a number (a value meant for something: "the
     # view from intensity 30 percent", "000 cakes"), makes the rest a guess
     unsure = [
-        m for m in missed if names_vocabulary(m, registry, rooms) or _value_or_part(m) or _who_said(m, text)
+        m
+        for m in missed
+        if (names_vocabulary(m, registry, rooms) or _value_or_part(m) or _who_said(m, text))
+        and not _says_how_things_are(m)
     ]
     titles = {t.lower() for t in HomeVocabulary.of(registry).titles}
     played = [c for o in outcomes for c in o.commands if plays_anything(c) or searches(c)]
