@@ -1,4 +1,4 @@
-"""The satellites' events: each names the satellite and its room (the rest is events.py)."""
+"""The satellites' events: each names the satellite and its room (the rest is voiced/events)."""
 
 from __future__ import annotations
 
