@@ -8,7 +8,6 @@ import logging
 import signal
 import socket
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
@@ -25,27 +24,24 @@ from voiced.brain.turns import TurnThinking
 from voiced.bus import EventBus
 from voiced.config import Config, WakeWord
 from voiced.console import drain_printer, print_events
-from voiced.daemon import Daemon, HalfDuplexGuard
+from voiced.daemon import Daemon
+from voiced.daemon_ear import build_ear, ends_request
 from voiced.devices.actions import DeviceActions
 from voiced.devices.gateway import DeviceGateway
 from voiced.devices.model import MusicDevice
 from voiced.devices.mpd_player import MpdPlayer
 from voiced.devices.registry import DeviceRegistry
 from voiced.devices.vocabulary import HomeVocabulary
-from voiced.ear.asr_queue import HomeAsr, Reconsider
-from voiced.ear.bargein import GuardSettings
-from voiced.ear.end_of_turn import Pause, words_of
-from voiced.ear.frontend import echo_front
-from voiced.ear.listener import Ear
+from voiced.ear.asr_queue import HomeAsr
 from voiced.ear.mute import MuteSwitch
 from voiced.ear.typed import TypedEar, TypedTurns
-from voiced.ear.utterance import Heard, Listener
-from voiced.ear.wake import WakeGate, WakeWordChoice, wake_gate
+from voiced.ear.utterance import Listener
+from voiced.ear.wake import WakeWordChoice, wake_gate
 from voiced.ear.wyoming_asr import WyomingTranscriber
 from voiced.engines import Engines, private_intents, second_ear
 from voiced.ha_entities import HaEntities
 from voiced.llm_client import open_client
-from voiced.memory import give_back, give_back_after_turns
+from voiced.memory import give_back_after_turns
 from voiced.mouth.home_changes import follow_home
 from voiced.mouth.hybrid import build_agent
 from voiced.mouth.intents import LocalIntentAgent
@@ -64,7 +60,6 @@ from voiced.web.api import Controls
 from voiced.web.server import WebServer
 
 _LOGGER = logging.getLogger(__name__)
-COMPLETE_MIN_CONFIDENCE = 0.5  # Whisper's mean token probability; misheard words run lower
 
 
 @dataclass(frozen=True)
@@ -79,84 +74,6 @@ class RunOptions:
     supervision: Supervision = field(default_factory=Supervision)
 
 
-def build_ear(
-    config: Config,
-    engines: Engines,
-    source: AudioSource,
-    bus: EventBus,
-    speech: SpeechOutput,
-    options: RunOptions,
-    stack: contextlib.AsyncExitStack,
-    judge: Callable[[Heard], Pause] | None = None,
-    muted: Callable[[], bool] = lambda: False,
-    wake: WakeGate | None = None,
-    reconsider: Reconsider | None = None,
-    home_asr: HomeAsr | None = None,
-) -> Ear:
-    """The ear; what it opens that must be closed (the echo canceller) goes on `stack`. `home_asr`:
-    the Whisper queue the satellites' rooms share with it (asr_home.py)."""
-    transcriber = engines.transcriber
-    if transcriber is None:
-        raise ValueError("an ear needs Whisper: load the engines with whisper=True")
-    stream = transcriber.stream if isinstance(transcriber, WyomingTranscriber) else None
-    tidy = give_back if config.memory.give_back_after_turn else None
-    audio = config.audio
-    guard = GuardSettings(frame_ms=config.vad.frame_ms, confirm_ms=audio.barge_in_confirm_ms)
-    room = audio.room or ""  # what its events name
-    if options.reference is None or audio.echo == "off":
-        return Ear(
-            source,
-            config.vad,
-            transcriber,
-            bus,
-            is_deaf=muted,
-            judge=judge,
-            wake=wake,
-            stream=stream,
-            reconsider=reconsider,
-            tidy=tidy,
-            home_asr=home_asr,
-            room=room,
-        )
-    if audio.echo == "half_duplex":
-        half = HalfDuplexGuard(speech)
-        deaf = lambda: muted() or half()  # noqa: E731
-        return Ear(
-            source,
-            config.vad,
-            transcriber,
-            bus,
-            is_deaf=deaf,
-            judge=judge,
-            wake=wake,
-            stream=stream,
-            reconsider=reconsider,
-            tidy=tidy,
-            home_asr=home_asr,
-            room=room,
-        )
-    front = echo_front(options.reference, config.vad, audio)
-    stack.callback(front.close)
-    return Ear(
-        source,
-        config.vad,
-        transcriber,
-        bus,
-        front=front,
-        is_playing=lambda: speech.speaking or front.playing,
-        guard=guard,
-        echo_db=audio.echo_unexplained_db,
-        is_deaf=muted,
-        judge=judge,
-        wake=wake,
-        stream=stream,
-        reconsider=reconsider,
-        tidy=tidy,
-        home_asr=home_asr,
-        room=room,
-    )
-
-
 def mpd_players(registry: DeviceRegistry, config: Config) -> list[MpdPlayer]:
     """The music devices an MPD plays (`mpd: host:port` in their file), each driven by the daemon."""
     return [
@@ -164,19 +81,6 @@ def mpd_players(registry: DeviceRegistry, config: Config) -> list[MpdPlayer]:
         for device in registry.by_kind("music")
         if isinstance(device, MusicDevice) and device.mpd is not None
     ]
-
-
-def ends_request(config: Config, intents: LocalIntentAgent) -> Callable[[Heard], Pause] | None:
-    """What the ear's end-of-turn rule is told of words heard at a pause: whether the local intents
-    take them as a whole request and Whisper is sure of them. Not for the LLM alone, which takes
-    anything."""
-    if config.agent_kind == "llm" or not config.vad.complete_hangover_ms:
-        return None
-    return lambda heard: Pause(
-        whole=intents.complete(heard.text),
-        confident=heard.confidence >= COMPLETE_MIN_CONFIDENCE,
-        words=words_of(heard.text),
-    )
 
 
 async def run_daemon(
@@ -307,7 +211,7 @@ async def run_daemon(
                 source,
                 bus,
                 speech,
-                options,
+                options.reference,
                 stack,
                 ends_request(config, intents),
                 mute,
