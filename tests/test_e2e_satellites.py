@@ -282,7 +282,7 @@ def test_the_daemon_s_own_microphone_names_its_room_in_every_turn_event(
     workdir: Path, broker: Broker, home: SimulatedHome, engines: Engines
 ) -> None:
     """No satellite: the daemon's microphone (a WAV read as fast as it goes) is the bedroom's
-    (`audio.room`), and so is each of its turn's events, its command's included."""
+    (`audio.room`), and so is each of its turn's events, its command's and its reply's included."""
     config_path = write_config(workdir, broker, [])
     config, registry = check_all(config_path, {}, models=False)
     microphone = WavFileSource(
@@ -301,6 +301,9 @@ def test_the_daemon_s_own_microphone_names_its_room_in_every_turn_event(
         "speech_ended",
         "transcript",
         "command_sent",
+        "agent_text",
+        "tts_started",
+        "tts_stopped",
         "turn_finished",
         "assistant_state",
     )

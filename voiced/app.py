@@ -136,6 +136,7 @@ async def run_daemon(
             sentence_silence_s=config.tts.sentence_silence_s,
             output_rate=EAR_RATE if options.reference is not None else None,
             rehearsed=engines.rehearsed,
+            room=room,  # its replies' and narrations' events name the daemon's own room
         )
         stack.callback(engines.rehearsed.close)
         actions = DeviceActions(

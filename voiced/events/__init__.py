@@ -6,8 +6,8 @@ the benchmarks, the web stream and the tests all read the same stream.
 A turn's events name its `room`: `audio.room` for the daemon's own microphone, the satellite's room
 for a satellite's turn (relayed as the room events of voiced/satellites/events.py); "" when no room
 is set, or when it is no room's (a scene's or a plan's commands, the web's controls). The speech
-output's AgentText, TtsStarted and TtsStopped name none yet: on the home's bus they are the daemon's
-own room's, and a satellite's stay on its room's bus.
+output's AgentText, TtsStarted and TtsStopped name the room whose speaker plays them (a narration on
+the daemon's own speaker: its room); a satellite's stay on its room's bus.
 
 By theme: `base.py` (Event, and the daemon's own life), `turns.py` (a turn, from the ear to the
 voice), `home.py` (the devices), `background.py` (scenes, the brain, plans). Every event is

@@ -89,6 +89,7 @@ class AgentText(Event):
     turn: int
     text: str
     understood: bool
+    room: str = ""  # the room whose speaker says it
 
 
 @dataclass(frozen=True)
@@ -108,6 +109,7 @@ class TtsStarted(Event):
 
     kind: ClassVar[str] = "tts_started"
     turn: int
+    room: str = ""
 
 
 @dataclass(frozen=True)
@@ -115,6 +117,7 @@ class TtsStopped(Event):
     kind: ClassVar[str] = "tts_stopped"
     turn: int
     audio_s: float
+    room: str = ""
 
 
 @dataclass(frozen=True)

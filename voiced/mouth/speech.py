@@ -99,10 +99,13 @@ class SpeechOutput:
         sentence_silence_s: float,
         output_rate: int | None = None,
         rehearsed: Rehearsed | None = None,
+        room: str = "",
     ) -> None:
         """`output_rate`: resample the voice to this rate (the echo canceller's) before playing.
         `rehearsed`: replies synthesized ahead of time, shared with the home's other speakers (a
-        satellite's room plays the daemon's rehearsed replies; a new store when None)."""
+        satellite's room plays the daemon's rehearsed replies; a new store when None). `room`: where
+        it plays (audio.room, or a satellite's room), named by its events."""
+        self._room = room
         self._synthesizer = synthesizer
         self._sink = sink
         self._bus = bus
@@ -223,7 +226,7 @@ class SpeechOutput:
                     self.speaking = True
                     self.reply_id += 1
                     self._tell(True)
-                    self._bus.publish(TtsStarted(turn=turn))
+                    self._bus.publish(TtsStarted(turn=turn, room=self._room))
                     self.started_turn = turn
                 elif len(self._gap):
                     await self._play(self._gap, rate)
@@ -247,7 +250,7 @@ class SpeechOutput:
                 if self.speaking:
                     self.speaking = False
                     self._tell(False)
-                    self._bus.publish(TtsStopped(turn=turn, audio_s=played_s))
+                    self._bus.publish(TtsStopped(turn=turn, audio_s=played_s, room=self._room))
 
     async def _play(self, samples: np.ndarray, rate: int) -> None:
         await self._sink.play(samples, rate)
@@ -281,7 +284,7 @@ class SpeechOutput:
         ready: asyncio.Queue[tuple[str, np.ndarray] | Exception | None],
         understood: bool = True,
     ) -> None:
-        self._bus.publish(AgentText(turn=turn, text=sentence, understood=understood))
+        self._bus.publish(AgentText(turn=turn, text=sentence, understood=understood, room=self._room))
         samples = await asyncio.to_thread(self._voice, sentence)
         await ready.put((sentence, samples))
 

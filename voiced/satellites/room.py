@@ -158,6 +158,7 @@ class SatelliteRoom:
             sentence_silence_s=config.tts.sentence_silence_s,
             output_rate=None if self._reference is None else EAR_RATE,  # the reference's rate
             rehearsed=home.rehearsed,
+            room=self.satellite.room,  # its events on the room's bus name it
         )
         room = self.satellite.room
         actions = home.actions.in_room(room)  # its commands name its room (the scenes stay the home's)
