@@ -406,3 +406,16 @@ def test_a_statement_of_how_things_are_beside_a_request_says_why_not_what() -> N
     assert (
         not agent().understand("warm white in the bedroom please, the kitchen one is set to blorp").commands
     )
+
+
+def test_it_after_a_statement_about_one_device_is_that_device() -> None:
+    cooler = agent().understand("Bedroom light's like a chip shop. Make it cooler.")
+    assert [c.device for c in cooler.commands] == ["bedroom_light"]
+    # a statement about two devices says which of them "it" is no more than nothing does
+    assert (
+        not agent()
+        .understand("The bedroom and kitchen lights are like a chip shop. Make it cooler.")
+        .commands
+    )
+    # "let's" asks: no statement
+    assert agent().understand("let's have the kitchen light blue").commands

@@ -35,7 +35,7 @@ from voiced.mouth.understanding.corrections import (
 )
 from voiced.mouth.understanding.dialogue import Recent, assumed
 from voiced.mouth.understanding.frame import Frame, is_question
-from voiced.mouth.understanding.framed import restore_all
+from voiced.mouth.understanding.framed import put_back, restore_all
 from voiced.mouth.understanding.grammar import human
 from voiced.mouth.understanding.handlers import handlers
 from voiced.mouth.understanding.home import Home, Outcome, pct_to_brightness
@@ -53,7 +53,7 @@ from voiced.mouth.understanding.replies import (
     searches,
 )
 from voiced.mouth.understanding.reported import is_conditional, is_for_later, is_negated, is_reported
-from voiced.mouth.understanding.spoken_of import answered
+from voiced.mouth.understanding.spoken_of import answered, talked_of
 from voiced.mouth.understanding.text import looped, split_utterance
 from voiced.mouth.understanding.titles import ask as ask_title
 from voiced.mouth.understanding.titles import doubted_title, doubted_value, yes_or_no
@@ -223,7 +223,7 @@ class LocalIntentAgent(OneRequest, HeardReadings):
             return AgentReply(text=declined, understood=True)
         if (back := undone(text, self._words, self._language, tuple(was))) is not None:
             self._said, self._question = None, None
-            put = self._put_back(list(back), was)
+            put = put_back(list(back), was=was, kind_of=self._home.kind_of)
             unknown = say("undo_unknown", [the(human(n)) for n in back])
             return put or AgentReply(text=unknown, understood=True)
         said, self._said = self._said, None
@@ -307,6 +307,7 @@ class LocalIntentAgent(OneRequest, HeardReadings):
         if is_conditional(text):
             return AgentReply(text=CONDITIONAL, understood=True)
         segments = split_utterance(text)
+        before = self._home.last
         outcomes: list[Outcome] = []
         missed: list[str] = []
         start = 0
@@ -328,7 +329,10 @@ class LocalIntentAgent(OneRequest, HeardReadings):
                     outcomes.append(shared)
                 elif not set(words(segments[start])) <= self._language.fillers:  # "right", "ok": no request
                     missed.append(segments[start])
+                    self._home.last = talked_of(segments[start], self._words) or self._home.last
                 start += 1
+        if not outcomes:
+            self._home.last = before
         if not outcomes and (asked := answered(text, self._words, self._home, self._language)):
             outcomes, missed = [self._remember(asked)], []  # "is the bedroom light still on?"
         return self._reply(text, outcomes, missed)
@@ -350,18 +354,11 @@ class LocalIntentAgent(OneRequest, HeardReadings):
         out = [n for n in last if n in excluding]
         if not out or len(out) == len(last):
             return None  # "not the bedroom" after the bedroom alone: a correction without the right one
-        put = self._put_back(out, was)
+        put = put_back(out, was=was, kind_of=self._home.kind_of)
         if put is not None:
             self._home.last = tuple(n for n in last if n not in out)
             log.info("taken out of the last request: %s", out)
         return put
-
-    def _put_back(self, names: list[str], was: dict[str, dict[str, Any]]) -> AgentReply | None:
-        back = restore_all(names, was=was, kind_of=self._home.kind_of)
-        if not back:
-            return None
-        said = say("put_back", [the(human(c.device)) for c in back])
-        return AgentReply(text=said, commands=tuple(back), understood=True)
 
     # -- the reply ------------------------------------------------------------------------------
 

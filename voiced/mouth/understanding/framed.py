@@ -8,6 +8,7 @@ from typing import Any
 from voiced.devices.colours import COLOR_TEMPS, COLORS
 from voiced.devices.model import DeviceCommand
 from voiced.language.replies import chain, say, the
+from voiced.mouth.agent import AgentReply
 from voiced.mouth.understanding.frame import Frame
 from voiced.mouth.understanding.grammar import human
 from voiced.mouth.understanding.home import (
@@ -176,6 +177,17 @@ def restore_all(
     """Put back the devices a corrected request changed wrongly, as they were before it (`was`)."""
     back = (restore(n, kind_of(n), was[n]) for n in names if n in was)
     return [c for c in back if c is not None]
+
+
+def put_back(
+    names: list[str], *, was: dict[str, dict[str, Any]], kind_of: Callable[[str], str]
+) -> AgentReply | None:
+    """The reply that puts `names` back as they were before the request they were wrongly in."""
+    back = restore_all(names, was=was, kind_of=kind_of)
+    if not back:
+        return None
+    said = say("put_back", [the(human(c.device)) for c in back])
+    return AgentReply(text=said, commands=tuple(back), understood=True)
 
 
 def _paused(state: dict[str, Any] | None) -> bool:

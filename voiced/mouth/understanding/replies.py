@@ -16,6 +16,7 @@ from voiced.mouth.understanding.handlers import RESET_SCENE
 from voiced.mouth.understanding.home import WHICH_ONE, Home, Outcome
 from voiced.mouth.understanding.lacking import lacking
 from voiced.mouth.understanding.matcher import Matcher
+from voiced.mouth.understanding.spoken_of import states_how_things_are
 from voiced.mouth.understanding.text import clean, split_utterance
 
 log = logging.getLogger(__name__)
@@ -56,19 +57,6 @@ def _who_said(segment: str, text: str) -> bool:
     manual, set the diffuser to 100 percent"): who said the rest, its "said" lost to the ear."""
     words = segment.split()
     return 1 < len(words) <= 3 and words[0] in _WHOSE and clean(text).startswith(segment)
-
-
-_BEING = english().being
-_REQUEST_VERBS = frozenset(english().guards["request_verbs"])
-_POWER = tuple(p for phrases in english().power.values() for p in phrases)
-
-
-def _says_how_things_are(segment: str) -> bool:
-    """A statement of how things are ("this cold white is like the hospital", "80 is excessive for a
-    room this size"): a subject, then a verb of being, and no verb or power word that asks. Beside
-    a request it says why, not what."""
-    said = segment.split()
-    return bool(find(said[1:], _BEING)) and not _REQUEST_VERBS.intersection(said) and not find(said, _POWER)
 
 
 def searches(command: DeviceCommand) -> bool:
@@ -122,7 +110,7 @@ def compose(
         m
         for m in missed
         if (names_vocabulary(m, registry, rooms) or _value_or_part(m) or _who_said(m, text))
-        and not _says_how_things_are(m)
+        and not states_how_things_are(m)
     ]
     titles = {t.lower() for t in HomeVocabulary.of(registry).titles}
     played = [c for o in outcomes for c in o.commands if plays_anything(c) or searches(c)]
