@@ -14,6 +14,7 @@ from collections.abc import AsyncGenerator
 from pathlib import Path
 
 from tests.openai_server import ScriptedServer, Text
+from tests.speech_fixtures import RealTimeSink, synthesizer
 from tests.test_interview import Outside
 from voiced.brain.brain import Brain
 from voiced.brain.interview import QUESTIONS, InterviewAgent
@@ -23,8 +24,10 @@ from voiced.brain.turns import TurnThinking
 from voiced.bus import EventBus
 from voiced.config import BrainConfig, Config, LlmConfig
 from voiced.devices.registry import DeviceRegistry
+from voiced.events import AgentText
 from voiced.language.replies import say as say_line
 from voiced.mouth.agent import TurnContext
+from voiced.mouth.speech import SpeechOutput, SpeechProgress
 
 KITCHEN, BEDROOM = 10_000_000, 20_000_000  # the rooms' turns, numbered apart as serve_satellites does
 
@@ -131,14 +134,14 @@ def test_a_room_s_turn_does_not_wait_for_another_room_s_slow_analysis(
         kitchen, bedroom = room(brain, "kitchen"), room(brain, "bedroom")
         await take_turn(kitchen, KITCHEN + 1, "I like jazz.", "Noted.")
         await asyncio.sleep(0.2)
-        assert brain.busy("kitchen") and not brain.busy("bedroom")
+        assert not await brain.settled("kitchen") and await brain.settled("bedroom")
         start = time.monotonic()
         await bedroom.prepare(BEDROOM + 1)  # its barrier: nothing of the bedroom's to wait for
         assert time.monotonic() - start < 1.0
         start = time.monotonic()
         await kitchen.prepare(KITCHEN + 2)  # the kitchen's next turn waits for the kitchen's analysis
         assert time.monotonic() - start > 2.0
-        assert brain.state.preferences.genres == ["jazz"] and not brain.busy("kitchen")
+        assert brain.state.preferences.genres == ["jazz"] and await brain.settled("kitchen")
         await brain.aclose()
 
     asyncio.run(asyncio.wait_for(scenario(), 60))
@@ -167,6 +170,41 @@ def test_the_interview_is_held_in_the_room_it_was_begun_in(tmp_path: Path, regis
         answer = await say(kitchen, KITCHEN + 2, "The kitchen, the bedroom and the living room.")
         assert answer != "outside" and kitchen_agent.heard == []
         assert bedroom_agent.heard == ["Turn on the light in here.", "Stop the interview."]
+        await brain.aclose()
+
+    asyncio.run(asyncio.wait_for(scenario(), 60))
+
+
+def test_a_wait_of_a_moment_is_no_reason_for_the_filler(tmp_path: Path, registry: DeviceRegistry) -> None:
+    """A reply cut off by barge-in is saved as heard just as the request that cut it comes: the
+    request waits at the barrier for that (milliseconds), without "One moment." first (a satellite's
+    barge-in answered the filler before the request). Piper's voice, played in real time."""
+
+    async def scenario() -> None:
+        bus = EventBus()
+        bus.bind_loop(asyncio.get_running_loop())
+        config = Config(brain=BrainConfig(state_file=tmp_path / "state.sqlite"))
+        brain = build_brain(config, registry, EventBus())
+        speech = SpeechOutput(synthesizer(), RealTimeSink(), bus, sentence_silence_s=0.05, room="kitchen")
+        thinking = TurnThinking(brain, speech, bus, config.brain.filler, room="kitchen")
+        said = bus.subscribe("said")
+
+        async def reply() -> AsyncGenerator[str, None]:
+            yield "Turning on the kitchen light."
+
+        turn, user = KITCHEN + 1, "Turn on the kitchen light."
+        await thinking.prepare(turn)
+        await speech.say(turn, thinking.watch(turn, user, reply()), SpeechProgress())
+        thinking.end(turn, user, "Turning on", interrupted=True)  # talked over near its end
+        assert not await brain.settled("kitchen")  # what was heard is being saved
+        await thinking.prepare(KITCHEN + 2)
+        assert await brain.settled("kitchen")
+        texts = []
+        while not said.empty():
+            if isinstance(event := said.get_nowait(), AgentText):
+                texts.append((event.text, event.room))
+        assert texts == [("Turning on the kitchen light.", "kitchen")], texts
+        assert [t.reply for t in brain.state.recent_turns] == ["Turning on"]
         await brain.aclose()
 
     asyncio.run(asyncio.wait_for(scenario(), 60))

@@ -74,10 +74,13 @@ class Brain:
     def state(self) -> ConversationState:
         return self._state
 
-    def busy(self, room: str = "") -> bool:
-        """The analysis of one of `room`'s turns (or of one before it) is under way."""
+    async def settled(self, room: str = "", within_s: float = 0.0) -> bool:
+        """Whether the last analysis of one of `room`'s turns (and so every one before it) is done,
+        or is within `within_s`: waited for that long at most, never given up."""
         task = self._last.get(room)
-        return task is not None and not task.done()
+        if task is not None and not task.done() and within_s > 0:
+            await asyncio.wait([task], timeout=within_s)
+        return task is None or task.done()
 
     def context(self, turn: int, room: str = "") -> TurnContext:
         """Memory, state and notice for this turn's reply, in `room`; the notice, if it is this

@@ -17,6 +17,9 @@ from voiced.mouth.agent import TurnContext
 from voiced.mouth.speech import SpeechOutput
 
 PLAY_WAIT_S = 3.0
+# A wait shorter than this is not worth the filler, which takes longer to say (a reply cut off by
+# barge-in is saved as heard just as the request that cut it comes: milliseconds, not a moment).
+FILLER_AFTER_S = 0.5
 
 
 class TurnThinking:
@@ -35,10 +38,11 @@ class TurnThinking:
         self._confidence: dict[int, float] = {}  # turn -> how sure the ear was of its words
 
     async def prepare(self, turn: int, confidence: float = 1.0) -> TurnContext:
-        """Wait at the barrier for this room's last analysis (saying the filler if there is a wait),
-        then the context. `confidence`: how sure the ear was of the turn's words, for its record."""
+        """Wait at the barrier for this room's last analysis (saying the filler if the wait is longer
+        than a moment), then the context. `confidence`: how sure the ear was of the turn's words,
+        for its record."""
         self._confidence[turn] = confidence
-        if self._brain.busy(self._room) and self._speech is not None:
+        if self._speech is not None and not await self._brain.settled(self._room, FILLER_AFTER_S):
             await self._speech.speak(turn, self._filler)
         await self._brain.barrier(turn, self._room)
         return self._brain.context(turn, self._room)
