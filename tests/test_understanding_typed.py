@@ -18,7 +18,8 @@ from voiced.devices.registry import DeviceRegistry
 # By the sets' age: A-Z (rules were written from their tuning halves for days), AA-AH (added
 # 2026-11-29, harder writers: first sight 78 %), AI-AM (added 2026-11-29 later, first sight 85.1 %),
 # AN-AQ (added after them, first sight 82.6 %), AR-AT (first sight 77.0 %), AU-AY (added in the
-# next session, first sight 87.7 %), AZ-BB (added after its rules, first sight 83.5 %).
+# next session, first sight 87.7 %), AZ-BB (added after its rules, first sight 83.5 %), BC-BE (one
+# plain, one context-heavy and one writer of other languages or long stories; first sight 89.2 %).
 # Measured 2026-11-29 (`--typed-heldout --sets ...`).
 FLOORS = {  # sets -> (least exact rate, most wrong effects); none where the home lacks the thing
     "A-Z": (0.91, 22),  # measured 0.925 (1,318 of 1,425 turns), 20 wrong
@@ -28,6 +29,7 @@ FLOORS = {  # sets -> (least exact rate, most wrong effects); none where the hom
     "AR-AT": (0.78, 6),  # measured 0.823 (93 of 113 turns), 4 wrong
     "AU-AY": (0.84, 3),  # measured 0.877 (171 of 195 turns), 1 wrong; first sight the same
     "AZ-BB": (0.83, 3),  # measured 0.878 (101 of 115 turns), 1 wrong; first sight 0.835
+    "BC-BE": (0.87, 2),  # measured 0.910 (101 of 111 turns), 0 wrong; first sight 0.892 (99), 0 wrong
 }
 RUN_TIMEOUT_S = 300.0  # the half takes ~20 s
 
