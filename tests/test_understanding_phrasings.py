@@ -419,3 +419,9 @@ def test_it_after_a_statement_about_one_device_is_that_device() -> None:
     )
     # "let's" asks: no statement
     assert agent().understand("let's have the kitchen light blue").commands
+
+
+def test_aff_is_off() -> None:
+    assert [(c.device, c.state) for c in agent().understand("Get the bedroom light aff, eh").commands] == [
+        ("bedroom_light", "OFF")
+    ]
