@@ -134,7 +134,8 @@ class PlaybackReference:
 
     def restarted(self) -> bool:
         """Whether the reference taken since the last call reached a point where the speaker
-        restarted (a pause, stop or reply start recalled what it held). The restart lands within
+        restarted (a pause, stop or reply start recalled what it held), or where it was cut or ran
+        short (the speaker fell behind or ran ahead). The restart lands within
         a few milliseconds of where it is counted, so a path fitted across it is off (once and
         for all: the delay stays). Clears on reading."""
         with self._lock:
@@ -168,10 +169,14 @@ class PlaybackReference:
                 self._crossed = True
             backlog = max(0, self._recorded - self._handled) if self._counting else 0
             cut = self._played.drop_oldest(self._max + backlog)
-        if short and self._played.queued == 0 and out.any():
+        shifted = bool(short and self._played.queued == 0 and out.any())
+        if shifted:
             self.short += short
             _LOGGER.info("reference ran %d ms short: the echo delay shifts", short * 1000 // self._rate)
         if cut:
             self.cut += cut
             _LOGGER.info("speaker ran %d ms ahead of the microphone: reference cut", cut * 1000 // self._rate)
+        if shifted or cut:  # our echo moved against its reference from here on, as after a restart
+            with self._lock:
+                self._crossed = True
         return out

@@ -34,11 +34,13 @@ HISTORY_S = 8  # microphone and reference kept for the echo check of an utteranc
 # A frame the fitted echo path leaves louder than it found it: the path no longer matches the
 # room or the alignment (a correct path only ever removes energy). It is dropped and refitted.
 STALE_PATH_DB = 3.0
+PATH_ADDS_DB = 0.5  # a path's share above this over an onset: it added energy (a voice alone reads 0)
 FIT_KEEP_DB = -15.0  # a fit that leaves more of its second unexplained was bent by the user's voice
 NO_SOUND_DB = -90.0  # digital silence (a real microphone's own noise is far above it)
 JUDGED_KEPT = 16  # frames whose echo share, as classified, is kept for the onset of speech
 MIN_FIT_SAMPLES = EAR_RATE * 3 // 10  # after a speaker restart, fit once this much has followed it
 DELAY_SLACK = 16  # samples: a smaller change in the estimate is jitter, which the echo path absorbs
+DRIFT = EAR_RATE // 10  # how far a snippet's check looks for our echo around the estimated delay
 # Until the echo path is fitted again (a restart may have moved our echo), a frame is the user's only if
 # the microphone is this much louder than our echo at its loudest coupling (bench/calibrate_echo_coupling.py).
 COUPLING_MARGIN_DB = 6.0
@@ -170,6 +172,9 @@ class EchoCancellingVad:
         speech = self._vad.is_speech(data, EAR_RATE)
         window = self._recent_aligned_db if self._aligned_to is not None else self._recent_raw_db
         residual_db, reference_db = rms_dbfs(cleaned), max(window)
+        # Only a fitted path knows where our echo is (a delay found but not fitted on yet may be off
+        # by more than the window): without one, it may come from anywhere in the last 800 ms.
+        loudest = max(reference_db, *self._recent_raw_db)
         # A microphone this quiet holds no one's voice, whatever the canceller leaves of it (its
         # leftovers can pass the VAD), and a share of nothing is no evidence: on a digital echo
         # path a reply that starts, pauses or resumes meets exact zeros until its echo is back.
@@ -185,11 +190,9 @@ class EchoCancellingVad:
             if not user:
                 self._coupling.append(mic_db - reference_db)
         elif self._coupling:  # the path is being fitted again: louder than our echo can be, or not the user
-            # Until the delay is found again, our echo may come from anywhere in the last 800 ms.
-            loudest = max(self._recent_raw_db) if self._delay_unsure() else reference_db
             user = mic_db > loudest + self._coupling_db() + self._coupling_margin
         else:  # no echo path fitted yet: judge by levels against the canceller's usual leak
-            user = self._gate.is_user(vad_speech=speech, residual_db=residual_db, reference_db=reference_db)
+            user = self._gate.is_user(vad_speech=speech, residual_db=residual_db, reference_db=loudest)
         _LOGGER.debug(
             "over playback: mic %.1f dB, left %.1f dB, reference %.1f dB, not echo %s dB -> %s",
             rms_dbfs(mic),
@@ -246,7 +249,10 @@ class EchoCancellingVad:
             return None
         left = sum(judged[0] for judged in recent if judged is not None)
         whole = sum(judged[1] for judged in recent if judged is not None)
-        return 10 * float(np.log10(max(left, 1e-9) / whole)) if whole > 0 else None
+        share = 10 * float(np.log10(max(left, 1e-9) / whole)) if whole > 0 else None
+        # A path that added energy to these frames no longer matches our echo (it moved): it does
+        # not judge them; the check on the snippet itself, which looks for the echo, does.
+        return None if share is None or share > PATH_ADDS_DB else share
 
     def _adopt_fit(self) -> None:
         job = self._fitting
@@ -321,7 +327,26 @@ def _fit_path(mic: np.ndarray, reference: np.ndarray, delay: int) -> tuple[np.nd
 
 def _unexplained_db(mic: np.ndarray, reference: np.ndarray, delay: int) -> float | None:
     """In a checker's thread: how much of `mic` our echo does not explain; None for a silent
-    microphone (there is nothing to explain, and it is no one's voice either)."""
+    microphone (there is nothing to explain, and it is no one's voice either). Our echo is looked
+    for at the estimated delay and where the snippet itself puts it, within DRIFT of it: on a
+    loaded box the audio stack's latency moves by tens of ms before the estimate follows."""
     if rms_dbfs(mic) <= SILENT_DB:
         return None
-    return unexplained_db(mic, reference, delay)
+    share = unexplained_db(mic, reference, delay)
+    moved = _echo_lag(mic, reference, delay)
+    if moved is not None and abs(moved - delay) > DELAY_SLACK:
+        share = min(share, unexplained_db(mic, reference, moved))
+    return share
+
+
+def _echo_lag(mic: np.ndarray, reference: np.ndarray, delay: int) -> int | None:
+    """The lag within DRIFT of `delay` at which `reference` best matches `mic` (both end now)."""
+    low, high = max(0, delay - DRIFT), delay + DRIFT
+    start = len(reference) - len(mic) - high - EchoPath().lead
+    if start < 0:
+        return None
+    window = reference[start + EchoPath().lead : len(reference) - low].astype(np.float64)
+    size = 1 << int(np.ceil(np.log2(len(window) + len(mic))))
+    spectrum = np.fft.rfft(window, size) * np.conj(np.fft.rfft(mic.astype(np.float64), size))
+    corr = np.fft.irfft(spectrum, size)[: high - low + 1]
+    return high - int(np.argmax(np.abs(corr)))
