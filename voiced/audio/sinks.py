@@ -27,7 +27,6 @@ _LOGGER = logging.getLogger(__name__)
 OUTPUT_LATENCY_S = 0.2
 BLOCK_S = 0.03
 AHEAD_S = 0.15  # how far our own buffer runs ahead of the device
-DRY_GAP_S = 0.008  # a block heard this much later than the last one ended: the device ran dry
 
 
 @dataclass(frozen=True)
@@ -137,16 +136,12 @@ class SpeakerSink:
         self._paused = False
         self._sent: deque[_Block] = deque(maxlen=64)  # the last ~2 s handed to the device
         self._recalled_at: float | None = None  # the stream's clock when it last dropped its buffer
-        self._next_heard_at: float | None = None  # when the block after the last one should be heard
-        self.dry_s = 0.0  # silence the device played that we never gave it (it ran dry)
-        self._dry_told_s = 0.0
 
     def _open(self, rate: int) -> None:
         import sounddevice as sd
 
         if self._reference is not None and rate != EAR_RATE:
             raise AudioSinkError(f"with echo cancellation the speaker plays at {EAR_RATE} Hz, not {rate}")
-        self._rate, self._next_heard_at = rate, None  # the callback reads both from its first block
         try:
             self._stream = sd.RawOutputStream(
                 samplerate=rate,
@@ -160,6 +155,7 @@ class SpeakerSink:
             self._stream.start()
         except (sd.PortAudioError, ValueError) as exc:
             raise AudioSinkError(f"cannot open speaker {self._device or '(default)'}: {exc}") from None
+        self._rate = rate
 
     def _fill(self, outdata: Any, frames: int, times: Any, _status: Any) -> None:
         wanted = frames * 2
@@ -171,19 +167,12 @@ class SpeakerSink:
             heard_at = float(times.outputBufferDacTime)
             self._sent.append(_Block(heard_at, chunk, audio))
             recalled_at, self._recalled_at = self._recalled_at, None
-            expected, self._next_heard_at = self._next_heard_at, heard_at + frames / self._rate
         outdata[:] = chunk
         if self._reference is not None:
             if recalled_at is not None and heard_at > recalled_at:
                 # The restarted stream is heard this much after the last sample the old one
                 # played: that silence reaches the microphone, so the reference holds it too.
                 gap = min(self._rate, round((heard_at - recalled_at) * self._rate))
-                self._reference.append(np.zeros(gap, dtype=np.int16))
-            elif expected is not None and heard_at - expected > DRY_GAP_S:
-                # The device ran dry (an underrun on a busy box) and played silence before this
-                # block: the microphone hears it, so the reference holds it too, or our echo moves.
-                self.dry_s += heard_at - expected
-                gap = min(self._rate, round((heard_at - expected) * self._rate))
                 self._reference.append(np.zeros(gap, dtype=np.int16))
             self._reference.append(np.frombuffer(chunk, dtype=np.int16))
 
@@ -206,12 +195,6 @@ class SpeakerSink:
     async def drain(self) -> None:
         while self._buffered_s() > 0:
             await asyncio.sleep(0.01)
-        if self.dry_s > self._dry_told_s + 0.001:
-            _LOGGER.info(
-                "the speaker ran dry for %.0f ms in all; its echo reference holds that silence",
-                self.dry_s * 1000,
-            )
-            self._dry_told_s = self.dry_s
         stream = self._stream
         if stream is not None:
             await asyncio.sleep(float(stream.latency))
