@@ -172,9 +172,6 @@ class EchoCancellingVad:
         speech = self._vad.is_speech(data, EAR_RATE)
         window = self._recent_aligned_db if self._aligned_to is not None else self._recent_raw_db
         residual_db, reference_db = rms_dbfs(cleaned), max(window)
-        # Only a fitted path knows where our echo is (a delay found but not fitted on yet may be off
-        # by more than the window): without one, it may come from anywhere in the last 800 ms.
-        loudest = max(reference_db, *self._recent_raw_db)
         # A microphone this quiet holds no one's voice, whatever the canceller leaves of it (its
         # leftovers can pass the VAD), and a share of nothing is no evidence: on a digital echo
         # path a reply that starts, pauses or resumes meets exact zeros until its echo is back.
@@ -190,9 +187,11 @@ class EchoCancellingVad:
             if not user:
                 self._coupling.append(mic_db - reference_db)
         elif self._coupling:  # the path is being fitted again: louder than our echo can be, or not the user
+            # Until the delay is found again, our echo may come from anywhere in the last 800 ms.
+            loudest = max(self._recent_raw_db) if self._delay_unsure() else reference_db
             user = mic_db > loudest + self._coupling_db() + self._coupling_margin
         else:  # no echo path fitted yet: judge by levels against the canceller's usual leak
-            user = self._gate.is_user(vad_speech=speech, residual_db=residual_db, reference_db=loudest)
+            user = self._gate.is_user(vad_speech=speech, residual_db=residual_db, reference_db=reference_db)
         _LOGGER.debug(
             "over playback: mic %.1f dB, left %.1f dB, reference %.1f dB, not echo %s dB -> %s",
             rms_dbfs(mic),
