@@ -130,7 +130,10 @@ def test_a_room_s_turn_does_not_wait_for_another_room_s_slow_analysis(
             llm=LlmConfig(base_url=llm.base_url),
             brain=BrainConfig(state_file=tmp_path / "state.sqlite", model="brain", barrier_timeout_s=20.0),
         )
-        brain = build_brain(config, registry, EventBus())
+        home = EventBus()
+        home.bind_loop(asyncio.get_running_loop())
+        told = home.subscribe("brain-events", limit=10_000)
+        brain = build_brain(config, registry, home)
         kitchen, bedroom = room(brain, "kitchen"), room(brain, "bedroom")
         await take_turn(kitchen, KITCHEN + 1, "I like jazz.", "Noted.")
         await asyncio.sleep(0.2)
@@ -143,6 +146,11 @@ def test_a_room_s_turn_does_not_wait_for_another_room_s_slow_analysis(
         assert time.monotonic() - start > 2.0
         assert brain.state.preferences.genres == ["jazz"] and await brain.settled("kitchen")
         await brain.aclose()
+        events = [told.get_nowait() for _ in range(told.qsize())]
+        # the home's brain says whose turn each event is about
+        about = {(e.kind, getattr(e, "turn", None), getattr(e, "room", None)) for e in events}
+        assert ("brain_finished", KITCHEN + 1, "kitchen") in about, about
+        assert ("barrier_wait", KITCHEN + 2, "kitchen") in about, about
 
     asyncio.run(asyncio.wait_for(scenario(), 60))
 

@@ -192,7 +192,7 @@ class Brain:
                 self._config.barrier_timeout_s,
             )
             await self._give_up(self._task or task)  # to the last of all: another room's may follow
-        self._bus.publish(BarrierWait(turn=turn, waited_s=waited, timed_out=bool(pending)))
+        self._bus.publish(BarrierWait(turn=turn, waited_s=waited, timed_out=bool(pending), room=room))
         return not pending
 
     async def _give_up(self, last: asyncio.Task[None], *, speak: bool = True) -> None:
@@ -213,7 +213,7 @@ class Brain:
                 _LOGGER.exception("turn %d: even the rules' analysis failed; keeping the state", record.turn)
                 continue
             _LOGGER.info("turn %d: the rules' analysis stands in for the model's", record.turn)
-            self._apply(record.turn, state, start)
+            self._apply(record.turn, state, start, record.room)
 
     async def aclose(self) -> None:
         if self._task is not None and not self._task.done():
@@ -256,13 +256,13 @@ class Brain:
         await asyncio.to_thread(self._store.save, state)
         return state
 
-    def _apply(self, turn: int, state: ConversationState, start: float) -> None:
+    def _apply(self, turn: int, state: ConversationState, start: float, room: str = "") -> None:
         self._state = state
         self._delivery.settled(turn)
         run_s = time.monotonic() - start
         self.run_times.append(run_s)
         _LOGGER.info("turn %d: brain done in %.2f s; notice: %s", turn, run_s, state.system_notice)
-        self._bus.publish(BrainFinished(turn=turn, run_s=run_s, notice=state.system_notice))
+        self._bus.publish(BrainFinished(turn=turn, run_s=run_s, notice=state.system_notice, room=room))
         self._bus.publish(StateUpdated(state=state.model_dump(mode="json")))
 
     async def _think(
@@ -286,17 +286,21 @@ class Brain:
             state = await self._analyse(self._thinkers, record)
         except asyncio.CancelledError:
             self._bus.publish(
-                BrainFinished(turn=record.turn, run_s=time.monotonic() - start, failed="overran")
+                BrainFinished(
+                    turn=record.turn, run_s=time.monotonic() - start, failed="overran", room=record.room
+                )
             )
             raise
         except Exception as exc:  # a broken analysis must not take the conversation down
             _LOGGER.exception("turn %d: analysis failed; keeping the previous state", record.turn)
             self._bus.publish(
-                BrainFinished(turn=record.turn, run_s=time.monotonic() - start, failed=str(exc))
+                BrainFinished(
+                    turn=record.turn, run_s=time.monotonic() - start, failed=str(exc), room=record.room
+                )
             )
             self._supervision.failed("brain", exc)  # the next turn's analysis is its restart
         else:
-            self._apply(record.turn, state, start)
+            self._apply(record.turn, state, start, record.room)
             self._supervision.recovered("brain")
         if me is not None:
             self._unfinished.pop(me, None)

@@ -86,6 +86,7 @@ class BrainFinished(Event):
     run_s: float
     notice: str | None = None
     failed: str | None = None  # why the analysis was not applied
+    room: str = ""  # where the turn was said (a satellite's room, or the daemon's own)
 
 
 @dataclass(frozen=True)
@@ -96,6 +97,7 @@ class BarrierWait(Event):
     turn: int
     waited_s: float
     timed_out: bool
+    room: str = ""  # the room of the turn that waited
 
 
 @dataclass(frozen=True)
