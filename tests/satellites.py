@@ -34,16 +34,18 @@ class Satellite:
         timed: bool = False,
         mic_chunk: int = 0,
         echo_gain: float = 0.0,
+        options: tuple[str, ...] = (),
     ) -> None:
         """`timed` (the benchmark): the microphone logs when each request ended (`said.log`), the
         speaker when each reply's first audio arrived (`reply-*.first`, wall clock, beside the .raw).
         `mic_chunk`: the satellite's --mic-command-samples-per-chunk (0: its default, 1024).
         `echo_gain`: the microphone hears what the speaker plays, times this (0: not at all); the
-        speaker then plays at 16 kHz."""
+        speaker then plays at 16 kHz. `options`: more of wyoming-satellite's own (its --wake-uri)."""
         self.name = name
         self.timed = timed
         self.mic_chunk = mic_chunk
         self.echo_gain = echo_gain
+        self.options = options
         self.port = port or free_port()
         self.folder = workdir / name
         self.inbox = self.folder / "inbox"
@@ -97,6 +99,7 @@ class Satellite:
                 str(EAR_RATE if self.echo_gain else SND_RATE),
                 "--debug",
                 *(["--mic-command-samples-per-chunk", str(self.mic_chunk)] if self.mic_chunk else []),
+                *self.options,
             ],
             stdout=log,
             stderr=subprocess.STDOUT,

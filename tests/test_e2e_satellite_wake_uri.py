@@ -11,8 +11,6 @@ wake service: half duplex (docs/satellites.md, "Limits, for now")."""
 from __future__ import annotations
 
 import asyncio
-import subprocess
-import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -25,9 +23,9 @@ from wyoming.info import Attribution, Describe, Info, WakeModel, WakeProgram
 from wyoming.server import AsyncEventHandler, AsyncServer
 from wyoming.wake import Detect, Detection
 
-from tests.conftest import REPO, Broker, free_port, wait_for_port
+from tests.conftest import Broker, free_port, wait_for_port
 from tests.home import SimulatedHome
-from tests.satellites import SATELLITE_VENV, SND_RATE, UP_WITHIN_S, Satellite
+from tests.satellites import Satellite
 from tests.speech_fixtures import spoken
 from tests.test_e2e_satellites import (
     engines,
@@ -155,49 +153,6 @@ _INFO = Info(
 )
 
 
-class WakeSatellite(Satellite):
-    """wyoming-satellite as tests/satellites.py starts it, with its own wake word service."""
-
-    def __init__(self, workdir: Path, name: str, wake_uri: str) -> None:
-        super().__init__(workdir, name)
-        self.wake_uri = wake_uri
-
-    def start(self) -> None:
-        python = SATELLITE_VENV / "bin" / "python"
-        if not python.exists():
-            raise RuntimeError(f"{python} is missing: run scripts/setup.sh (it installs wyoming-satellite)")
-        mic = f"{sys.executable} {REPO / 'tests' / 'satellite_mic.py'} {self.inbox}"
-        snd = f"sh -c 'cat > {self.replies}/reply-$(date +%s%N).raw'"
-        log = (self.folder / "satellite.log").open("ab")
-        self._proc = subprocess.Popen(
-            [
-                str(python),
-                "-m",
-                "wyoming_satellite",
-                "--uri",
-                self.uri,
-                "--name",
-                self.name,
-                "--no-zeroconf",
-                "--mic-command",
-                mic,
-                "--snd-command",
-                snd,
-                "--snd-command-rate",
-                str(SND_RATE),
-                "--wake-uri",
-                self.wake_uri,
-                "--wake-word-name",
-                WAKE_WORD,
-                "--debug",
-            ],
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-        wait_for_port(self.port, UP_WITHIN_S)
-
-
 def test_a_satellite_with_its_own_wake_word_streams_only_after_it_and_stops_at_the_transcript(
     workdir: Path, broker: Broker, home: SimulatedHome, engines: Engines
 ) -> None:
@@ -209,7 +164,10 @@ async def _woken_on_the_satellite(
 ) -> None:
     wake = WakeService()
     await wake.start()
-    kitchen = WakeSatellite(workdir, "kitchen_satellite", wake.uri)
+    # the satellite as the other tests start it, with its own wake word service
+    kitchen = Satellite(
+        workdir, "kitchen_satellite", options=("--wake-uri", wake.uri, "--wake-word-name", WAKE_WORD)
+    )
     await asyncio.to_thread(kitchen.start)
     daemon = None
     try:
