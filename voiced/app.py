@@ -53,7 +53,7 @@ from voiced.satellites.room import Home
 from voiced.satellites.serve import serve_satellites
 from voiced.supervision import Supervision
 from voiced.systemd import NotifySettings, notify_stopping, notify_systemd
-from voiced.vibe.narrator import SpokenNarrator
+from voiced.vibe.narrator import RoomVoice, RoomVoices, SpokenNarrator
 from voiced.vibe.presets import preset_moods
 from voiced.vibe.setup import build_vibe
 from voiced.web.api import Controls
@@ -168,7 +168,8 @@ async def run_daemon(
                 "discovery", bus, lambda changes: follow_home(bus, changes, registry, intents, ear_words)
             )
             stack.push_async_callback(supervision.stop, "discovery")
-        narrator = SpokenNarrator(speech, bus, lambda: daemon.busy, config.vibe.narrate_wait_s)
+        voices = RoomVoices(RoomVoice("the daemon's own speaker", speech, bus, lambda: daemon.busy))
+        narrator = SpokenNarrator(voices, config.vibe.narrate_wait_s)
         scenes_file = config.vibe.checkpoint_file or config.brain.state_file.with_name("voiced-scenes.sqlite")
         scenes_file.parent.mkdir(parents=True, exist_ok=True)
         vibe = build_vibe(
@@ -246,6 +247,7 @@ async def run_daemon(
                 rehearsed=speech.rehearsed,  # a room plays the replies rehearsed here
                 asr=home_asr,
                 brain=brain,  # the home's memory: every room's turns reach it
+                voices=voices,  # its turns' lines outside a reply (the brain's, the scenes'): said there
             )
             await stack.enter_async_context(serve_satellites(home, config.satellites))
         if options.web_socket is not None:

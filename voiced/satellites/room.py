@@ -54,12 +54,16 @@ from voiced.satellites.audio import SatelliteMicrophone, SatelliteSpeaker
 from voiced.satellites.link import DEFAULT_TIMING, LinkTiming, SatelliteLink
 from voiced.satellites.relay import relay
 from voiced.supervision import Supervision
+from voiced.vibe.narrator import RoomVoice, RoomVoices
 from voiced.vibe.presets import preset_moods
 
 if TYPE_CHECKING:
     import openai
 
 _LOGGER = logging.getLogger(__name__)
+# The turns of the n-th satellite's room are numbered from (n + 1) * ROOM_TURNS: far above the
+# local ear's and the web's typed turns (daemon.OUTSIDE_TURN_BASE), and apart from each other.
+ROOM_TURNS = 10_000_000
 
 
 @dataclass(frozen=True)
@@ -84,6 +88,8 @@ class Home:
     asr: HomeAsr | None = None
     # the home's one brain (its memory, preferences, interview), which every room's turns reach
     brain: Brain | None = None
+    # where the lines outside a reply are said (the scenes', the brain's): each room's, for its turns
+    voices: RoomVoices | None = None
 
 
 class BorrowedAgent:
@@ -109,7 +115,8 @@ class SatelliteRoom:
     def __init__(
         self, satellite: SatelliteConfig, home: Home, *, first_turn: int, timing: LinkTiming = DEFAULT_TIMING
     ) -> None:
-        """`first_turn`: the room's turns are numbered after it, apart from every other room's."""
+        """`first_turn`: the room's turns are numbered after it, apart from every other room's
+        (the next ROOM_TURNS - 1 numbers are its)."""
         self.satellite = satellite
         self._home = home
         self._first_turn = first_turn
@@ -223,6 +230,11 @@ class SatelliteRoom:
             learn = partial(follow_home, self._bus, changes, home.registry, intents)
             supervision.start(self._learning, learn)  # HomeLearned on its bus: room_learned at home
             self._stack.push_async_callback(supervision.stop, self._learning)
+        if home.voices is not None:  # a line for one of its turns (a scene's, the interview's end): here
+            where = f"satellite {self.satellite.name} ({room})"
+            voice = RoomVoice(where, speech, self._bus, lambda: daemon.busy, lambda: self.link.connected)
+            turns = range(self._first_turn + 1, self._first_turn + ROOM_TURNS)
+            self._stack.enter_context(home.voices.serving(turns, voice))
         supervision.start(self._turns, daemon.run)
         self._stack.push_async_callback(supervision.stop, self._turns)  # first to stop
 

@@ -8,12 +8,9 @@ from collections.abc import AsyncIterator, Sequence
 
 from voiced.config_satellites import SatelliteConfig
 from voiced.satellites.link import DEFAULT_TIMING, LinkTiming
-from voiced.satellites.room import Home, SatelliteRoom
+from voiced.satellites.room import ROOM_TURNS, Home, SatelliteRoom
 
 _LOGGER = logging.getLogger(__name__)
-# The turns of the n-th satellite's room are numbered from (n + 1) * ROOM_TURNS: far above the
-# local ear's and the web's typed turns (daemon.OUTSIDE_TURN_BASE), and apart from each other.
-ROOM_TURNS = 10_000_000
 
 
 @contextlib.asynccontextmanager
