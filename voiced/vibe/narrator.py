@@ -4,8 +4,8 @@ said through the mouth of the room they belong to, only when that room's convers
 A line belongs to the room of the turn it is for. A satellite's room numbers its turns in a range of
 its own (voiced/satellites/serve.py) and registers its voice for that range while it is served: the
 line is said on that satellite, at a pause of that room. The line of any other turn (the daemon's own
-microphone's, the web's typed turns, a plan's news, a scene resumed after a restart) or of a
-satellite that is away just then is said on the daemon's own speaker, at a pause of its own.
+microphone's, the web's typed turns, a plan's news: turn 0) or of a satellite that is away just then
+is said on the daemon's own speaker, at a pause of its own.
 """
 
 from __future__ import annotations
