@@ -477,3 +477,47 @@ def test_a_room_said_by_what_is_in_it() -> None:
     assert on("could you put the light on in the room where I sleep, dear?") == ("bedroom_light",)
     assert on("make the sofa lamp yellow for me") == ("living_room_light",)
     assert on("turn on the oven") == ()  # a thing the home lacks, said alone, is still refused
+
+
+def test_a_name_alone_after_a_separator_takes_the_request_before_it() -> None:
+    both = agent().understand("lights off kitchen and lounge")
+    assert [(c.device, c.state) for c in both.commands] == [
+        ("kitchen_light", "OFF"),
+        ("living_room_light", "OFF"),
+    ]
+    # a segment that says more than a name is not carried over
+    assert (
+        not agent().understand("warm white in the bedroom please, the kitchen one is set to blorp").commands
+    )
+
+
+def test_requests_said_one_after_the_other_with_nothing_between_are_each_taken() -> None:
+    run_on = agent().understand("bedroom light off kitchen light on")
+    assert [(c.device, c.state) for c in run_on.commands] == [
+        ("bedroom_light", "OFF"),
+        ("kitchen_light", "ON"),
+    ]
+    levels = agent().understand("kitchen 40 bedroom 70")
+    assert [(c.device, c.brightness) for c in levels.commands] == [
+        ("kitchen_light", 102),
+        ("bedroom_light", 178),
+    ]
+
+
+def test_a_number_alone_after_minutes_changes_the_minutes() -> None:
+    talk = agent()
+    talk.understand("diffuser thirty minutes")
+    again = talk.understand("make that forty five")
+    assert [(c.device, c.duration_min, c.intensity) for c in again.commands] == [("diffuser", 45, None)]
+    level = agent()
+    level.understand("run the diffuser for 20 minutes")
+    assert [(c.device, c.intensity) for c in level.understand("make it 50 percent").commands] == [
+        ("diffuser", 50)
+    ]
+
+
+def test_a_complaint_before_a_number_is_the_reason_not_a_second_value() -> None:
+    talk = agent()
+    talk.understand("put on some folk music")
+    lower = talk.understand("Oh, that's a little too loud for me. Would you lower it to about thirty?")
+    assert [(c.device, c.volume) for c in lower.commands] == [("music", 30)]

@@ -327,6 +327,8 @@ class LocalIntentAgent(OneRequest, HeardReadings):
                 )
                 if shared is not None:
                     outcomes.append(shared)
+                elif run_on := self._run_on(segments[start]):
+                    outcomes.extend(run_on)
                 elif not set(words(segments[start])) <= self._language.fillers:  # "right", "ok": no request
                     missed.append(segments[start])
                     self._home.last = talked_of(segments[start], self._words) or self._home.last

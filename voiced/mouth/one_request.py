@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import datetime
 
 from voiced.devices.model import DeviceCommand
@@ -55,9 +56,13 @@ class OneRequest:
         """ "Kill the music and the diffuser": a segment naming only a device takes the request before it."""
         if not outcomes or at == 0 or not outcomes[-1].commands:
             return None
+        # the segment followed a separator: "lights off kitchen and lounge" carries "lounge" as
+        # "and lounge" would
         frame = self._frame(segments[at])
+        if frame is None and self._only_names(segments[at]):
+            frame = self._frame(f"{self._language.joining} {segments[at]}")
         named = self._room_alone(segments[at]) if frame is None else None
-        if named is None and (frame is None or not frame.bare or len(frame.named) != 1):
+        if named is None and (frame is None or not (frame.bare or frame.follow_up) or len(frame.named) != 1):
             return None
         target = named or frame.named[0]  # type: ignore[union-attr]
         home_words = HomeVocabulary.of(self._registry)
@@ -104,6 +109,25 @@ class OneRequest:
                 return self._remember(found[0])
         return outcome
 
+    def _run_on(self, segment: str) -> list[Outcome] | None:
+        """ "bedroom light off kitchen light on", "kitchen brighter lounge dimmer": requests said
+        one after the other with nothing between, cut where a value ends and a name begins; each
+        part must be a request of its own (else None)."""
+        lang = self._language
+        tokens = words(segment)
+        ends = {p[-1] for ps in lang.power.values() for p in ps} | {p[-1] for p in (*lang.up, *lang.down)}
+        ends |= {p[-1] for p in lang.percent}
+        starts = {at for at, _ in find(tokens, [*self._words.devices, *self._words.rooms])}
+        cuts = [i for i in sorted(starts) if i > 0 and (tokens[i - 1] in ends or tokens[i - 1].isdigit())]
+        if not cuts:
+            return None
+        parts = [" ".join(tokens[a:b]) for a, b in zip([0, *cuts], [*cuts, len(tokens)], strict=True)]
+        found = [self._first([part]) for part in parts]
+        if any(o is None or not o.commands for o in found):
+            return None
+        log.info("requests said one after the other: %s", parts)
+        return [o for o in found if o is not None]
+
     def _placed(self) -> set[str]:
         """The kinds of device that are all in one room (or none): "here" changes nothing of them."""
         rooms: dict[str, set[str]] = {}
@@ -137,7 +161,7 @@ class OneRequest:
         last = going_on or self._home.last
         if has(tokens, self._language.pair):
             last = self._recent.pair(last)
-        return entity_frame.read(
+        found = entity_frame.read(
             tokens,
             self._words,
             self._language,
@@ -147,6 +171,21 @@ class OneRequest:
             repeat=self._recent.direction,
             going_on=bool(going_on),
         )
+        was = self._last_frame
+        if (
+            found is not None
+            and found.recalled
+            and isinstance(found.percent, int)
+            and found.minutes is None
+            and was is not None
+            and was.minutes is not None
+            and was.percent is None
+            and not has(tokens, self._language.percent)
+        ):
+            # "run the diffuser for thirty minutes" - "make that forty five": the number the last
+            # request set, not a level
+            found = replace(found, percent=None, minutes=found.percent)
+        return found
 
     def _one(self, text: str, guess: bool = True) -> Outcome | None:
         """Strict, then with misheard names corrected, then the entity frame, then (`guess`: one
@@ -238,6 +277,9 @@ class OneRequest:
             same = self._prepared(framed_outcome(framed, self._home, self._handler_args[0]))
             if same is not None and same.commands == outcome.commands:
                 self._framed_now.append(framed)
+        if framed is not None and framed.felt and set(outcome.targets) <= set(framed.targets):
+            # "that's too loud, lower it to thirty": the feeling is the reason, the number the change
+            return replace(outcome, felt=True)
         return outcome
 
     def _again(self, follow: entity_frame.Frame) -> Outcome | None:
