@@ -521,3 +521,12 @@ def test_a_complaint_before_a_number_is_the_reason_not_a_second_value() -> None:
     talk.understand("put on some folk music")
     lower = talk.understand("Oh, that's a little too loud for me. Would you lower it to about thirty?")
     assert [(c.device, c.volume) for c in lower.commands] == [("music", 30)]
+
+
+def test_a_thing_we_lack_said_as_what_someone_does_leaves_the_mood_heard() -> None:
+    assert agent().understand("I gotta study for finals, can you do focus mode").scene == "focus"
+    assert agent().understand("right, time to tidy up and hoover the whole house").scene == "cleaning"
+    # the thing itself asked for is still refused by name, and lands nowhere
+    for text in ("turn on the hoover", "heat the kitchen"):
+        refused = agent().understand(text)
+        assert (refused.commands, refused.scene) == ((), None), text

@@ -61,6 +61,7 @@ class Language:
     device_nouns: tuple[Phrase, ...]
     determiners: frozenset[str]
     absent: dict[str, tuple[Phrase, ...]]
+    doing_before: frozenset[str]  # "I must study", "to hoover": a thing's word said as what one does
     room_words: tuple[Phrase, ...]
     room_synonyms: dict[str, tuple[Phrase, ...]]  # a room's name -> what else people call it
     landmarks: dict[str, tuple[Phrase, ...]]  # a room's name -> what is in it ("my bed", "the fridge")
@@ -210,6 +211,7 @@ class Language:
             device_nouns=_phrases(raw["device_nouns"]),
             determiners=frozenset(str(w) for w in raw["determiners"]),
             absent=_classes(raw["absent"]),
+            doing_before=frozenset(str(w) for w in raw["doing_before"]),
             room_words=_phrases(raw["room_words"]),
             room_synonyms=_classes(raw["room_synonyms"]),
             landmarks=_classes(raw["landmarks"]),

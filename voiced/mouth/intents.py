@@ -40,6 +40,7 @@ from voiced.mouth.understanding.grammar import human
 from voiced.mouth.understanding.handlers import handlers
 from voiced.mouth.understanding.home import Home, Outcome, pct_to_brightness
 from voiced.mouth.understanding.home_words import Words, asked_alone, plain_rooms
+from voiced.mouth.understanding.lacking import said_as_doing
 from voiced.mouth.understanding.learning import Learned, learn
 from voiced.mouth.understanding.moods import mood
 from voiced.mouth.understanding.remarks import Remarks
@@ -370,10 +371,13 @@ class LocalIntentAgent(OneRequest, HeardReadings):
         # "turn it down a little, it's quite strong": the feeling is the reason, the request the change
         outcomes = [o for o in outcomes if not (o.felt and {c.device for c in o.commands} <= asked)]
         reply = compose(text, outcomes, missed, self._matcher, self._home, self._rooms)
-        if refused is not None and reply.text == NOT_UNDERSTOOD:
-            return AgentReply(text=refused, understood=True)
         parts = [words(part) for part in split_utterance(text)]
         scene = mood(parts, self._moods, self._words, self._language) if self._framing else None
+        if refused is not None and reply.text == NOT_UNDERSTOOD:
+            if scene is not None and said_as_doing(words(text), self._language):  # "I must study"
+                log.info("the mood of %r, what we lack said as what is done: scene %s", text, scene)
+                return AgentReply(text="", understood=True, scene=scene)
+            return AgentReply(text=refused, understood=True)
         if reply.text == NOT_UNDERSTOOD and scene is not None:
             log.info("the mood of %r: scene %s", text, scene)
             return AgentReply(text="", understood=True, scene=scene)

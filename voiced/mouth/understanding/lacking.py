@@ -25,3 +25,18 @@ def lacking(
         if kind not in kinds and find(tokens, (*lang.kinds.get(kind, ()), *name.asked_by), set(taken)):
             return name.one
     return None
+
+
+def said_as_doing(tokens: list[str], lang: Language) -> bool:
+    """Whether every word here of a thing the home lacks, or of a room, is said as what someone does
+    ("I must study", "hoover the whole house"): after a `doing_before` word, or before a determiner."""
+    found = find(tokens, [*(p for ps in lang.absent.values() for p in ps), *lang.room_words])
+    if not found:
+        return False
+
+    def doing(at: int, said: tuple[str, ...]) -> bool:
+        before = tokens[at - 1] if at > 0 else None
+        after = tokens[at + len(said)] if at + len(said) < len(tokens) else None
+        return before in lang.doing_before or (before not in lang.determiners and after in lang.determiners)
+
+    return all(doing(at, said) for at, said in found)
