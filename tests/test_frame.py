@@ -530,3 +530,27 @@ def test_a_thing_we_lack_said_as_what_someone_does_leaves_the_mood_heard() -> No
     for text in ("turn on the hoover", "heat the kitchen"):
         refused = agent().understand(text)
         assert (refused.commands, refused.scene) == ((), None), text
+
+
+def test_a_sentence_reporting_words_that_ask_nothing_leaves_the_request_beside_it() -> None:
+    blue = agent().understand("Make the bedroom light blue. My grandson tells me it's very restful.")
+    assert [c.device for c in blue.commands] == ["bedroom_light"]
+    # a reported sentence that names something, or tells us to act, may hold the request
+    for text in (
+        "My wife says turn off the lights. Please.",
+        "Turn off the kitchen light. She said the bedroom light too.",
+        "Play jazz. They said it on the radio.",
+    ):
+        assert not agent().understand(text).commands, text
+
+
+def test_tonight_alone_is_now_but_later_tonight_is_later() -> None:
+    assert agent().understand("the bedroom light ought to be blue tonight").commands
+    assert not agent().understand("i might want some jazz later tonight").commands
+
+
+def test_courtesy_after_too_leaves_it_a_follow_up() -> None:
+    talk = agent()
+    talk.understand("turn on the kitchen light")
+    too = talk.understand("Oh, and the living room one too, if you would be so kind.")
+    assert [(c.device, c.state) for c in too.commands] == [("living_room_light", "ON")]

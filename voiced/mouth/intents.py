@@ -295,8 +295,7 @@ class LocalIntentAgent(OneRequest, HeardReadings):
         chosen = None if question is None else answer(question, text, self._matcher, self._vocabulary)
         if chosen is not None:
             text = chosen
-        if is_reported(text):
-            log.info("reported speech, not acted on: %r", text)
+        if is_reported(text) and (text := self._unreported(text)) is None:
             return AgentReply(text=REPORTED, understood=True)
         if looped(text):
             log.info("the ear looped, not acted on: %r", text)

@@ -26,6 +26,8 @@ from voiced.mouth.understanding.hearing import Heard, Vocabulary, slips_only
 from voiced.mouth.understanding.home import WHICH_ONE, Home, Match, Outcome
 from voiced.mouth.understanding.home_words import Words
 from voiced.mouth.understanding.matcher import Matcher
+from voiced.mouth.understanding.replies import names_vocabulary, value_or_part
+from voiced.mouth.understanding.reported import beside_reported
 from voiced.mouth.understanding.scoping import POINTED, names_one, scoped
 from voiced.mouth.understanding.values import number_spans
 
@@ -127,6 +129,15 @@ class OneRequest:
             return None
         log.info("requests said one after the other: %s", parts)
         return [o for o in found if o is not None]
+
+    def _unreported(self, text: str) -> str | None:
+        """`text` without the sentences that report someone's words and ask nothing; None (reported
+        speech, not acted on) when a reported sentence may hold the request."""
+        rooms = set(self._words.rooms.values())
+        kept = beside_reported(text, lambda s: names_vocabulary(s, self._registry, rooms) or value_or_part(s))
+        if kept is None:
+            log.info("reported speech, not acted on: %r", text)
+        return kept
 
     def _placed(self) -> set[str]:
         """The kinds of device that are all in one room (or none): "here" changes nothing of them."""

@@ -38,7 +38,7 @@ def plays_anything(command: DeviceCommand) -> bool:
 _NUMBER_WORDS = [p for p in english().numbers if not set(p) <= english().word_sets["not_a_level"]]
 
 
-def _value_or_part(segment: str) -> bool:
+def value_or_part(segment: str) -> bool:
     """A number, in figures or words ("seventy five should do it"), or a piece of a kind of device
     ("fuser" for "diffuser")."""
     words = segment.split()
@@ -109,7 +109,7 @@ def compose(
     unsure = [
         m
         for m in missed
-        if (names_vocabulary(m, registry, rooms) or _value_or_part(m) or _who_said(m, text))
+        if (names_vocabulary(m, registry, rooms) or value_or_part(m) or _who_said(m, text))
         and not states_how_things_are(m)
     ]
     titles = {t.lower() for t in HomeVocabulary.of(registry).titles}

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from voiced.language import Language, english
@@ -88,3 +89,18 @@ def is_conditional(text: str, lang: Language | None = None) -> bool:
     it's no trouble", nor a question ("what would happen if I …")."""
     guards, lowered = _guards(lang or english()), _lowered(text)
     return bool(guards.condition.search(lowered)) and not guards.wondering.match(lowered)
+
+
+def beside_reported(text: str, asks: Callable[[str], bool], lang: Language | None = None) -> str | None:
+    """ "Make the bedroom light blue tonight. My grandson tells me it's very restful.": the sentences
+    that report nobody's words, when each sentence that does asks nothing itself (`asks`: whether
+    words name anything here or hold a value) and does not tell us to act (no request verb); None
+    when nothing is left or a reported sentence may hold the request."""
+    guards, lang = _guards(lang or english()), lang or english()
+    sentences = [s for s in re.split(r"(?<=[.!?;])\s+", text.strip()) if s]
+    reported = [s for s in sentences if is_reported(s, lang)]
+    kept = [s for s in sentences if s not in reported]
+    verbs = re.compile(rf"\b{_any(lang.guards['request_verbs'])}\b")
+    if not reported or not kept or any(asks(s) or verbs.search(_lowered(s)) for s in reported):
+        return None
+    return None if any(guards.broadcast.search(_lowered(s)) for s in sentences) else " ".join(kept)

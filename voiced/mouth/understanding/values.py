@@ -7,7 +7,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Collection, Container, Iterator, Sequence
 
-from voiced.language import Language, Phrase, find, has, opens
+from voiced.language import Language, Phrase, find, has, opens, phrase
 
 TWO_VALUES = -1  # two different percentages in one part: which goes where is a guess
 
@@ -229,8 +229,14 @@ def also_said(tokens: list[str], lang: Language) -> bool:
     """Whether the words say "as well" ("the kitchen too"); a word that is also one of degree, with
     more than courtesy after it, is the degree ("it's way too yellow in the lounge")."""
     both = set(lang.also) & set(lang.degree)
+    courtesy = [phrase(c) for c in lang.courtesy]
+
+    def said_after(at: int) -> list[str]:  # "…too, if you would": courtesy says nothing
+        polite = {i for s, p in find(tokens[at:], courtesy) for i in range(at + s, at + s + len(p))}
+        return [t for i, t in enumerate(tokens) if i >= at and i not in polite]
+
     return any(
-        p not in both or all(t in lang.fillers for t in tokens[s + len(p) :])
+        p not in both or all(t in lang.fillers for t in said_after(s + len(p)))
         for s, p in find(tokens, lang.also)
     )
 
