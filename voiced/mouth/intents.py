@@ -18,11 +18,11 @@ from typing import Any
 
 from voiced.devices.registry import DeviceRegistry
 from voiced.devices.vocabulary import HomeVocabulary
-from voiced.language import Language, english, find, has, phrase, words
+from voiced.language import Language, english, find, phrase, words
 from voiced.language.replies import say, the
 from voiced.mouth.agent import AgentReply
+from voiced.mouth.around_requests import AroundRequests
 from voiced.mouth.heard_readings import HeardReadings
-from voiced.mouth.one_request import OneRequest
 from voiced.mouth.understanding import pronouns
 from voiced.mouth.understanding.asking import Question, answer, ask
 from voiced.mouth.understanding.corrections import (
@@ -66,7 +66,7 @@ log = logging.getLogger(__name__)
 __all__ = ["CONDITIONAL", "LATER", "NEGATED", "REPORTED", "LocalIntentAgent"]
 
 
-class LocalIntentAgent(OneRequest, HeardReadings):
+class LocalIntentAgent(AroundRequests, HeardReadings):
     """Agent that needs no network: templates in, prepared device commands out."""
 
     def __init__(
@@ -295,8 +295,11 @@ class LocalIntentAgent(OneRequest, HeardReadings):
         chosen = None if question is None else answer(question, text, self._matcher, self._vocabulary)
         if chosen is not None:
             text = chosen
-        if is_reported(text) and (text := self._unreported(text)) is None:
-            return AgentReply(text=REPORTED, understood=True)
+        if is_reported(text):
+            unreported = self._unreported(text)
+            if unreported is None:
+                return AgentReply(text=REPORTED, understood=True)
+            text = unreported
         if looped(text):
             log.info("the ear looped, not acted on: %r", text)
             return AgentReply(text=NOT_UNDERSTOOD, understood=False, missed=True)
@@ -338,29 +341,6 @@ class LocalIntentAgent(OneRequest, HeardReadings):
         if not outcomes and (asked := answered(text, self._words, self._home, self._language)):
             outcomes, missed = [self._remember(asked)], []  # "is the bedroom light still on?"
         return self._reply(text, outcomes, missed)
-
-    def _named_here(self, said: str) -> str:
-        """ "Make it warm in here": "it" as the device it acted on, "here" dropped (the device is named
-        now, so "the kitchen as well" is the kitchen alone). Other words are kept as said: "it" in
-        them stands for whatever a redo names."""
-        resolved, stand_in = pronouns.resolve(said, self._home.last)
-        if stand_in is None or not has(words(said), self._language.here):
-            return said
-        tokens = words(resolved)
-        here = {i for at, p in find(tokens, self._language.here) for i in range(at, at + len(p))}
-        return " ".join(t for i, t in enumerate(tokens) if i not in here)
-
-    def _left_out(self, excluding: tuple[str, ...], was: dict[str, dict[str, Any]]) -> AgentReply | None:
-        """The devices the last request changed that the user now takes out, put back as they were."""
-        last = self._home.last
-        out = [n for n in last if n in excluding]
-        if not out or len(out) == len(last):
-            return None  # "not the bedroom" after the bedroom alone: a correction without the right one
-        put = put_back(out, was=was, kind_of=self._home.kind_of)
-        if put is not None:
-            self._home.last = tuple(n for n in last if n not in out)
-            log.info("taken out of the last request: %s", out)
-        return put
 
     # -- the reply ------------------------------------------------------------------------------
 

@@ -26,8 +26,6 @@ from voiced.mouth.understanding.hearing import Heard, Vocabulary, slips_only
 from voiced.mouth.understanding.home import WHICH_ONE, Home, Match, Outcome
 from voiced.mouth.understanding.home_words import Words
 from voiced.mouth.understanding.matcher import Matcher
-from voiced.mouth.understanding.replies import names_vocabulary, value_or_part
-from voiced.mouth.understanding.reported import beside_reported
 from voiced.mouth.understanding.scoping import POINTED, names_one, scoped
 from voiced.mouth.understanding.values import number_spans
 
@@ -110,34 +108,6 @@ class OneRequest:
             if found is not None and not found[1]:
                 return self._remember(found[0])
         return outcome
-
-    def _run_on(self, segment: str) -> list[Outcome] | None:
-        """ "bedroom light off kitchen light on", "kitchen brighter lounge dimmer": requests said
-        one after the other with nothing between, cut where a value ends and a name begins; each
-        part must be a request of its own (else None)."""
-        lang = self._language
-        tokens = words(segment)
-        ends = {p[-1] for ps in lang.power.values() for p in ps} | {p[-1] for p in (*lang.up, *lang.down)}
-        ends |= {p[-1] for p in lang.percent}
-        starts = {at for at, _ in find(tokens, [*self._words.devices, *self._words.rooms])}
-        cuts = [i for i in sorted(starts) if i > 0 and (tokens[i - 1] in ends or tokens[i - 1].isdigit())]
-        if not cuts:
-            return None
-        parts = [" ".join(tokens[a:b]) for a, b in zip([0, *cuts], [*cuts, len(tokens)], strict=True)]
-        found = [self._first([part]) for part in parts]
-        if any(o is None or not o.commands for o in found):
-            return None
-        log.info("requests said one after the other: %s", parts)
-        return [o for o in found if o is not None]
-
-    def _unreported(self, text: str) -> str | None:
-        """`text` without the sentences that report someone's words and ask nothing; None (reported
-        speech, not acted on) when a reported sentence may hold the request."""
-        rooms = set(self._words.rooms.values())
-        kept = beside_reported(text, lambda s: names_vocabulary(s, self._registry, rooms) or value_or_part(s))
-        if kept is None:
-            log.info("reported speech, not acted on: %r", text)
-        return kept
 
     def _placed(self) -> set[str]:
         """The kinds of device that are all in one room (or none): "here" changes nothing of them."""

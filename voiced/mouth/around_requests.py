@@ -1,0 +1,74 @@
+"""What is said around one request: sentences reporting someone's words, requests run together
+with nothing between, "here" in a request to redo, a device taken out of the last request. For
+`LocalIntentAgent`, on top of `OneRequest`."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from voiced.language import find, has, words
+from voiced.mouth.agent import AgentReply
+from voiced.mouth.one_request import OneRequest
+from voiced.mouth.understanding import pronouns
+from voiced.mouth.understanding.framed import put_back
+from voiced.mouth.understanding.home import Outcome
+from voiced.mouth.understanding.replies import names_vocabulary, value_or_part
+from voiced.mouth.understanding.reported import beside_reported
+
+log = logging.getLogger(__name__)
+
+
+class AroundRequests(OneRequest):
+    """Reading what surrounds a request, for `LocalIntentAgent`."""
+
+    def _unreported(self, text: str) -> str | None:
+        """`text` without the sentences that report someone's words and ask nothing; None (reported
+        speech, not acted on) when a reported sentence may hold the request."""
+        rooms = set(self._words.rooms.values())
+        kept = beside_reported(text, lambda s: names_vocabulary(s, self._registry, rooms) or value_or_part(s))
+        if kept is None:
+            log.info("reported speech, not acted on: %r", text)
+        return kept
+
+    def _run_on(self, segment: str) -> list[Outcome] | None:
+        """ "bedroom light off kitchen light on", "kitchen brighter lounge dimmer": requests said
+        one after the other with nothing between, cut where a value ends and a name begins; each
+        part must be a request of its own (else None)."""
+        lang = self._language
+        tokens = words(segment)
+        ends = {p[-1] for ps in lang.power.values() for p in ps} | {p[-1] for p in (*lang.up, *lang.down)}
+        ends |= {p[-1] for p in lang.percent}
+        starts = {at for at, _ in find(tokens, [*self._words.devices, *self._words.rooms])}
+        cuts = [i for i in sorted(starts) if i > 0 and (tokens[i - 1] in ends or tokens[i - 1].isdigit())]
+        if not cuts:
+            return None
+        parts = [" ".join(tokens[a:b]) for a, b in zip([0, *cuts], [*cuts, len(tokens)], strict=True)]
+        found = [self._first([part]) for part in parts]
+        if any(o is None or not o.commands for o in found):
+            return None
+        log.info("requests said one after the other: %s", parts)
+        return [o for o in found if o is not None]
+
+    def _named_here(self, said: str) -> str:
+        """ "Make it warm in here": "it" as the device it acted on, "here" dropped (the device is named
+        now, so "the kitchen as well" is the kitchen alone). Other words are kept as said: "it" in
+        them stands for whatever a redo names."""
+        resolved, stand_in = pronouns.resolve(said, self._home.last)
+        if stand_in is None or not has(words(said), self._language.here):
+            return said
+        tokens = words(resolved)
+        here = {i for at, p in find(tokens, self._language.here) for i in range(at, at + len(p))}
+        return " ".join(t for i, t in enumerate(tokens) if i not in here)
+
+    def _left_out(self, excluding: tuple[str, ...], was: dict[str, dict[str, Any]]) -> AgentReply | None:
+        """The devices the last request changed that the user now takes out, put back as they were."""
+        last = self._home.last
+        out = [n for n in last if n in excluding]
+        if not out or len(out) == len(last):
+            return None  # "not the bedroom" after the bedroom alone: a correction without the right one
+        put = put_back(out, was=was, kind_of=self._home.kind_of)
+        if put is not None:
+            self._home.last = tuple(n for n in last if n not in out)
+            log.info("taken out of the last request: %s", out)
+        return put
