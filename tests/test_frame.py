@@ -554,3 +554,15 @@ def test_courtesy_after_too_leaves_it_a_follow_up() -> None:
     talk.understand("turn on the kitchen light")
     too = talk.understand("Oh, and the living room one too, if you would be so kind.")
     assert [(c.device, c.state) for c in too.commands] == [("living_room_light", "ON")]
+
+
+def test_words_quoted_with_more_said_around_them_are_someone_elses() -> None:
+    for text in ('"Turn the music up!" ha, Sam loves this bit', "he goes \u201cturn it off\u201d every time"):
+        assert not agent().understand(text).commands, text
+    assert agent().understand('"turn on the kitchen light"').commands  # typed in quotes, nothing else
+    # a value or a title in quotes is no one's words
+    quoted_value = agent().understand('set the kitchen light to "warm white"').commands
+    assert quoted_value == agent().understand("set the kitchen light to warm white").commands != ()
+    assert agent().understand('play "Here Comes the Sun" please').commands
+    coffee = agent().understand("Make me a coffee, I go to work in ten minutes")
+    assert (coffee.commands, coffee.scene) == ((), None)

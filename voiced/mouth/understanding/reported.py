@@ -11,6 +11,8 @@ from dataclasses import dataclass
 
 from voiced.language import Language, english
 
+_Q = "\u201c\u201d"  # curly quotation marks
+
 
 def _any(parts: tuple[str, ...]) -> str:
     return "(?:" + "|".join(parts) + ")"
@@ -25,12 +27,14 @@ class _Guards:
     condition: re.Pattern[str]
     question: re.Pattern[str]
     wondering: re.Pattern[str]
+    quoted: re.Pattern[str]
 
 
 @functools.cache
 def _guards(lang: Language) -> _Guards:
     g = lang.guards
     amount, marks, at = _any(g["amounts_of_time"]), _any(g["clock_marks"]), _any(g["clock_at"])
+    quote = rf'["{_Q}]{_any(g["request_verbs"])}\b[^"{_Q}]*["{_Q}]'  # a request in quotation marks
     not_after = "".join(rf"(?<!{w} )" for w in g["not_after_condition"])  # one look-behind each: fixed widths
     return _Guards(
         reporting=re.compile(
@@ -53,6 +57,9 @@ def _guards(lang: Language) -> _Guards:
         ),
         question=re.compile(rf"^{_any(g['questions'])}\b"),
         wondering=re.compile(rf"^{_any(g['wondering'])}\b"),
+        # a request in quotation marks with more said around it is someone's words quoted ('"Turn
+        # the music up!" ha, Sam loves this bit'); one typed in quotes and nothing else is a request
+        quoted=re.compile(rf'\S[^"{_Q}]*{quote}|{quote}\W*\w', re.IGNORECASE),
     )
 
 
@@ -63,7 +70,8 @@ def _lowered(text: str) -> str:
 def is_reported(text: str, lang: Language | None = None) -> bool:
     """True when the words report someone else's speech or a broadcast rather than ask us."""
     guards, lowered = _guards(lang or english()), _lowered(text)
-    return bool(guards.reporting.search(lowered) or guards.broadcast.search(lowered))
+    quoted = bool(guards.quoted.search(text.strip()))
+    return bool(quoted or guards.reporting.search(lowered) or guards.broadcast.search(lowered))
 
 
 def is_negated(text: str, lang: Language | None = None) -> bool:
