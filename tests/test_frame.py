@@ -566,3 +566,17 @@ def test_words_quoted_with_more_said_around_them_are_someone_elses() -> None:
     assert agent().understand('play "Here Comes the Sun" please').commands
     coffee = agent().understand("Make me a coffee, I go to work in ten minutes")
     assert (coffee.commands, coffee.scene) == ((), None)
+
+
+def test_a_correction_with_talk_after_it_and_here_named_as_the_room() -> None:
+    talk = agent("kitchen")
+    talk.understand("lights on in here")
+    fixed = talk.understand("no, I meant the living room, where the kids are")
+    assert [(c.device, c.state) for c in fixed.commands] == [
+        ("kitchen_light", "OFF"),
+        ("living_room_light", "ON"),
+    ]
+    # talk after it that names something of this home is no talk to leave out
+    other = agent()
+    other.understand("turn on the kitchen light")
+    assert not other.understand("no, I meant the bedroom, the diffuser is too strong").commands

@@ -53,12 +53,29 @@ class AroundRequests(OneRequest):
     def _named_here(self, said: str) -> str:
         """ "Make it warm in here": "it" as the device it acted on, "here" dropped (the device is named
         now, so "the kitchen as well" is the kitchen alone). Other words are kept as said: "it" in
-        them stands for whatever a redo names."""
+        them stands for whatever a redo names. "Lights on in here" with no "it" names our room, so a
+        correction ("no, the living room") has a room to change."""
+        lang = self._language
         resolved, stand_in = pronouns.resolve(said, self._home.last)
-        if stand_in is None or not has(words(said), self._language.here):
+        if not has(words(said), lang.here):
             return said
+        if stand_in is None:
+            if self._room is None:
+                return said
+            where = [lang.here_in, lang.article, *words(self._room)]
+            tokens, out = words(said), []
+            spans = {at: len(p) for at, p in find(tokens, lang.here)}
+            at = 0
+            while at < len(tokens):
+                if at in spans:
+                    out += where
+                    at += spans[at]
+                else:
+                    out.append(tokens[at])
+                    at += 1
+            return " ".join(out)
         tokens = words(resolved)
-        here = {i for at, p in find(tokens, self._language.here) for i in range(at, at + len(p))}
+        here = {i for at, p in find(tokens, lang.here) for i in range(at, at + len(p))}
         return " ".join(t for i, t in enumerate(tokens) if i not in here)
 
     def _left_out(self, excluding: tuple[str, ...], was: dict[str, dict[str, Any]]) -> AgentReply | None:

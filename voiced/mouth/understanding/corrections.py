@@ -49,6 +49,20 @@ def _sorts(vocabulary: HomeVocabulary) -> dict[str, set[str]]:
 
 
 def said_right(text: str, vocabulary: HomeVocabulary, lang: Language) -> Correction | None:
+    """`_said_right`, or the same with the talk after it left out: the parts at the end that name no
+    thing of this home and hold no number ("no, I meant the living room, where the kids are")."""
+    found = _said_right(text, vocabulary, lang)
+    parts = [p for p in re.split(r"\s*(?:[,;.!?]|\s[-\u2013\u2014]\s)\s*", text) if p]
+    things = list(_things(vocabulary))
+    while found is None and len(parts) > 1:
+        tail = words(parts.pop())
+        if find(tail, things) or any(number_spans(tail, lang)) or find(tail, lang.correcting):
+            return None
+        found = _said_right(", ".join(parts), vocabulary, lang)
+    return found
+
+
+def _said_right(text: str, vocabulary: HomeVocabulary, lang: Language) -> Correction | None:
     """A correction read word by word ("wait, no, leave the lounge on, I meant the kitchen", "nah, adele
     instead", "no, pink! pink pink", "sorry, pink I mean", "not blue, green"): it opens with a correcting
     phrase, and after the last one followed by a thing of this home only that thing is said, the right
