@@ -580,3 +580,12 @@ def test_a_correction_with_talk_after_it_and_here_named_as_the_room() -> None:
     other = agent()
     other.understand("turn on the kitchen light")
     assert not other.understand("no, I meant the bedroom, the diffuser is too strong").commands
+
+
+def test_something_of_a_genre_or_in_the_background_asks_for_it() -> None:
+    for text, genre in (
+        ("Something ambient in the background, please", "ambient"),
+        ("something folky", "folk"),
+    ):
+        played = agent().understand(text)
+        assert [(c.device, c.genre) for c in played.commands] == [("music", genre)], text
