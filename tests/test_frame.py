@@ -589,3 +589,10 @@ def test_something_of_a_genre_or_in_the_background_asks_for_it() -> None:
     ):
         played = agent().understand(text)
         assert [(c.device, c.genre) for c in played.commands] == [("music", genre)], text
+
+
+def test_more_words_for_the_music_and_its_actions() -> None:
+    for text, action in (("Resume playback", "play"), ("Pass to the following piece.", "next")):
+        assert [(c.device, c.action) for c in agent().understand(text).commands] == [("music", action)], text
+    sonata = agent().understand("Launch the Moonlight Sonata.")
+    assert [(c.device, c.action, c.query) for c in sonata.commands] == [("music", "play", "Moonlight Sonata")]
