@@ -596,3 +596,13 @@ def test_more_words_for_the_music_and_its_actions() -> None:
         assert [(c.device, c.action) for c in agent().understand(text).commands] == [("music", action)], text
     sonata = agent().understand("Launch the Moonlight Sonata.")
     assert [(c.device, c.action, c.query) for c in sonata.commands] == [("music", "play", "Moonlight Sonata")]
+
+
+def test_steps_and_whites_said_plainly_and_texted() -> None:
+    assert [(c.device, c.volume) for c in agent().understand("bump the music").commands] == [("music", 60)]
+    back = agent().understand("dial the scent diffuser back a notch")
+    assert [(c.device, c.intensity) for c in back.commands] == [("diffuser", 40)]
+    cool = agent().understand("kitchen lite more cool pls")  # "more cool" is cooler, not brighter
+    assert [(c.device, c.brightness, c.color_temp) for c in cool.commands] == [("kitchen_light", None, 250)]
+    texted = agent().understand("bedroom lite 2 100")
+    assert [(c.device, c.brightness) for c in texted.commands] == [("bedroom_light", 254)]

@@ -68,8 +68,11 @@ def percent(tokens: list[str], taken: set[int], lang: Language) -> int | None:
     """A percentage: a number before "percent", an amount ("half", "full"), or a number after "at"/"to".
     `TWO_VALUES` when two different ones are said."""
     found_values: list[int] = []
-    for i, end, value in number_spans(tokens, lang, taken):
+    spans = list(number_spans(tokens, lang, taken))
+    for i, end, value in spans:
         n = end - i
+        if tokens[i] in lang.word_sets["value_openers"] and any(s == end for s, _, _ in spans):
+            continue  # "2 100": texted "to 100"
         after = tuple(tokens[i + n : i + n + 2])
         if after[:1] and after[0] in lang.not_percent:
             continue
