@@ -606,3 +606,9 @@ def test_steps_and_whites_said_plainly_and_texted() -> None:
     assert [(c.device, c.brightness, c.color_temp) for c in cool.commands] == [("kitchen_light", None, 250)]
     texted = agent().understand("bedroom lite 2 100")
     assert [(c.device, c.brightness) for c in texted.commands] == [("bedroom_light", 254)]
+
+
+def test_a_device_named_in_here_then_what_to_do() -> None:
+    off = agent("living room").understand("the big light in here, off please")
+    assert [(c.device, c.state) for c in off.commands] == [("living_room_light", "OFF")]
+    assert not agent().understand("the light in here, off please").commands  # no room known: asked

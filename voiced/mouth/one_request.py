@@ -132,6 +132,9 @@ class OneRequest:
         found = find(tokens, [*self._words.devices, *self._words.rooms])
         nouns = {i for at, p in find(tokens, lang.device_nouns) for i in range(at, at + len(p))}
         named = {i for at, p in found for i in range(at, at + len(p))}
+        here = {i for at, p in find(tokens, lang.here) for i in range(at, at + len(p))}
+        if self._room is not None and here:  # "the big light in here": here is our room
+            named |= here
         return bool(named) and len(named | nouns) == len(tokens)
 
     def _frame(self, text: str, going_on: tuple[str, ...] = ()) -> entity_frame.Frame | None:
