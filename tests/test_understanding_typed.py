@@ -19,17 +19,19 @@ from voiced.devices.registry import DeviceRegistry
 # 2026-11-29, harder writers: first sight 78 %), AI-AM (added 2026-11-29 later, first sight 85.1 %),
 # AN-AQ (added after them, first sight 82.6 %), AR-AT (first sight 77.0 %), AU-AY (added in the
 # next session, first sight 87.7 %), AZ-BB (added after its rules, first sight 83.5 %), BC-BE (one
-# plain, one context-heavy and one writer of other languages or long stories; first sight 89.2 %).
-# Measured 2026-11-29 (`--typed-heldout --sets ...`).
+# plain, one context-heavy and one writer of other languages or long stories; first sight 89.2 %),
+# BF-BH (one in a hurry, one polite and at length, young people and a parent; first sight 93.7 %).
+# Measured 2026-11-29 (`--typed-heldout --sets ...`), after the rules written from BF-BH's tuning half.
 FLOORS = {  # sets -> (least exact rate, most wrong effects); none where the home lacks the thing
-    "A-Z": (0.91, 22),  # measured 0.925 (1,318 of 1,425 turns), 20 wrong
-    "AA-AH": (0.81, 9),  # measured 0.849 (214 of 252 turns), 7 wrong
-    "AI-AM": (0.82, 6),  # measured 0.871 (169 of 194 turns), 4 wrong
-    "AN-AQ": (0.81, 6),  # measured 0.852 (132 of 155 turns), 4 wrong
-    "AR-AT": (0.78, 6),  # measured 0.823 (93 of 113 turns), 4 wrong
-    "AU-AY": (0.84, 3),  # measured 0.877 (171 of 195 turns), 1 wrong; first sight the same
-    "AZ-BB": (0.83, 3),  # measured 0.878 (101 of 115 turns), 1 wrong; first sight 0.835
+    "A-Z": (0.91, 20),  # measured 0.931 (1,327 of 1,425 turns), 18 wrong
+    "AA-AH": (0.83, 8),  # measured 0.865 (218 of 252 turns), 6 wrong
+    "AI-AM": (0.84, 5),  # measured 0.881 (171 of 194 turns), 3 wrong
+    "AN-AQ": (0.83, 6),  # measured 0.877 (136 of 155 turns), 4 wrong
+    "AR-AT": (0.79, 6),  # measured 0.832 (94 of 113 turns), 4 wrong
+    "AU-AY": (0.87, 3),  # measured 0.913 (178 of 195 turns), 1 wrong; first sight 0.877
+    "AZ-BB": (0.84, 3),  # measured 0.887 (102 of 115 turns), 1 wrong; first sight 0.835
     "BC-BE": (0.87, 2),  # measured 0.910 (101 of 111 turns), 0 wrong; first sight 0.892 (99), 0 wrong
+    "BF-BH": (0.89, 2),  # measured 0.937 (104 of 111 turns), 0 wrong; first sight the same
 }
 RUN_TIMEOUT_S = 300.0  # the half takes ~20 s
 
