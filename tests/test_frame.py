@@ -612,3 +612,13 @@ def test_a_device_named_in_here_then_what_to_do() -> None:
     off = agent("living room").understand("the big light in here, off please")
     assert [(c.device, c.state) for c in off.commands] == [("living_room_light", "OFF")]
     assert not agent().understand("the light in here, off please").commands  # no room known: asked
+
+
+def test_stop_after_a_time_said_of_the_diffuser_is_its_timer() -> None:
+    talk = agent()
+    talk.understand("set the diffuser to sandalwood")
+    timer = talk.understand("and have it stop after twenty minutes")
+    assert [(c.device, c.duration_min) for c in timer.commands] == [("diffuser", 20)]
+    light = agent()
+    light.understand("turn on the kitchen light")
+    assert not light.understand("make it stop after 30 min").commands  # a light has no timer: later

@@ -61,6 +61,9 @@ class Language:
     device_nouns: tuple[Phrase, ...]
     determiners: frozenset[str]
     absent: dict[str, tuple[Phrase, ...]]
+    self_timed_kinds: frozenset[str]  # kinds with a timer: "stop after 30 min" is how long they run
+    off_after: tuple[str, str]  # the patterns of "(make it) stop after" (regex parts, in order)
+    off_after_said: str  # what they are said as: "for"
     doing_before: frozenset[str]  # "I must study", "to hoover": a thing's word said as what one does
     room_words: tuple[Phrase, ...]
     room_synonyms: dict[str, tuple[Phrase, ...]]  # a room's name -> what else people call it
@@ -212,6 +215,9 @@ class Language:
             determiners=frozenset(str(w) for w in raw["determiners"]),
             absent=_classes(raw["absent"]),
             doing_before=frozenset(str(w) for w in raw["doing_before"]),
+            self_timed_kinds=frozenset(str(w) for w in raw["self_timed_kinds"]),
+            off_after=(str(raw["off_after"][0]), str(raw["off_after"][1])),
+            off_after_said=str(raw["off_after_said"]),
             room_words=_phrases(raw["room_words"]),
             room_synonyms=_classes(raw["room_synonyms"]),
             landmarks=_classes(raw["landmarks"]),

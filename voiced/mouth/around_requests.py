@@ -5,6 +5,7 @@ with nothing between, "here" in a request to redo, a device taken out of the las
 from __future__ import annotations
 
 import logging
+import re
 from typing import Any
 
 from voiced.language import find, has, words
@@ -89,3 +90,16 @@ class AroundRequests(OneRequest):
             self._home.last = tuple(n for n in last if n not in out)
             log.info("taken out of the last request: %s", out)
         return put
+
+    def _self_timed(self, text: str) -> str | None:
+        """ "Make it stop after 30 min" of a device that switches itself off after a time (the
+        diffuser's timer), named or acted on last: how long it runs ("for 30 min"); else None."""
+        lang = self._language
+        said = re.search(rf"\b(?:{lang.off_after[0]})?{lang.off_after[1]}", text, re.IGNORECASE)
+        if said is None:
+            return None
+        named = [self._words.devices[p] for _, p in find(words(text), list(self._words.devices))]
+        targets = named or list(self._home.last)
+        if not targets or any(self._words.kinds[d] not in lang.self_timed_kinds for d in targets):
+            return None
+        return f"{text[: said.start()]}{lang.off_after_said}{text[said.end() :]}"

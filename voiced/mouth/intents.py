@@ -305,6 +305,7 @@ class LocalIntentAgent(AroundRequests, HeardReadings):
             return AgentReply(text=NOT_UNDERSTOOD, understood=False, missed=True)
         if is_negated(text):
             return AgentReply(text=NEGATED, understood=True)
+        text = self._self_timed(text) or text  # "make it stop after 30 min": the diffuser's timer
         if is_for_later(text) and not self._level_at(text):
             return AgentReply(text=LATER, understood=True)
         if is_conditional(text):
