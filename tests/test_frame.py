@@ -622,3 +622,12 @@ def test_stop_after_a_time_said_of_the_diffuser_is_its_timer() -> None:
     light = agent()
     light.understand("turn on the kitchen light")
     assert not light.understand("make it stop after 30 min").commands  # a light has no timer: later
+
+
+def test_a_device_name_that_is_also_a_room_said_after_in_is_where() -> None:
+    scent = agent().understand("Sandalwood in the lounge for forty minutes or so, please.")
+    assert [(c.device, c.scent, c.duration_min) for c in scent.commands] == [("diffuser", "sandalwood", 40)]
+    light = agent().understand("turn on the light in the lounge")
+    assert [c.device for c in light.commands] == ["living_room_light"]
+    thingy = agent().understand("sandalwood in the lounge thingy please")
+    assert [(c.device, c.scent) for c in thingy.commands] == [("diffuser", "sandalwood")]

@@ -131,7 +131,11 @@ def _read(
     for s, p in list(named):  # "the lounge speaker": a device's name that is its room's, before another kind
         after = tokens[s + len(p) :]
         other_kinds = [ps for k, ps in lang.kinds.items() if k != words.kinds[words.devices[p]]]
-        if p in room_names and any(opens(after, ps) for ps in other_kinds):
+        before = s - 1
+        while before >= 0 and tokens[before] in lang.determiners:
+            before -= 1
+        placed = before >= 0 and tokens[before] == lang.here_in  # "sandalwood in the lounge": where
+        if p in room_names and (placed or any(opens(after, ps) for ps in other_kinds)):
             named.remove((s, p))
             taken.difference_update(range(s, s + len(p)))
     room_words = set(lang.room_words)
