@@ -631,3 +631,10 @@ def test_a_device_name_that_is_also_a_room_said_after_in_is_where() -> None:
     assert [c.device for c in light.commands] == ["living_room_light"]
     thingy = agent().understand("sandalwood in the lounge thingy please")
     assert [(c.device, c.scent) for c in thingy.commands] == [("diffuser", "sandalwood")]
+
+
+def test_a_genre_switched_on_is_played() -> None:
+    for text, genre in (("jazz on", "jazz"), ("lofi on please", "lofi")):
+        assert [(c.device, c.genre) for c in agent().understand(text).commands] == [("music", genre)], text
+    pop = agent().understand("pop on the kitchen light")  # "pop on" is a verb here
+    assert [(c.device, c.state) for c in pop.commands] == [("kitchen_light", "ON")]

@@ -186,11 +186,16 @@ def _read(
     titles = words.titles_in(tokens, taken, values_named) if playing else []
     scent = values.take(tokens, words.scents, taken)
     taken.update(values.genre_verbs(tokens, words.genres, taken, lang))  # "pop the lounge lamp on"
+    genre_at = find(tokens, words.genres, set(taken))
     genre = values.take(tokens, words.genres, taken)
     music_said = find(tokens, lang.kinds.get("music", ())) or (
         has(tokens, lang.pointers) and any(words.kinds.get(d) == "music" for d in last)
     )
-    if genre and not (has(tokens, lang.play_words) or music_said or asked_alone):
+    # "jazz on": a genre switched on is played
+    genre_on = (
+        any((tokens[s + len(p) : s + len(p) + 1] or [""])[0] == "on" for s, p in genre_at) and not named
+    )
+    if genre and not (has(tokens, lang.play_words) or music_said or asked_alone or genre_on):
         genre = []  # "turn the living room like blues": a genre is asked for with a word for playing
     white_at = find(tokens, white_phrases, set(taken))
     white = values.one_of(tokens, lang.whites, taken)  # before the colours: "warm white" is no "white"
