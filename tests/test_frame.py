@@ -638,3 +638,9 @@ def test_a_genre_switched_on_is_played() -> None:
         assert [(c.device, c.genre) for c in agent().understand(text).commands] == [("music", genre)], text
     pop = agent().understand("pop on the kitchen light")  # "pop on" is a verb here
     assert [(c.device, c.state) for c in pop.commands] == [("kitchen_light", "ON")]
+
+
+def test_keep_going_is_the_last_step_again() -> None:
+    talk = agent()
+    talk.understand("turn the music up")
+    assert [(c.device, c.volume) for c in talk.understand("keep going").commands] == [("music", 60)]
