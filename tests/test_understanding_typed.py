@@ -28,8 +28,8 @@ FLOORS = {  # sets -> (least exact rate, most wrong effects); none where the hom
     "AI-AM": (0.84, 5),  # measured 0.881 (171 of 194 turns), 3 wrong
     "AN-AQ": (0.83, 6),  # measured 0.877 (136 of 155 turns), 4 wrong
     "AR-AT": (0.79, 6),  # measured 0.832 (94 of 113 turns), 4 wrong
-    "AU-AY": (0.87, 3),  # measured 0.913 (178 of 195 turns), 1 wrong; first sight 0.877
-    "AZ-BB": (0.84, 3),  # measured 0.887 (102 of 115 turns), 1 wrong; first sight 0.835
+    "AU-AY": (0.87, 3),  # measured 0.918 (179 of 195 turns), 1 wrong; first sight 0.877
+    "AZ-BB": (0.84, 3),  # measured 0.896 (103 of 115 turns), 1 wrong; first sight 0.835
     "BC-BE": (0.87, 2),  # measured 0.910 (101 of 111 turns), 0 wrong; first sight 0.892 (99), 0 wrong
     "BF-BH": (0.89, 2),  # measured 0.937 (104 of 111 turns), 0 wrong; first sight the same
 }
