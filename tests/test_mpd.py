@@ -106,10 +106,11 @@ def device(port: int) -> MusicDevice:
     )
 
 
-async def until(check: Callable[[], Any], timeout: float = 10.0) -> Any:
+async def until(check: Callable[[], Any], timeout: float = 20.0) -> Any:
+    # 20 s: in CI beside the end-to-end daemons, the first play once took over 10 s to be reported
     deadline = time.monotonic() + timeout
     while not (found := check()):
-        assert time.monotonic() < deadline, "timed out"
+        assert time.monotonic() < deadline, f"timed out after {timeout:.0f} s"
         await asyncio.sleep(0.05)
     return found
 
