@@ -26,6 +26,12 @@ def _voice() -> np.ndarray:
     return resample_band_limited(tts.synthesize(text), tts.sample_rate, EAR_RATE)
 
 
+def _other_voice() -> np.ndarray:
+    """A short backchannel, sped up: a voice that is not our reply's."""
+    tts = synthesizer()
+    return resample_band_limited(tts.synthesize("Uh-huh. Right."), tts.sample_rate, EAR_RATE)[::2]
+
+
 def _run(front: EchoCancellingVad, reference: PlaybackReference, played: np.ndarray) -> list[bool]:
     """Plays `played` through an exact echo `DELAY` samples late: each frame judged the user's?"""
     mic = np.concatenate([np.zeros(DELAY, dtype=np.int16), played])[: len(played)]
@@ -149,9 +155,7 @@ def test_after_a_pause_the_delay_is_found_on_what_followed_the_resume() -> None:
 
 
 def test_a_voice_soon_after_a_restart_that_moved_our_echo_is_judged_the_users() -> None:
-    voice = _voice()
-    tts = synthesizer()
-    other = resample_band_limited(tts.synthesize("Uh-huh. Right."), tts.sample_rate, EAR_RATE)[::2]
+    voice, other = _voice(), _other_voice()
     reference = PlaybackReference()
     front = EchoCancellingVad(2, reference, frame_ms=FRAME_MS)
     try:
@@ -228,9 +232,7 @@ def test_our_echo_drifted_from_the_estimate_is_still_explained_by_a_snippets_che
     """On a loaded box the audio stack's latency moved our echo (114 -> 87 -> 52 ms in one e2e run)
     with no restart, before the estimate followed: the check of speech over the reply found none of
     it ours and paused the reply on its own echo. Another voice over it is still not ours."""
-    voice = _voice()
-    tts = synthesizer()
-    other = resample_band_limited(tts.synthesize("Uh-huh. Right."), tts.sample_rate, EAR_RATE)[::2]
+    voice, other = _voice(), _other_voice()
     reference = PlaybackReference()
     front = EchoCancellingVad(2, reference, frame_ms=FRAME_MS)
     try:

@@ -192,8 +192,8 @@ def _read(
         has(tokens, lang.pointers) and any(words.kinds.get(d) == "music" for d in last)
     )
     # "jazz on": a genre switched on is played
-    genre_on = (
-        any((tokens[s + len(p) : s + len(p) + 1] or [""])[0] == "on" for s, p in genre_at) and not named
+    genre_on = not named and any(
+        tuple(tokens[s + len(p) : s + len(p) + 1]) in lang.power["on"] for s, p in genre_at
     )
     if genre and not (has(tokens, lang.play_words) or music_said or asked_alone or genre_on):
         genre = []  # "turn the living room like blues": a genre is asked for with a word for playing

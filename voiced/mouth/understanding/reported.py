@@ -28,6 +28,7 @@ class _Guards:
     question: re.Pattern[str]
     wondering: re.Pattern[str]
     quoted: re.Pattern[str]
+    request_verb: re.Pattern[str]
 
 
 @functools.cache
@@ -43,6 +44,7 @@ def _guards(lang: Language) -> _Guards:
         ),
         broadcast=re.compile(rf"\b{_any(g['broadcast'])}\b"),
         negated=re.compile(rf"\b{_any(g['negating'])} (?:\w+ )?{_any(g['request_verbs'])}\b"),
+        request_verb=re.compile(rf"\b{_any(g['request_verbs'])}\b"),
         later=re.compile(
             rf"\b(?:{_any(g['later_openers'])} {amount} {_any(g['units_of_time'])}"
             # past twelve, a bare number is no hour ("my light at 20"): the clock's needs its minutes
@@ -104,11 +106,11 @@ def beside_reported(text: str, asks: Callable[[str], bool], lang: Language | Non
     that report nobody's words, when each sentence that does asks nothing itself (`asks`: whether
     words name anything here or hold a value) and does not tell us to act (no request verb); None
     when nothing is left or a reported sentence may hold the request."""
-    guards, lang = _guards(lang or english()), lang or english()
+    lang = lang or english()
+    guards = _guards(lang)
     sentences = [s for s in re.split(r"(?<=[.!?;])\s+", text.strip()) if s]
     reported = [s for s in sentences if is_reported(s, lang)]
     kept = [s for s in sentences if s not in reported]
-    verbs = re.compile(rf"\b{_any(lang.guards['request_verbs'])}\b")
-    if not reported or not kept or any(asks(s) or verbs.search(_lowered(s)) for s in reported):
+    if not reported or not kept or any(asks(s) or guards.request_verb.search(_lowered(s)) for s in reported):
         return None
     return None if any(guards.broadcast.search(_lowered(s)) for s in sentences) else " ".join(kept)
