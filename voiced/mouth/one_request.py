@@ -105,9 +105,20 @@ class OneRequest:
             # "lights on, living room" is one request; strict templates only, fuzzy would guess
             joined = " ".join(segments)
             found = self._strict(joined, None, self._home.last)
-            if found is not None and not found[1]:
+            if found is not None and (not found[1] or self._paused_play(segments)):
                 return self._remember(found[0])
         return outcome
+
+    def _paused_play(self, segments: list[str]) -> bool:
+        """ "play, uh, Here Comes the Sun": a pause after the word to play, then only what to play
+        (nothing of this home named after it, which would be a request of its own)."""
+        lang = self._language
+        opening = [t for t in words(segments[0]) if t not in lang.fillers]
+        if not opening or not any(list(p) == opening for p in lang.play_words):
+            return False
+        rest = words(" ".join(segments[1:]))
+        names = [*self._words.devices, *self._words.rooms, *(p for ps in lang.power.values() for p in ps)]
+        return not find(rest, names)
 
     def _placed(self) -> set[str]:
         """The kinds of device that are all in one room (or none): "here" changes nothing of them."""

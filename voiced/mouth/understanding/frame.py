@@ -178,6 +178,7 @@ def _read(
     ) or (polite and values.alone(tokens, list(words.title_phrases), taken, lang))
     # "put the kitchen light on blue": a colour of a light named (a scent of the diffuser) is no title
     kinds_named = {words.kinds[words.devices[p]] for _, p in named}
+    kinds_named |= {kind for kind, ps in lang.kinds.items() if find(tokens, ps)}  # "the lounge light"
     values_named = {
         *(words.colours if "light" in kinds_named else ()),
         *(words.scents if "diffuser" in kinds_named else ()),

@@ -159,6 +159,9 @@ def home_phrases(vocabulary: HomeVocabulary, rooms: list[str]) -> list[Phrase]:
 def slips_only(changes: tuple[tuple[str, str], ...]) -> bool:
     """Whether every word a correction replaced is no English word ("kitchne", "peppermnt"): a slip of
     the keys, where a real word ("film", "radio") was meant as said."""
-    english = english_words()
-    replaced = {w for old, new in changes for w in old.split() if w not in new.split() and len(w) > 3}
-    return not english.intersection(replaced)  # "the diffusor" -> "diffuser": "the" went, it was no slip
+    known, small = english_words(), english().function_words  # "the diffusor": "the" went, no slip
+    # "lo fi" -> "lofi": the words replaced, run together, are what was typed
+    replaced = {
+        "".join(w for w in old.split() if w not in new.split() and w not in small) for old, new in changes
+    }
+    return not known.intersection(replaced)

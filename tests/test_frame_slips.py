@@ -1,0 +1,33 @@
+"""Requests broken by a pause or a slip, in plain asserts on the real local agent (no broker): a verb,
+a hesitation, then what it is for; a real word typed is never "corrected" into a value; a value of a
+kind said by its word ("the lounge light") is that kind's, not a title to play."""
+
+from __future__ import annotations
+
+from tests.test_frame import agent
+
+
+def test_a_pause_after_the_word_to_play_leaves_the_title_to_play() -> None:
+    for text in ("play, uh, Here Comes the Sun", "play, Here Comes the Sun"):
+        found = agent("kitchen").understand(text)
+        assert [(c.device, c.query) for c in found.commands] == [("music", "here comes the sun")], text
+    both = agent("kitchen").understand("diffuser peppermint at thirty, and play, uh, Here Comes the Sun")
+    assert [c.device for c in both.commands] == ["diffuser", "music"]
+    request = agent("kitchen").understand("play, turn off the lights")  # a request of its own after it
+    assert [(c.device, c.state) for c in request.commands] == [("kitchen_light", "OFF")]
+
+
+def test_a_real_word_is_never_corrected_into_a_value() -> None:
+    sun = agent("kitchen").understand("and here comes the sun")
+    assert not [c for c in sun.commands if c.device == "kitchen_light"]
+    slip = agent().understand("turn on the kitchne light")  # no English word: a slip of the keys
+    assert [(c.device, c.state) for c in slip.commands] == [("kitchen_light", "ON")]
+    spaced = agent().understand("play some lo fi")
+    assert [(c.device, c.genre) for c in spaced.commands] == [("music", "lofi")]
+
+
+def test_a_colour_for_a_light_said_by_its_kind_is_no_title() -> None:
+    blue = agent().understand("Can you put blue colour in the lounge light?")
+    assert [(c.device, c.color_hex) for c in blue.commands] == [("living_room_light", "#0000FF")]
+    album = agent().understand("put on Kind of Blue in the lounge")
+    assert [(c.device, c.query) for c in album.commands] == [("music", "Kind of Blue")]
