@@ -31,3 +31,31 @@ def test_a_colour_for_a_light_said_by_its_kind_is_no_title() -> None:
     assert [(c.device, c.color_hex) for c in blue.commands] == [("living_room_light", "#0000FF")]
     album = agent().understand("put on Kind of Blue in the lounge")
     assert [(c.device, c.query) for c in album.commands] == [("music", "Kind of Blue")]
+
+
+def test_a_value_closed_by_actually_takes_back_the_one_before() -> None:
+    for text in ("lounge light red, uh, orange actually", "lounge light red, orange instead"):
+        found = agent().understand(text)
+        assert [(c.device, c.color_hex) for c in found.commands] == [("living_room_light", "#FFA500")], text
+    level = agent().understand("kitchen light to 40, uh, 60 percent actually")
+    assert [(c.device, c.brightness) for c in level.commands] == [("kitchen_light", 152)]
+    target = agent().understand("turn off the kitchen light, the bedroom light instead")
+    assert [(c.device, c.state) for c in target.commands] == [("bedroom_light", "OFF")]
+
+
+def test_if_after_a_verb_of_finding_out_sets_no_condition() -> None:
+    found = agent("kitchen").understand("brighter in here, uh, can't see if the onions are done")
+    assert [c.device for c in found.commands] == ["kitchen_light"]
+    assert not agent("kitchen").understand("if it gets dark turn on the lights").commands
+
+
+def test_more_before_a_plain_adjective_compares() -> None:
+    softer = agent().understand("Put the diffuser more soft, the smell is too much strong")
+    assert [(c.device, c.intensity) for c in softer.commands] == [("diffuser", 40)]
+    quieter = agent().understand("make the music more quiet")
+    assert [(c.device, c.volume) for c in quieter.commands] == [("music", 40)]
+
+
+def test_barely_seeing_asks_for_more_light_here() -> None:
+    found = agent("bedroom").understand("I can barely see my keyboard in here.")
+    assert [(c.device, c.brightness) for c in found.commands] == [("bedroom_light", 64)]

@@ -113,6 +113,7 @@ class Language:
     again: tuple[Phrase, ...]  # "a bit more": the last change's direction again
     many: tuple[Phrase, ...]  # "the lights": a kind's every device, not the one last acted on
     correcting: tuple[Phrase, ...]  # "no", "i meant": a correction opens so
+    correcting_after: tuple[Phrase, ...]  # "actually": closes the right thing said after the wrong
     correction_words: frozenset[str]  # small words said around the right thing ("the other one")
     guards: dict[str, tuple[str, ...]]  # reported speech, negation, later, conditions: patterns' parts
     misheard_openings: tuple[tuple[str, str], ...]  # (heard, said) at a segment's start
@@ -262,6 +263,7 @@ class Language:
             correcting=_phrases(
                 [*raw["correcting"], *(f"{p} {n}" for p in raw["correcting_pointers"] for n in _pointed(raw))]
             ),
+            correcting_after=_phrases(raw["correcting_after"]),
             correction_words=frozenset(str(w) for w in raw["correction_words"]),
             guards={str(k): tuple(str(w) for w in v) for k, v in raw["guards"].items()},
             misheard_openings=tuple((str(c["heard"]), str(c["said"])) for c in raw["misheard_openings"]),

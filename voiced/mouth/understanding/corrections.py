@@ -261,7 +261,31 @@ def taken_back(text: str, vocabulary: HomeVocabulary, lang: Language) -> str | N
         going_on = _and_then(tokens, start, vocabulary, lang)
         if going_on is not None:
             return going_on
-    return None
+    return _then_taken_back(tokens, vocabulary, lang)
+
+
+def _then_taken_back(tokens: list[str], vocabulary: HomeVocabulary, lang: Language) -> str | None:
+    """ "Lounge light red, uh, orange actually": the last thing said, closed by a word that takes back
+    its like before it, replaces that one."""
+    closing = [(s, p) for s, p in find(tokens, lang.correcting_after) if s + len(p) == len(tokens)]
+    if not closing:
+        return None
+    cue = closing[0][0]
+    said = [(s, p) for s, p in find(tokens, _things(vocabulary)) if s + len(p) == cue]
+    if said:
+        start, (sort, value) = said[0][0], _things(vocabulary)[said[0][1]]
+    else:
+        spans = [
+            (s, v)
+            for s, e, v in number_spans(tokens, lang)
+            if e == cue or (e == cue - 1 and has(tokens[e:cue], lang.percent))
+        ]
+        if not spans:
+            return None
+        start, sort, value = spans[0][0], "percent", f"{spans[0][1]} percent"
+    while start > 0 and tokens[start - 1] in lang.fillers:  # "red, uh, orange"
+        start -= 1
+    return corrected(" ".join(tokens[:start]), Correction(value, None, sort), vocabulary, lang=lang)
 
 
 def _and_then(tokens: list[str], cue: int, vocabulary: HomeVocabulary, lang: Language) -> str | None:
