@@ -59,3 +59,14 @@ def test_more_before_a_plain_adjective_compares() -> None:
 def test_barely_seeing_asks_for_more_light_here() -> None:
     found = agent("bedroom").understand("I can barely see my keyboard in here.")
     assert [(c.device, c.brightness) for c in found.commands] == [("bedroom_light", 64)]
+
+
+def test_start_switches_a_device_on() -> None:
+    found = agent().understand(
+        "Would you mind starting that little scent machine in the lounge, with the lavender?"
+    )
+    assert {(c.device, c.state) for c in found.commands} == {("diffuser", "ON")}
+    assert [c.scent for c in found.commands if c.scent] == ["lavender"]
+    assert [(c.device, c.state) for c in agent().understand("start the scent machine").commands] == [
+        ("diffuser", "ON")
+    ]
