@@ -70,3 +70,26 @@ def test_start_switches_a_device_on() -> None:
     assert [(c.device, c.state) for c in agent().understand("start the scent machine").commands] == [
         ("diffuser", "ON")
     ]
+
+
+def correction(first: str, then: str, room: str | None = None) -> list[tuple[str, str | None, str | None]]:
+    talk = agent(room)
+    talk.understand(first)
+    return [
+        (c.device, getattr(c, "state", None), getattr(c, "query", None))
+        for c in talk.understand(then).commands
+    ]
+
+
+def test_a_correction_may_say_who_wants_it_and_name_the_wrong_one_after_not() -> None:
+    assert correction("Play Beethoven", "No, not Beethoven, Chopin") == [("music", None, "chopin")]
+    assert correction("Turn the lounge light on for me", "no wait, he wants the bedroom one") == [
+        ("living_room_light", "OFF", None),
+        ("bedroom_light", "ON", None),
+    ]
+    assert correction("Put the bedroom light in red", "no, no, in the kitchen I say") == [
+        ("bedroom_light", "OFF", None),
+        ("kitchen_light", "ON", None),
+    ]
+    music = correction("Turn the diffuser up", "ah no, not that, the music is what I meant")
+    assert [d for d, _, _ in music] == ["diffuser", "music"]

@@ -71,9 +71,10 @@ def _said_right(text: str, vocabulary: HomeVocabulary, lang: Language) -> Correc
     tokens = words(text)
     cues = find(tokens, lang.correcting)
     opening = next((i for i, t in enumerate(tokens) if t not in lang.fillers), len(tokens))
-    # "not blue, green"; "not the bedroom" alone excludes
-    if tokens[opening : opening + 1] == [lang.plain_not]:
-        cues = sorted([*cues, (opening, (lang.plain_not,))])
+    # "not blue, green"; "no, not Beethoven, Chopin"; "not the bedroom" alone excludes
+    cue_ends = {opening} | {start + len(p) for start, p in cues}
+    nots = [(i, (lang.plain_not,)) for i, t in enumerate(tokens) if t == lang.plain_not and i in cue_ends]
+    cues = sorted({*cues, *nots})
     things = _things(vocabulary)
     if not cues or _asks(tokens[: cues[0][0]], lang):
         # "turn on the lamp, I meant …" is corrected in the same breath (`taken_back`)
