@@ -93,3 +93,13 @@ def test_a_correction_may_say_who_wants_it_and_name_the_wrong_one_after_not() ->
     ]
     music = correction("Turn the diffuser up", "ah no, not that, the music is what I meant")
     assert [d for d, _, _ in music] == ["diffuser", "music"]
+
+
+def test_talk_beside_a_request_leaves_the_request_to_correct_or_carry_over() -> None:
+    assert correction(
+        "kitchen light on, im making pasta at midnight again",
+        "actually no i meant the bedroom, im just gonna eat in bed",
+    ) == [("kitchen_light", "OFF", None), ("bedroom_light", "ON", None)]
+    assert correction("kitchen light on, im making pasta", "and the lounge") == [
+        ("living_room_light", "ON", None)
+    ]

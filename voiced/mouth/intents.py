@@ -103,6 +103,7 @@ class LocalIntentAgent(AroundRequests, HeardReadings):
         self._heard = False  # this turn's words were read from audio
         self._recent = Recent()
         self._framed_now: list[Frame] = []  # the frames this turn's requests were read by
+        self._missed_now: list[str] = []  # the parts of this turn's words no request was read in
         self._last_frame: Frame | None = None  # the last turn's one frame: what "the kitchen too" redoes
 
     def learn(self) -> Learned:
@@ -186,7 +187,7 @@ class LocalIntentAgent(AroundRequests, HeardReadings):
         """`heard`: the words are the ear's reading of audio, so a word nobody here knows may be a
         mishearing: the frame then acts only on what it understands word for word."""
         was = self._was
-        self._heard, self._framed_now = heard, []
+        self._heard, self._framed_now, self._missed_now = heard, [], []
         try:
             reply = self._turn(text, doubtful, alternatives, was)
         finally:
@@ -264,10 +265,11 @@ class LocalIntentAgent(AroundRequests, HeardReadings):
         before = self._home.last
         swapped = self._confused(text) if self._heard else None
         reply = swapped or self._joined(text, self._understand(text))
-        if reply.understood and not reply.missed and (reply.commands or self._home.last):
+        # a part missed beside commands named nothing here: talk ("…, im making pasta"), no request
+        if reply.understood and (reply.commands or (not reply.missed and self._home.last)):
             # what a correction or "the kitchen too" redoes: "make it yellow" as "make the kitchen
             # light yellow"; "make it warm in here" as "make the bedroom light warm"
-            joined = " and ".join(split_utterance(text))
+            joined = " and ".join(s for s in split_utterance(text) if s not in self._missed_now)
             self._said = pronouns.resolve(joined, before)[0] if before else self._named_here(joined)
         if unplaced is not None and not reply.commands:
             return AgentReply(text=unclear(unplaced), understood=True)
@@ -341,6 +343,7 @@ class LocalIntentAgent(AroundRequests, HeardReadings):
             self._home.last = before
         if not outcomes and (asked := answered(text, self._words, self._home, self._language)):
             outcomes, missed = [self._remember(asked)], []  # "is the bedroom light still on?"
+        self._missed_now = missed
         return self._reply(text, outcomes, missed)
 
     # -- the reply ------------------------------------------------------------------------------
