@@ -103,3 +103,9 @@ def test_talk_beside_a_request_leaves_the_request_to_correct_or_carry_over() -> 
     assert correction("kitchen light on, im making pasta", "and the lounge") == [
         ("living_room_light", "ON", None)
     ]
+
+
+def test_a_new_request_after_a_bare_no_is_done_without_its_instead() -> None:
+    assert correction("play Taylor Swift", "ugh no, play Ed Sheeran instead") == [
+        ("music", None, "ed sheeran")
+    ]

@@ -103,6 +103,8 @@ class LocalIntentAgent(AroundRequests, HeardReadings):
         self._heard = False  # this turn's words were read from audio
         self._recent = Recent()
         self._framed_now: list[Frame] = []  # the frames this turn's requests were read by
+        lang = self._language
+        self._small = lang.fillers | {p[0] for p in lang.correcting if len(p) == 1}
         self._missed_now: list[str] = []  # the parts of this turn's words no request was read in
         self._last_frame: Frame | None = None  # the last turn's one frame: what "the kitchen too" redoes
 
@@ -335,7 +337,7 @@ class LocalIntentAgent(AroundRequests, HeardReadings):
                     outcomes.append(shared)
                 elif run_on := self._run_on(segments[start]):
                     outcomes.extend(run_on)
-                elif not set(words(segments[start])) <= self._language.fillers:  # "right", "ok": no request
+                elif not set(words(segments[start])) <= self._small:  # "right", "ok", "ugh no": no request
                     missed.append(segments[start])
                     self._home.last = talked_of(segments[start], self._words) or self._home.last
                 start += 1
