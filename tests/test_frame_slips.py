@@ -109,3 +109,16 @@ def test_a_new_request_after_a_bare_no_is_done_without_its_instead() -> None:
     assert correction("play Taylor Swift", "ugh no, play Ed Sheeran instead") == [
         ("music", None, "ed sheeran")
     ]
+
+
+def test_a_correction_to_the_one_in_here_names_our_room() -> None:
+    assert correction("switch the lounge light on", "no not that one, the one in here", room="bedroom") == [
+        ("living_room_light", "OFF", None),
+        ("bedroom_light", "ON", None),
+    ]
+    assert correction(
+        "lights on in here", "no, I meant the living room, where the kids are", room="kitchen"
+    ) == [
+        ("kitchen_light", "OFF", None),
+        ("living_room_light", "ON", None),
+    ]

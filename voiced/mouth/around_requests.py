@@ -61,23 +61,28 @@ class AroundRequests(OneRequest):
         if not has(words(said), lang.here):
             return said
         if stand_in is None:
-            if self._room is None:
-                return said
-            where = [lang.here_in, lang.article, *words(self._room)]
-            tokens, out = words(said), []
-            spans = {at: len(p) for at, p in find(tokens, lang.here)}
-            at = 0
-            while at < len(tokens):
-                if at in spans:
-                    out += where
-                    at += spans[at]
-                else:
-                    out.append(tokens[at])
-                    at += 1
-            return " ".join(out)
+            return self._here_placed(said)
         tokens = words(resolved)
         here = {i for at, p in find(tokens, lang.here) for i in range(at, at + len(p))}
         return " ".join(t for i, t in enumerate(tokens) if i not in here)
+
+    def _here_placed(self, said: str) -> str:
+        """ "Here" said as our room ("the one in here": "the one in the kitchen"); as said with no room."""
+        lang = self._language
+        tokens, out = words(said), []
+        spans = {at: len(p) for at, p in find(tokens, lang.here)}
+        if self._room is None or not spans:
+            return said
+        where = [lang.here_in, lang.article, *words(self._room)]
+        at = 0
+        while at < len(tokens):
+            if at in spans:
+                out += where
+                at += spans[at]
+            else:
+                out.append(tokens[at])
+                at += 1
+        return " ".join(out)
 
     def _left_out(self, excluding: tuple[str, ...], was: dict[str, dict[str, Any]]) -> AgentReply | None:
         """The devices the last request changed that the user now takes out, put back as they were."""

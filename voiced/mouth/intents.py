@@ -234,7 +234,7 @@ class LocalIntentAgent(AroundRequests, HeardReadings):
         home_words = HomeVocabulary.of(self._registry)
         fix = None
         if said and self._question is None:
-            fix = said_right(text, home_words, self._language)
+            fix = said_right(self._here_placed(text), home_words, self._language)  # "the one in here"
         if (
             said
             and fix is not None
