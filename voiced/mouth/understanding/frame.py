@@ -109,7 +109,8 @@ def _read(
         *lang.whites.get("cooler", ()),
         *lang.amounts,
     )
-    lone_direction = len(tokens) == 1 and has(tokens, [*steps, *white_phrases])  # "…, warm"
+    power_words = [p for ps in lang.power.values() for p in ps]
+    lone_direction = len(tokens) == 1 and has(tokens, [*steps, *white_phrases, *power_words])  # "warm", "off"
     carried = opens(text_tokens, lang.follow_openers)  # "and bedroom", "now the lounge"
     if (
         (len(tokens) < 2 and not (lone_direction or carried))
