@@ -124,13 +124,18 @@ def test_a_correction_to_the_one_in_here_names_our_room() -> None:
     ]
 
 
-def test_my_room_is_the_bedroom_and_a_lone_off_is_for_the_last_device() -> None:
+def test_a_lone_off_is_for_the_last_device() -> None:
+    assert correction("bedroom light 20", "actually just off, she's out cold") == [
+        ("bedroom_light", "OFF", None)
+    ]
+    assert not agent().understand("off").commands  # nothing acted on before: off of what?
+
+
+def test_my_room_is_here_where_we_know_the_room_and_else_the_bedroom() -> None:
     talk = agent()
     talk.understand("set the lounge light to 40")
     assert [(c.device, c.brightness) for c in talk.understand("same in my room").commands] == [
         ("bedroom_light", 102)
     ]
-    assert correction("bedroom light 20", "actually just off, she's out cold") == [
-        ("bedroom_light", "OFF", None)
-    ]
-    assert not agent().understand("off").commands  # nothing acted on before: off of what?
+    here = agent("living room").understand("turn off all the lights in my room")
+    assert [(c.device, c.state) for c in here.commands] == [("living_room_light", "OFF")]

@@ -67,6 +67,7 @@ class Language:
     doing_before: frozenset[str]  # "I must study", "to hoover": a thing's word said as what one does
     room_words: tuple[Phrase, ...]
     room_synonyms: dict[str, tuple[Phrase, ...]]  # a room's name -> what else people call it
+    own_rooms: dict[str, tuple[Phrase, ...]]  # ... when where the speaker is is not known
     landmarks: dict[str, tuple[Phrase, ...]]  # a room's name -> what is in it ("my bed", "the fridge")
     every: tuple[Phrase, ...]
     past_subjects: tuple[Phrase, ...]
@@ -221,6 +222,7 @@ class Language:
             off_after_said=str(raw["off_after_said"]),
             room_words=_phrases(raw["room_words"]),
             room_synonyms=_classes(raw["room_synonyms"]),
+            own_rooms=_classes(raw["own_rooms"]),
             landmarks=_classes(raw["landmarks"]),
             every=_phrases(raw["every"]),
             past_subjects=_phrases(raw["past_subjects"]),

@@ -216,7 +216,13 @@ class LocalIntentAgent(AroundRequests, HeardReadings):
             return AgentReply(text=say("addressed", name=name), understood=True)
         if not self._heard:  # heard, a clause of no known word may be a name misheard: not talk
             text = self._remarks.without(text)  # "okay, I'm back, resume the music"
-        text = plain_rooms(text, self._language.room_synonyms, self._words)
+        synonyms = self._language.room_synonyms
+        if self._room is None:  # "same in my room": with no room of ours, the bedroom
+            synonyms = {
+                **synonyms,
+                **{r: (*synonyms.get(r, ()), *o) for r, o in self._language.own_rooms.items()},
+            }
+        text = plain_rooms(text, synonyms, self._words)
         if not (self._heard or self._question or self._doubted):  # not an answer to a question
             text = asked_alone(text, self._words, self._language) or text
         doubted, self._doubted = self._doubted, None
