@@ -139,3 +139,20 @@ def test_my_room_is_here_where_we_know_the_room_and_else_the_bedroom() -> None:
     ]
     here = agent("living room").understand("turn off all the lights in my room")
     assert [(c.device, c.state) for c in here.commands] == [("living_room_light", "OFF")]
+
+
+def test_a_genre_at_a_level_is_played_and_never_lands_on_the_last_device() -> None:
+    talk = agent()
+    talk.understand("diffuser on")
+    found = talk.understand("lofi at 25")
+    assert [(c.device, c.genre, c.volume) for c in found.commands] == [("music", "lofi", 25)]
+
+
+def test_a_device_named_first_is_the_it_of_the_request_after_it() -> None:
+    found = agent().understand("Diffuser make it 30 and lounge light dim to 25")
+    assert [c.device for c in found.commands] == ["diffuser", "living_room_light"]
+    assert found.commands[0].intensity == 30
+    talk = agent()
+    talk.understand("kitchen light on")
+    blue = talk.understand("bedroom light, make it blue")
+    assert [(c.device, c.color_hex) for c in blue.commands] == [("bedroom_light", "#0000FF")]

@@ -187,6 +187,9 @@ class OneRequest:
         segment only) fuzzy. A kind of device the home lacks is refused before any of them."""
         last = self._home.last
         framed = self._frame(text)
+        if framed is None or framed.bare:  # "diffuser, make it 30": the device named first is "it"
+            topic = pronouns.topic_first(words(text), self._words.devices)
+            text, framed = (text, framed) if topic is None else (topic, self._frame(topic))
         resolved, stand_in = pronouns.resolve(text, last)
         rooms = sorted({r for r in self._words.in_room.values() if r})
         if self._room is None and (

@@ -194,10 +194,12 @@ def _read(
         has(tokens, lang.pointers) and any(words.kinds.get(d) == "music" for d in last)
     )
     # "jazz on": a genre switched on is played
+    # "jazz on", "lofi at 25": a genre switched on, or at a level, is played
     genre_on = not named and any(
-        tuple(tokens[s + len(p) : s + len(p) + 1]) in lang.power["on"] for s, p in genre_at
+        tuple(tokens[s + len(p) : s + len(p) + 1]) in (*lang.power["on"], *lang.level_at) for s, p in genre_at
     )
-    if genre and not (has(tokens, lang.play_words) or music_said or asked_alone or genre_on):
+    unplayed = bool(genre) and not (has(tokens, lang.play_words) or music_said or asked_alone or genre_on)
+    if unplayed:
         genre = []  # "turn the living room like blues": a genre is asked for with a word for playing
     white_at = find(tokens, white_phrases, set(taken))
     white = values.one_of(tokens, lang.whites, taken)  # before the colours: "warm white" is no "white"
@@ -366,6 +368,8 @@ def _read(
     if not targets:
         return None
     recalled = not (devices or rooms or every) and tuple(targets) == tuple(pointed)
+    if recalled and unplayed and kind != "music":
+        return None  # a genre said is no level of the diffuser last acted on
     return Frame(
         targets=tuple(targets),
         kind=kind,

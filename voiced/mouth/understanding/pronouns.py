@@ -34,3 +34,21 @@ def widen(match: Match, stand_in: str | None, last: tuple[str, ...]) -> Match:
     slots = dict(match.slots)
     slots["name"] = Slot(",".join(last), slots["name"].text)
     return Match(match.intent, slots, match.fuzzy, match.wild)
+
+
+def topic_first(tokens: list[str], devices: dict[tuple[str, ...], str]) -> str | None:
+    """ "Diffuser, make it 30": one device named first, then a request about "it": the request with
+    "it" as that device; None when the words are not so."""
+    at = 0
+    while at < len(tokens) and tokens[at] in _LANG.determiners:
+        at += 1
+    named = [p for p in devices if tuple(tokens[at : at + len(p)]) == p]
+    if not named:
+        return None
+    name = max(named, key=len)
+    after = tokens[at + len(name) :]
+    rest = " ".join(after)
+    others = any(tuple(after[i : i + len(p)]) == p for p in devices for i in range(len(after)))
+    if others or not _PRONOUN.search(rest) or _IDIOM.search(rest):
+        return None  # "the kitchen light and the bedroom one, turn them off": not one device
+    return resolve(rest, (devices[name],))[0]
