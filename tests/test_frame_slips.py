@@ -156,3 +156,18 @@ def test_a_device_named_first_is_the_it_of_the_request_after_it() -> None:
     talk.understand("kitchen light on")
     blue = talk.understand("bedroom light, make it blue")
     assert [(c.device, c.color_hex) for c in blue.commands] == [("bedroom_light", "#0000FF")]
+
+
+def test_the_last_request_for_another_room_with_a_new_value() -> None:
+    talk = agent()
+    talk.understand("Bring the kitchen up to eighty.")
+    warm = talk.understand("Thank you. The bedroom as well, but in a warm white.")
+    assert [(c.device, c.brightness, c.color_temp) for c in warm.commands] == [
+        ("bedroom_light", 203, None),
+        ("bedroom_light", None, 454),
+    ]
+    talk = agent()
+    talk.understand("kitchen light red")
+    assert [(c.device, c.color_hex) for c in talk.understand("the bedroom too, but blue").commands] == [
+        ("bedroom_light", "#0000FF")
+    ]

@@ -8,10 +8,13 @@ import logging
 import re
 from typing import Any
 
+from voiced.devices.vocabulary import HomeVocabulary
 from voiced.language import find, has, words
 from voiced.mouth.agent import AgentReply
 from voiced.mouth.one_request import OneRequest
-from voiced.mouth.understanding import pronouns
+from voiced.mouth.understanding import pronouns, values
+from voiced.mouth.understanding.corrections import Correction, corrected
+from voiced.mouth.understanding.frame import Frame
 from voiced.mouth.understanding.framed import put_back
 from voiced.mouth.understanding.home import Outcome
 from voiced.mouth.understanding.replies import names_vocabulary, value_or_part
@@ -65,6 +68,49 @@ class AroundRequests(OneRequest):
         tokens = words(resolved)
         here = {i for at, p in find(tokens, lang.here) for i in range(at, at + len(p))}
         return " ".join(t for i, t in enumerate(tokens) if i not in here)
+
+    def _understand(self, text: str) -> AgentReply:
+        """One utterance read whole: `LocalIntentAgent`'s."""
+        raise NotImplementedError
+
+    def _also_changed(self, said: str, text: str, follow: Frame) -> AgentReply | None:
+        """ "The bedroom as well, but in a warm white", "the bedroom too, but at 40": the last request
+        for the target named, with the one new value in it (or after it); None when that is not what
+        was said or it does not read cleanly."""
+        tokens = words(text)
+        name_ends = {at + len(p) for at, p in find(tokens, [*self._words.devices, *self._words.rooms])}
+        also = values.also_said(tokens, self._language) or any(  # "too" right after the name, then more
+            at in name_ends for at, _ in find(tokens, self._language.also)
+        )
+        if follow.follow_up or follow.recalled or not follow.named or not also:
+            return None
+        if (
+            follow.power
+            or follow.direction
+            or follow.scent
+            or follow.genre
+            or follow.percent == values.TWO_VALUES
+        ):
+            return None
+        said_values = [("percent", f"{follow.percent} percent")] if follow.percent is not None else []
+        if follow.colour:
+            said_values.append(("colour", follow.colour))
+        if follow.white:  # "warm" said as "warm white", the phrase that has the word itself
+            plain = [p for p in self._language.whites.get(follow.white, ()) if follow.white in p]
+            said_values += [("colour", " ".join(plain[0]))] if plain else []
+        vocabulary = HomeVocabulary.of(self._registry)
+        redo = corrected(said, Correction(follow.named[0], None, "target"), vocabulary)
+        if redo is None or len(said_values) != 1:
+            return None
+        sort, value = said_values[0]
+        changed = corrected(redo, Correction(value, None, sort), vocabulary, lang=self._language)
+        before, question = self._home.last, self._question
+        reply = self._understand(changed or f"{redo}, {value}")
+        if not reply.commands or reply.missed or not reply.understood:
+            self._home.last, self._question = before, question
+            return None
+        log.info("the last request again, for %s, with a new value: %r", follow.named[0], text)
+        return reply
 
     def _here_placed(self, said: str) -> str:
         """ "Here" said as our room ("the one in here": "the one in the kitchen"); as said with no room."""

@@ -269,6 +269,8 @@ class LocalIntentAgent(AroundRequests, HeardReadings):
                 if (again := self._again(follow)) is not None:  # "off the light in here" - "kitchen also"
                     self._said = said
                     return self._reply(text, [again], [])
+            if follow is not None and (changed := self._also_changed(said, text, follow)) is not None:
+                return changed
         text = taken_back(text, home_words, self._language) or text  # "…, no, the bedroom light"
         before = self._home.last
         swapped = self._confused(text) if self._heard else None
