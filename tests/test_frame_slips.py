@@ -171,3 +171,10 @@ def test_the_last_request_for_another_room_with_a_new_value() -> None:
     assert [(c.device, c.color_hex) for c in talk.understand("the bedroom too, but blue").commands] == [
         ("bedroom_light", "#0000FF")
     ]
+
+
+def test_a_title_or_genre_alone_beside_talk_is_played() -> None:
+    song = agent().understand("Bohemian Rhapsody, please, I fancy a sing-song")
+    assert [(c.device, c.query) for c in song.commands] == [("music", "bohemian rhapsody")]
+    genre = agent().understand("Let's have something mellow on. Jazz, maybe.")
+    assert [(c.device, c.genre) for c in genre.commands] == [("music", "jazz")]

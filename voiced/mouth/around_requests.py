@@ -17,6 +17,7 @@ from voiced.mouth.understanding.corrections import Correction, corrected
 from voiced.mouth.understanding.frame import Frame
 from voiced.mouth.understanding.framed import put_back
 from voiced.mouth.understanding.home import Outcome
+from voiced.mouth.understanding.home_words import asked_alone
 from voiced.mouth.understanding.replies import names_vocabulary, value_or_part
 from voiced.mouth.understanding.reported import beside_reported
 
@@ -68,6 +69,20 @@ class AroundRequests(OneRequest):
         tokens = words(resolved)
         here = {i for at, p in find(tokens, lang.here) for i in range(at, at + len(p))}
         return " ".join(t for i, t in enumerate(tokens) if i not in here)
+
+    def _asked_alone_among(self, missed: list[str]) -> Outcome | None:
+        """A part of typed words that is a genre or a title alone, with courtesy, where nothing else
+        was understood ("Bohemian Rhapsody, please, I fancy a sing-song"): played; it leaves `missed`.
+        """
+        if self._heard:
+            return None
+        for part in missed:
+            asked = asked_alone(part, self._words, self._language)
+            found = None if asked is None else self._first([asked])
+            if found is not None and found.commands:
+                missed.remove(part)
+                return found
+        return None
 
     def _understand(self, text: str) -> AgentReply:
         """One utterance read whole: `LocalIntentAgent`'s."""

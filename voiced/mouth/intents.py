@@ -349,6 +349,8 @@ class LocalIntentAgent(AroundRequests, HeardReadings):
                     missed.append(segments[start])
                     self._home.last = talked_of(segments[start], self._words) or self._home.last
                 start += 1
+        if not outcomes and (alone := self._asked_alone_among(missed)) is not None:
+            outcomes = [alone]  # "Bohemian Rhapsody, please, I fancy a sing-song"
         if not outcomes:
             self._home.last = before
         if not outcomes and (asked := answered(text, self._words, self._home, self._language)):
