@@ -178,3 +178,11 @@ def test_a_title_or_genre_alone_beside_talk_is_played() -> None:
     assert [(c.device, c.query) for c in song.commands] == [("music", "bohemian rhapsody")]
     genre = agent().understand("Let's have something mellow on. Jazz, maybe.")
     assert [(c.device, c.genre) for c in genre.commands] == [("music", "jazz")]
+
+
+def test_like_that_and_identical_carry_the_last_request_over() -> None:
+    talk = agent()
+    talk.understand("Make the kitchen light warm white")
+    assert [(c.device, c.color_temp) for c in talk.understand("do the bedroom like that").commands] == [
+        ("bedroom_light", 454)
+    ]
