@@ -186,3 +186,15 @@ def test_like_that_and_identical_carry_the_last_request_over() -> None:
     assert [(c.device, c.color_temp) for c in talk.understand("do the bedroom like that").commands] == [
         ("bedroom_light", 454)
     ]
+
+
+def test_talk_with_its_own_subject_after_a_request_leaves_the_request() -> None:
+    talk = agent()
+    talk.understand("play jazz")
+    assert [(c.device, c.action) for c in talk.understand("pause it my mom is calling me").commands] == [
+        ("music", "pause")
+    ]
+    kept = agent().understand(
+        "turn off the kitchen light my husband is in the bedroom"
+    )  # names a room: no talk
+    assert not kept.commands

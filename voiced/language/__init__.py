@@ -68,6 +68,7 @@ class Language:
     room_words: tuple[Phrase, ...]
     room_synonyms: dict[str, tuple[Phrase, ...]]  # a room's name -> what else people call it
     own_rooms: dict[str, tuple[Phrase, ...]]  # ... when where the speaker is is not known
+    talk_subjects: frozenset[str]  # open talk after a request, with nothing between
     level_at: tuple[Phrase, ...]  # "jazz at 25": a level said after a value
     landmarks: dict[str, tuple[Phrase, ...]]  # a room's name -> what is in it ("my bed", "the fridge")
     every: tuple[Phrase, ...]
@@ -224,6 +225,7 @@ class Language:
             room_words=_phrases(raw["room_words"]),
             room_synonyms=_classes(raw["room_synonyms"]),
             own_rooms=_classes(raw["own_rooms"]),
+            talk_subjects=frozenset(str(w) for w in raw["talk_subjects"]),
             level_at=_phrases(raw["level_at"]),
             landmarks=_classes(raw["landmarks"]),
             every=_phrases(raw["every"]),

@@ -70,6 +70,23 @@ class AroundRequests(OneRequest):
         here = {i for at, p in find(tokens, lang.here) for i in range(at, at + len(p))}
         return " ".join(t for i, t in enumerate(tokens) if i not in here)
 
+    def _talk_after(self, segment: str) -> Outcome | None:
+        """ "pause it my mom is calling me": a request, then talk with a subject of its own that names
+        nothing here and holds no value, with nothing between; the request alone is done."""
+        tokens = words(segment)
+        rooms = set(self._words.rooms.values())
+        for at in range(2, len(tokens) - 1):
+            if tokens[at] not in self._language.talk_subjects:
+                continue
+            talk = " ".join(tokens[at:])
+            if names_vocabulary(talk, self._registry, rooms) or value_or_part(talk):
+                return None
+            found = self._first([" ".join(tokens[:at])])
+            if found is not None and found.commands:
+                log.info("a request, then talk: %r", segment)
+                return found
+        return None
+
     def _asked_alone_among(self, missed: list[str]) -> Outcome | None:
         """A part of typed words that is a genre or a title alone, with courtesy, where nothing else
         was understood ("Bohemian Rhapsody, please, I fancy a sing-song"): played; it leaves `missed`.

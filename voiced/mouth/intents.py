@@ -345,6 +345,8 @@ class LocalIntentAgent(AroundRequests, HeardReadings):
                     outcomes.append(shared)
                 elif run_on := self._run_on(segments[start]):
                     outcomes.extend(run_on)
+                elif (talked := self._talk_after(segments[start])) is not None:
+                    outcomes.append(talked)
                 elif not set(words(segments[start])) <= self._small:  # "right", "ok", "ugh no": no request
                     missed.append(segments[start])
                     self._home.last = talked_of(segments[start], self._words) or self._home.last
