@@ -198,3 +198,27 @@ def test_talk_with_its_own_subject_after_a_request_leaves_the_request() -> None:
         "turn off the kitchen light my husband is in the bedroom"
     )  # names a room: no talk
     assert not kept.commands
+
+
+def test_review_cases_that_must_not_act_wrongly() -> None:
+    two = agent().understand("lounge light red and kitchen light blue actually")
+    assert [(c.device, c.color_hex) for c in two.commands] == [
+        ("living_room_light", "#FF0000"),
+        ("kitchen_light", "#0000FF"),
+    ]
+    levels = agent().understand("set the diffuser to 30 and the lounge light to 50 actually")
+    assert [c.device for c in levels.commands] == ["diffuser", "living_room_light"]
+    assert levels.commands[0].intensity == 30
+    talk = agent()
+    talk.understand("turn on the kitchen light")
+    assert not talk.understand("no, what is the bedroom light").commands  # a question, no correction
+    assert not agent().understand("Jazz? no thanks").commands
+    assert not agent().understand("the kitchen light keeps starting to flicker").commands
+    assert [c.query for c in agent().understand("play I'd Rather").commands] == ["i'd rather"]
+    assert not agent().understand("jazz at the kitchen").commands
+    same = agent()
+    same.understand("kitchen light red")
+    assert not same.understand("the bedroom light looks identical").commands
+    heard = agent()
+    heard.understand("turn on the kitchen light")
+    assert not heard.understand("off", heard=True).commands  # heard alone, it may be noise

@@ -70,6 +70,8 @@ class Language:
     own_rooms: dict[str, tuple[Phrase, ...]]  # ... when where the speaker is is not known
     talk_subjects: frozenset[str]  # open talk after a request, with nothing between
     level_at: tuple[Phrase, ...]  # "jazz at 25": a level said after a value
+    lone_power: tuple[Phrase, ...]  # on or off said alone: for the device last acted on
+    title_closers: frozenset[str]  # "instead" closing a title to play
     landmarks: dict[str, tuple[Phrase, ...]]  # a room's name -> what is in it ("my bed", "the fridge")
     every: tuple[Phrase, ...]
     past_subjects: tuple[Phrase, ...]
@@ -227,6 +229,8 @@ class Language:
             own_rooms=_classes(raw["own_rooms"]),
             talk_subjects=frozenset(str(w) for w in raw["talk_subjects"]),
             level_at=_phrases(raw["level_at"]),
+            lone_power=_phrases(raw["lone_power"]),
+            title_closers=frozenset(str(w) for w in raw["title_closers"]),
             landmarks=_classes(raw["landmarks"]),
             every=_phrases(raw["every"]),
             past_subjects=_phrases(raw["past_subjects"]),

@@ -27,6 +27,8 @@ log = logging.getLogger(__name__)
 class AroundRequests(OneRequest):
     """Reading what surrounds a request, for `LocalIntentAgent`."""
 
+    _said: str | None  # the last request, as a correction or "the bedroom too" redoes it
+
     def _unreported(self, text: str) -> str | None:
         """`text` without the sentences that report someone's words and ask nothing; None (reported
         speech, not acted on) when a reported sentence may hold the request."""
@@ -91,10 +93,15 @@ class AroundRequests(OneRequest):
         """A part of typed words that is a genre or a title alone, with courtesy, where nothing else
         was understood ("Bohemian Rhapsody, please, I fancy a sing-song"): played; it leaves `missed`.
         """
+        lang = self._language
         if self._heard:
             return None
-        for part in missed:
+        for at, part in enumerate(missed):
             asked = asked_alone(part, self._words, self._language)
+            if asked is not None and any(
+                find(words(m), [*lang.correcting, *lang.negations]) for m in missed[at:]
+            ):
+                return None  # "Jazz? no thanks": declined after it ("no, jazz please" corrects before it)
             found = None if asked is None else self._first([asked])
             if found is not None and found.commands:
                 missed.remove(part)
@@ -114,7 +121,7 @@ class AroundRequests(OneRequest):
         also = values.also_said(tokens, self._language) or any(  # "too" right after the name, then more
             at in name_ends for at, _ in find(tokens, self._language.also)
         )
-        if follow.follow_up or follow.recalled or not follow.named or not also:
+        if follow.follow_up or follow.recalled or len(follow.named) != 1 or not also:
             return None
         if (
             follow.power
@@ -136,11 +143,14 @@ class AroundRequests(OneRequest):
             return None
         sort, value = said_values[0]
         changed = corrected(redo, Correction(value, None, sort), vocabulary, lang=self._language)
-        before, question = self._home.last, self._question
-        reply = self._understand(changed or f"{redo}, {value}")
+        before, question, framed = self._home.last, self._question, len(self._framed_now)
+        asked = changed or f"{redo}, {value}"
+        reply = self._understand(asked)
         if not reply.commands or reply.missed or not reply.understood:
             self._home.last, self._question = before, question
+            del self._framed_now[framed:]
             return None
+        self._said = asked
         log.info("the last request again, for %s, with a new value: %r", follow.named[0], text)
         return reply
 

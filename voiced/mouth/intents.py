@@ -303,6 +303,7 @@ class LocalIntentAgent(AroundRequests, HeardReadings):
         return AgentReply(text=ask_title(title), understood=True)
 
     def _understand(self, text: str) -> AgentReply:
+        lang, self._missed_now = self._language, []
         question, self._question = self._question, None
         chosen = None if question is None else answer(question, text, self._matcher, self._vocabulary)
         if chosen is not None:
@@ -347,7 +348,8 @@ class LocalIntentAgent(AroundRequests, HeardReadings):
                     outcomes.extend(run_on)
                 elif (talked := self._talk_after(segments[start])) is not None:
                     outcomes.append(talked)
-                elif not set(words(segments[start])) <= self._small:  # "right", "ok", "ugh no": no request
+                elif not set(words(segments[start])) <= (self._small if start == 0 else lang.fillers):
+                    # "right", "ok", and "ugh no" opening: no request
                     missed.append(segments[start])
                     self._home.last = talked_of(segments[start], self._words) or self._home.last
                 start += 1

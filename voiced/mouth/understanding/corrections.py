@@ -86,6 +86,8 @@ def _said_right(text: str, vocabulary: HomeVocabulary, lang: Language) -> Correc
     if not ends:
         return None
     end = max(ends)
+    if tokens[end : end + 1] and tokens[end] in lang.guards["questions"]:
+        return None  # "no, what is the bedroom light": a question, not the right one
     after = [(start, p) for start, p in mentions if start >= end]
     covered = {i for start, p in (*after, *cues) for i in range(start, start + len(p))}
     said = [things[p] for _, p in after]
@@ -284,8 +286,20 @@ def _then_taken_back(tokens: list[str], vocabulary: HomeVocabulary, lang: Langua
         if not spans:
             return None
         start, sort, value = spans[0][0], "percent", f"{spans[0][1]} percent"
-    while start > 0 and tokens[start - 1] in lang.fillers:  # "red, uh, orange"
+    small = (lang.fillers | set(lang.determiners)) - set(lang.separators)
+    while start > 0 and tokens[start - 1] in small:  # "red, uh, orange"; "…light, the bedroom light"
         start -= 1
+    # its like right before it, nothing between but a hesitation ("red and kitchen light blue
+    # actually", "red, nicer than blue actually": no)
+    before = [(s, p) for s, p in find(tokens[:start], _things(vocabulary)) if s + len(p) == start]
+    like = bool(before) and _things(vocabulary)[before[0][1]][0] == sort
+    if sort == "percent":
+        like = any(
+            e == start or (e == start - 1 and has(tokens[e:start], lang.percent))
+            for _, e, _ in number_spans(tokens[:start], lang)
+        )
+    if not like:
+        return None
     return corrected(" ".join(tokens[:start]), Correction(value, None, sort), vocabulary, lang=lang)
 
 

@@ -109,8 +109,8 @@ def _read(
         *lang.whites.get("cooler", ()),
         *lang.amounts,
     )
-    power_words = [p for ps in lang.power.values() for p in ps]
-    lone_direction = len(tokens) == 1 and has(tokens, [*steps, *white_phrases, *power_words])  # "warm", "off"
+    lone_power = [] if heard else lang.lone_power  # "just off" typed; heard alone, it may be noise
+    lone_direction = len(tokens) == 1 and has(tokens, [*steps, *white_phrases, *lone_power])  # "warm", "off"
     carried = opens(text_tokens, lang.follow_openers)  # "and bedroom", "now the lounge"
     if (
         (len(tokens) < 2 and not (lone_direction or carried))
@@ -193,10 +193,14 @@ def _read(
     music_said = find(tokens, lang.kinds.get("music", ())) or (
         has(tokens, lang.pointers) and any(words.kinds.get(d) == "music" for d in last)
     )
-    # "jazz on": a genre switched on is played
     # "jazz on", "lofi at 25": a genre switched on, or at a level, is played
     genre_on = not named and any(
-        tuple(tokens[s + len(p) : s + len(p) + 1]) in (*lang.power["on"], *lang.level_at) for s, p in genre_at
+        tuple(tokens[s + len(p) : s + len(p) + 1]) in lang.power["on"]
+        or (
+            tuple(tokens[s + len(p) : s + len(p) + 1]) in lang.level_at
+            and values.number(tokens, s + len(p) + 1, lang) is not None
+        )
+        for s, p in genre_at
     )
     unplayed = bool(genre) and not (has(tokens, lang.play_words) or music_said or asked_alone or genre_on)
     if unplayed:

@@ -161,7 +161,6 @@ def slips_only(changes: tuple[tuple[str, str], ...]) -> bool:
     the keys, where a real word ("film", "radio") was meant as said."""
     known, small = english_words(), english().function_words  # "the diffusor": "the" went, no slip
     # "lo fi" -> "lofi": the words replaced, run together, are what was typed
-    replaced = {
-        "".join(w for w in old.split() if w not in new.split() and w not in small) for old, new in changes
-    }
-    return not known.intersection(replaced)
+    gone = [[w for w in old.split() if w not in new.split() and w not in small] for old, new in changes]
+    long_words = {w for ws in gone for w in ws if len(w) > 3}  # "film kitchne": "film" was meant
+    return not known.intersection(long_words | {"".join(ws) for ws in gone})

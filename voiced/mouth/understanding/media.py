@@ -50,8 +50,9 @@ def search_and_play(home: Home, match: Match) -> Outcome | None:
         words.pop()
         while words and words[-1] in _WHERE:
             words.pop()
-    instead = {p[0] for p in english().correcting_after if len(p) == 1}
-    while len(words) > 1 and words[-1] in instead:  # "play Ed Sheeran instead": what, not a part of it
+    while (
+        len(words) > 1 and words[-1] in english().title_closers
+    ):  # "play Ed Sheeran instead": what, not a part of it
         words.pop()
     timed: set[int] = set()
     if values.minutes(words, timed, english()) is not None and max(timed) == len(words) - 1:
