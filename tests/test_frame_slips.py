@@ -61,17 +61,6 @@ def test_barely_seeing_asks_for_more_light_here() -> None:
     assert [(c.device, c.brightness) for c in found.commands] == [("bedroom_light", 64)]
 
 
-def test_start_switches_a_device_on() -> None:
-    found = agent().understand(
-        "Would you mind starting that little scent machine in the lounge, with the lavender?"
-    )
-    assert {(c.device, c.state) for c in found.commands} == {("diffuser", "ON")}
-    assert [c.scent for c in found.commands if c.scent] == ["lavender"]
-    assert [(c.device, c.state) for c in agent().understand("start the scent machine").commands] == [
-        ("diffuser", "ON")
-    ]
-
-
 def correction(first: str, then: str, room: str | None = None) -> list[tuple[str, str | None, str | None]]:
     talk = agent(room)
     talk.understand(first)
