@@ -273,34 +273,35 @@ def _then_taken_back(tokens: list[str], vocabulary: HomeVocabulary, lang: Langua
     closing = [(s, p) for s, p in find(tokens, lang.correcting_after) if s + len(p) == len(tokens)]
     if not closing:
         return None
-    cue = closing[0][0]
-    said = [(s, p) for s, p in find(tokens, _things(vocabulary)) if s + len(p) == cue]
+    cue, things = closing[0][0], _things(vocabulary)
+    said = [(s, p) for s, p in find(tokens, things) if s + len(p) == cue]
     if said:
-        start, (sort, value) = said[0][0], _things(vocabulary)[said[0][1]]
+        start, (sort, value) = said[0][0], things[said[0][1]]
+    elif (number_at := _number_ending(tokens, cue, lang)) is not None:
+        start, sort, value = number_at[0], "percent", f"{number_at[1]} percent"
     else:
-        spans = [
-            (s, v)
-            for s, e, v in number_spans(tokens, lang)
-            if e == cue or (e == cue - 1 and has(tokens[e:cue], lang.percent))
-        ]
-        if not spans:
-            return None
-        start, sort, value = spans[0][0], "percent", f"{spans[0][1]} percent"
+        return None
     small = (lang.fillers | set(lang.determiners)) - set(lang.separators)
     while start > 0 and tokens[start - 1] in small:  # "red, uh, orange"; "…light, the bedroom light"
         start -= 1
     # its like right before it, nothing between but a hesitation ("red and kitchen light blue
     # actually", "red, nicer than blue actually": no)
-    before = [(s, p) for s, p in find(tokens[:start], _things(vocabulary)) if s + len(p) == start]
-    like = bool(before) and _things(vocabulary)[before[0][1]][0] == sort
     if sort == "percent":
-        like = any(
-            e == start or (e == start - 1 and has(tokens[e:start], lang.percent))
-            for _, e, _ in number_spans(tokens[:start], lang)
-        )
+        like = _number_ending(tokens, start, lang) is not None
+    else:
+        before = [p for s, p in find(tokens[:start], things) if s + len(p) == start]
+        like = bool(before) and things[before[0]][0] == sort
     if not like:
         return None
     return corrected(" ".join(tokens[:start]), Correction(value, None, sort), vocabulary, lang=lang)
+
+
+def _number_ending(tokens: list[str], at: int, lang: Language) -> tuple[int, int] | None:
+    """The number said right before `at` ("40", "40 percent"), as (where it starts, its value)."""
+    for s, e, v in number_spans(tokens[:at], lang):
+        if e == at or (e == at - 1 and has(tokens[e:at], lang.percent)):
+            return s, v
+    return None
 
 
 def _and_then(tokens: list[str], cue: int, vocabulary: HomeVocabulary, lang: Language) -> str | None:
