@@ -247,6 +247,7 @@ async def run_daemon(
                 rehearsed=speech.rehearsed,  # a room plays the replies rehearsed here
                 asr=home_asr,
                 brain=brain,  # the home's memory: every room's turns reach it
+                plans=plans,  # one engine and ledger: a room's requests for later are the home's plans
                 voices=voices,  # its turns' lines outside a reply (the brain's, the scenes'): said there
             )
             await stack.enter_async_context(serve_satellites(home, config.satellites))

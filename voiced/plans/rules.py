@@ -12,6 +12,7 @@ send now: declared devices, typed and clamped values.
 
 from __future__ import annotations
 
+import copy
 import re
 from collections.abc import Callable, Mapping
 from datetime import datetime, timedelta
@@ -83,6 +84,12 @@ class RulePlanner:
             if device.confirm
             for name in (device.name.replace("_", " "), *device.aliases)
         ]
+
+    def understood_by(self, intents: LocalIntentAgent) -> RulePlanner:
+        """This planner, its steps understood by another room's `intents`."""
+        planner = copy.copy(self)
+        planner._intents = intents
+        return planner
 
     def candidate(self, text: str) -> bool:
         """Worth planning: time words, a trigger, a name before a colon, a device declared `confirm: true`,

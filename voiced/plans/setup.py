@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from voiced.bus import EventBus
@@ -47,6 +47,11 @@ class Plans:
             except LlmPlanFailed as exc:
                 _LOGGER.warning("LLM planner: %s; planning by rules", exc)
         return self.planner.plan(text)
+
+    def in_room(self, intents: LocalIntentAgent, actions: DeviceActions) -> Plans:
+        """The same engine and LLM planner for a satellite's room: its understanding (its *here*) plans
+        the steps, and the steps for now are sent naming its room."""
+        return replace(self, planner=self.planner.understood_by(intents), actions=actions)
 
 
 def build_plans(

@@ -8,8 +8,9 @@ room; its replies are synthesized once and sent to this satellite only. Its fini
 home's one brain as the daemon's own do (voiced/brain/turns.py), with its room: the memory is the
 home's, the barrier and the notices the room's. What a person or another part needs to know is
 relayed (voiced/satellites/relay.py): to the satellite, and to the home's bus as room events. Its
-commands go to the home's bus themselves, naming its room. With discovery, its understanding learns
-the devices found after start, as the daemon's own does.
+commands go to the home's bus themselves, naming its room; its requests for later are the home's
+plans (one engine, one ledger), planned with its understanding and read back here. With discovery,
+its understanding learns the devices found after start, as the daemon's own does.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass, field
 from functools import partial
@@ -50,6 +52,8 @@ from voiced.mouth.hybrid import build_agent
 from voiced.mouth.intents import LocalIntentAgent
 from voiced.mouth.speech import Rehearsed, SpeechOutput
 from voiced.mouth.vibe_control import VibeControl
+from voiced.plans.setup import Plans
+from voiced.plans.voice import PlanAgent
 from voiced.satellites.audio import SatelliteMicrophone, SatelliteSpeaker
 from voiced.satellites.link import DEFAULT_TIMING, LinkTiming, SatelliteLink
 from voiced.satellites.relay import relay
@@ -88,6 +92,9 @@ class Home:
     asr: HomeAsr | None = None
     # the home's one brain (its memory, preferences, interview), which every room's turns reach
     brain: Brain | None = None
+    # the home's plans (one engine, one ledger): a room plans with its own understanding and sends
+    # its steps for now naming its room
+    plans: Plans | None = None
     # where the lines outside a reply are said (the scenes', the brain's): each room's, for its turns
     voices: RoomVoices | None = None
 
@@ -172,6 +179,9 @@ class SatelliteRoom:
         agent: Agent = build_agent(
             config, home.registry, actions, intents, vibe=home.vibe, bus=self._bus, client=home.client
         )
+        if home.plans is not None:  # as the daemon's own turns: a request for later is read back here
+            plans = home.plans.in_room(intents, actions)
+            agent = PlanAgent(agent, plans, time.time, llm_fallback=config.agent_kind != "local")
         thinking = None
         if home.brain is not None:  # as the daemon's own turns: the brain's word before, its analysis after
             thinking = TurnThinking(home.brain, speech, self._bus, config.brain.filler, room=room)
