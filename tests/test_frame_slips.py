@@ -211,3 +211,46 @@ def test_review_cases_that_must_not_act_wrongly() -> None:
     heard = agent()
     heard.understand("turn on the kitchen light")
     assert not heard.understand("off", heard=True).commands  # heard alone, it may be noise
+
+
+def test_a_part_left_unfinished_is_finished_after_the_pause() -> None:
+    up = agent().understand("bring the kitchen light up to, er, seventy percent")
+    assert [(c.device, c.brightness) for c in up.commands] == [("kitchen_light", 178)]
+    # "down some" is finished: what follows is talk beside it, not its level
+    down = agent().understand("Turn that music down some, honey, I can't hear myself think")
+    assert [(c.device, c.volume) for c in down.commands] == [("music", 40)]
+
+
+def test_a_verb_that_only_asks_for_a_value_keeps_the_light_last_acted_on() -> None:
+    talk = agent()
+    talk.understand("turn on the kitchen light")
+    found = talk.understand("set the light to 70 percent")
+    assert [(c.device, c.brightness) for c in found.commands] == [("kitchen_light", 178)]
+    room = agent().understand("It's so gloomy in the kitchen, could you bring the light up to 70 percent?")
+    assert [(c.device, c.brightness) for c in room.commands] == [("kitchen_light", 178)]
+
+
+def test_pausing_what_plays_starts_nothing_new() -> None:
+    for text in ("yo pause the music rq", "pause the rock music", "stop the jazz music"):
+        found = agent().understand(text)
+        assert [(c.device, c.action, c.genre) for c in found.commands] in (
+            [("music", "pause", None)],
+            [("music", "stop", None)],
+        ), text
+
+
+def test_a_tie_between_moods_goes_to_the_part_that_asks() -> None:
+    assert agent().understand("my girlfriend's coming over, make it romantic").scene == "dinner"
+
+
+def test_a_number_alone_after_a_request_is_its_level() -> None:
+    pop = agent().understand("put some pop on, not too loud, thirty maybe")
+    assert [(c.device, c.genre, c.volume) for c in pop.commands] == [
+        ("music", "pop", None),
+        ("music", None, 30),
+    ]
+    counted = agent().understand("turn on the kitchen light, one")  # a count, not 1 percent
+    assert [(c.device, c.brightness) for c in counted.commands] == [("kitchen_light", None)]
+    titled = agent().understand("play some Adele, 25")  # perhaps of the title: never a level
+    assert not [c for c in titled.commands if c.volume is not None]
+    assert [c.action for c in agent().understand("hit play").commands] == ["play"]

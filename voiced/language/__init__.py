@@ -112,6 +112,8 @@ class Language:
     follow_closers: frozenset[str]
     step_openers: frozenset[str]
     fillers: frozenset[str]
+    value_verbs: frozenset[str]  # "set", "bring": known words that ask for the value said with them
+    unfinished: frozenset[str]  # a part ending so is finished by the next: "up to, er, seventy"
     play_words: tuple[Phrase, ...]
     pointers: tuple[Phrase, ...]
     pair: tuple[Phrase, ...]  # "both": the last two devices acted on, when the last request had one
@@ -188,7 +190,7 @@ class Language:
         """Every word some class of this file holds as a word of its own, and every word of the phrases
         that ask for something ("carry" of "carry on"); a place's words only whole ("room" of "living
         room" is not known alone)."""
-        out: set[str] = set(self.fillers) | set(self.function_words)
+        out: set[str] = set(self.fillers) | set(self.function_words) | set(self.value_verbs)
 
         def single(group: object) -> None:
             if isinstance(group, tuple):
@@ -265,6 +267,8 @@ class Language:
             follow_closers=frozenset(str(w) for w in raw["follow_closers"]),
             step_openers=frozenset(str(w) for w in raw["step_openers"]),
             fillers=frozenset(str(w) for w in raw["fillers"]),
+            unfinished=frozenset(str(w) for w in raw["unfinished"]),
+            value_verbs=frozenset(str(w) for w in raw["value_verbs"]),
             play_words=_phrases(raw["play_words"]),
             pointers=_phrases(raw["pointers"]),
             pair=_phrases(raw["pair"]),

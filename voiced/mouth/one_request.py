@@ -9,7 +9,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime
 
-from voiced.devices.model import DeviceCommand
+from voiced.devices.model import DeviceCommand, MusicSet
 from voiced.devices.registry import DeviceRegistry
 from voiced.devices.vocabulary import HomeVocabulary
 from voiced.errors import DeviceError
@@ -27,7 +27,7 @@ from voiced.mouth.understanding.home import WHICH_ONE, Home, Match, Outcome
 from voiced.mouth.understanding.home_words import Words
 from voiced.mouth.understanding.matcher import Matcher
 from voiced.mouth.understanding.scoping import POINTED, names_one, scoped
-from voiced.mouth.understanding.values import number_spans
+from voiced.mouth.understanding.values import number_spans, only_a_number
 
 log = logging.getLogger(__name__)
 
@@ -83,6 +83,10 @@ class OneRequest:
         if not outcomes or at == 0 or not outcomes[-1].commands:
             return None
         before = tuple(dict.fromkeys(c.device for c in outcomes[-1].commands))
+        if any(isinstance(c, MusicSet) and c.query for c in outcomes[-1].commands) and only_a_number(
+            words(segments[at]), self._language
+        ):
+            return None  # "play Adele, 25": a number after a title may be of the title, not a level
         framed = self._frame(segments[at], going_on=before)
         if framed is None or not framed.recalled or framed.refusal is not None:
             return None

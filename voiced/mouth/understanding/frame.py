@@ -112,8 +112,10 @@ def _read(
     lone_power = [] if heard else lang.lone_power  # "just off" typed; heard alone, it may be noise
     lone_direction = len(tokens) == 1 and has(tokens, [*steps, *white_phrases, *lone_power])  # "warm", "off"
     carried = opens(text_tokens, lang.follow_openers)  # "and bedroom", "now the lounge"
+    # "put some pop on, thirty maybe": a number alone, going on a request of the same breath, is its level
+    level_alone = values.only_a_number(tokens, lang) if going_on else None
     if (
-        (len(tokens) < 2 and not (lone_direction or carried))
+        (len(tokens) < 2 and not (lone_direction or carried or level_alone is not None))
         or is_question(tokens, lang)
         or has(tokens, lang.past)
         or told_of_the_past(tokens, lang, nouns(words, lang))
@@ -223,6 +225,9 @@ def _read(
         return None  # "turn on the green light": a light called so, which this home has not
     minutes = values.minutes(tokens, taken, lang)
     percent = values.percent(tokens, taken, lang)
+    if percent is None and level_alone is not None:
+        percent = level_alone
+        taken.update(range(len(tokens)))
     compared = values.compared(tokens, taken, lang)  # "more dark": a request, not a feeling
     felt = [(k, "down") for k, ps in lang.too_much.items() if find(tokens, ps, set(taken))]
     felt += [(k, "up") for k, ps in lang.too_little.items() if find(tokens, ps, set(taken))]
@@ -248,6 +253,8 @@ def _read(
     # "hold the music", "kill the music": an action's words may hold the player's own name
     players = {i for s, p in named if words.kinds[words.devices[p]] == "music" for i in range(s, s + len(p))}
     action = values.one_of(tokens, lang.music_actions, taken - players)
+    if action in ("pause", "stop"):
+        genre, titles = [], []  # "pause the rock music": what plays, held; nothing new to play
     acted = {
         i
         for s, p in find(tokens, lang.music_actions.get(action or "", ()), set(taken))

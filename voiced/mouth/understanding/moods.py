@@ -44,4 +44,8 @@ def mood(
     }
     best = max(hits.values(), default=0)
     winners = [name for name, n in hits.items() if n == best]
+    if len(winners) > 1:  # "my friend's coming over, make it romantic": the part that asks decides
+        asking = [t for part in parts if part[:1] and part[0] in lang.value_verbs for t in part]
+        asked = [name for name in winners if find(asking, [p for p in moods[name] if p not in home])]
+        winners = asked or winners
     return winners[0] if best >= lang.mood_least and len(winners) == 1 else None

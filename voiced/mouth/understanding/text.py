@@ -75,7 +75,12 @@ def _parts(text: str, lang: Language) -> list[str]:
     shared = _shared_noun(lang)
     parts: list[str] = []
     for piece in pieces:
-        if parts and shared[0].search(parts[-1]) and shared[1].match(piece):
+        said = piece.split()
+        if parts and parts[-1].split()[-1:] and parts[-1].split()[-1] in lang.unfinished:
+            if said and set(said) <= lang.fillers:
+                continue  # "up to, er, …": the hesitation in an unfinished part is no part
+            parts[-1] = f"{parts[-1]} {piece}"
+        elif parts and shared[0].search(parts[-1]) and shared[1].match(piece):
             parts[-1] = f"{parts[-1]} {lang.joining} {piece}"
         elif parts and _about_a_level(lang).fullmatch(piece.strip()) and _a_step(lang).search(parts[-1]):
             parts[-1] = f"{parts[-1]} {piece}"  # "just dim, like 20": how far the step before it goes

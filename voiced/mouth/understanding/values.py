@@ -105,6 +105,18 @@ def percent(tokens: list[str], taken: set[int], lang: Language) -> int | None:
     return found_values[0] if found_values else None
 
 
+def only_a_number(tokens: list[str], lang: Language) -> int | None:
+    """The level when `tokens` say one number and nothing else but fillers and "about" ("thirty
+    maybe", "like fifteen"; in words, ten or more); else None."""
+    said = [t for t in tokens if t not in lang.fillers and t not in lang.approximately]
+    spans = list(number_spans(said, lang))
+    if len(spans) != 1 or spans[0][:2] != (0, len(said)) or spans[0][2] > 100:
+        return None
+    if spans[0][2] < 10 and not said[0].isdigit():
+        return None  # "…, one": a word that small is a count ("that one"), not a level
+    return spans[0][2]
+
+
 def step_size(tokens: list[str], lang: Language) -> int | None:
     """How far a step goes when a number is said with its way rather than as the level: after "by"
     ("up by 20"), right after a way ("bump it up 10%"), or right before one ("20 percent brighter")."""
