@@ -254,3 +254,35 @@ def test_a_number_alone_after_a_request_is_its_level() -> None:
     titled = agent().understand("play some Adele, 25")  # perhaps of the title: never a level
     assert not [c for c in titled.commands if c.volume is not None]
     assert [c.action for c in agent().understand("hit play").commands] == ["play"]
+
+
+def test_a_verb_s_own_out_switches_nothing_off() -> None:
+    talk = agent()
+    talk.understand("turn on the kitchen light")
+    assert not talk.understand("can you sort that out").commands
+    out = agent().understand("put the kitchen light out")
+    assert [(c.device, c.state) for c in out.commands] == [("kitchen_light", "OFF")]
+
+
+def test_idioms_of_too_much_and_too_little() -> None:
+    loud = agent().understand("the music's a bit much, I can't hear myself think")
+    assert [(c.device, c.volume) for c in loud.commands] == [("music", 40)]
+    dark = agent().understand("it's pitch black in the lounge")
+    assert [(c.device, c.brightness) for c in dark.commands] == [("living_room_light", 64)]
+
+
+def test_a_title_corrects_a_genre_and_a_dislike_opens_the_correction() -> None:
+    talk = agent()
+    talk.understand("play some jazz")
+    found = talk.understand("nah not feeling it, pink floyd instead")
+    assert [(c.device, c.query) for c in found.commands] == [("music", "pink floyd")]
+
+
+def test_a_joining_but_and_an_asking_have_keep_the_request() -> None:
+    talk = agent()
+    talk.understand("play some jazz")
+    found = talk.understand("Oh, it's lovely, but could you maybe have it a bit quieter, like thirty or so?")
+    assert [(c.device, c.volume) for c in found.commands] == [("music", 30)]
+    excepting = agent().understand("turn off all the lights, but the bedroom")
+    assert [c.device for c in excepting.commands] == ["kitchen_light", "living_room_light"]
+    assert not agent().understand("have you turned off the lights?").commands

@@ -173,6 +173,8 @@ def corrected(
         return _renumbered(last, fix.new, lang or english())
     else:
         values = sorts[fix.sort]
+        if fix.sort in ("genre", "title"):  # "play some jazz" - "nah, pink floyd instead": what plays
+            values = sorts["genre"] | sorts["title"]
         if fix.sort == "target" and fix.new in vocabulary.rooms:
             values = set(vocabulary.rooms)  # "the kitchen light" -> "the bedroom light": the room only
         found = [v for v in values if re.search(rf"\b{re.escape(v)}\b", last)]

@@ -230,7 +230,14 @@ def _read(
         taken.update(range(len(tokens)))
     compared = values.compared(tokens, taken, lang)  # "more dark": a request, not a feeling
     felt = [(k, "down") for k, ps in lang.too_much.items() if find(tokens, ps, set(taken))]
-    felt += [(k, "up") for k, ps in lang.too_little.items() if find(tokens, ps, set(taken))]
+    # "I can't hear myself think" is too loud: its words are no "can't hear" of too little
+    much_at = {
+        i
+        for ps in lang.too_much.values()
+        for s, p in find(tokens, ps, set(taken))
+        for i in range(s, s + len(p))
+    }
+    felt += [(k, "up") for k, ps in lang.too_little.items() if find(tokens, ps, taken | much_at)]
     felt += values.felt(tokens, taken, lang) if not felt else []
     felt = compared or felt
     direction = None
@@ -260,7 +267,12 @@ def _read(
         for s, p in find(tokens, lang.music_actions.get(action or "", ()), set(taken))
         for i in range(s, s + len(p))
     }
-    power = values.one_of(tokens, lang.power, taken | acted)  # "off you go" is no "off"
+    own_out = {  # "would you mind sorting that out": the verb's own "out", not off
+        i
+        for i, t in enumerate(tokens)
+        if t == "out" and set(tokens[max(0, i - 3) : i]) & set(lang.word_sets["own_out"])
+    }
+    power = values.one_of(tokens, lang.power, taken | acted | own_out)  # "off you go" is no "off"
     if power == "off" and values.eased_off(tokens, lang):
         power, direction = None, direction or "down"  # "ease the diffuser off a bit": less, not off
     if power == "off" and isinstance(percent, int) and percent > 0:

@@ -102,7 +102,10 @@ def _about_a_level(lang: Language) -> re.Pattern[str]:
     approximately = "|".join(re.escape(w) for w in sorted(lang.approximately, key=len, reverse=True))
     numbers = "|".join(re.escape(" ".join(p)) for p in sorted(lang.numbers, key=len, reverse=True))
     percent = "|".join(re.escape(" ".join(p)) for p in lang.percent)
-    return re.compile(rf"(?:{approximately}) (?:\d+|(?:{numbers})(?: (?:{numbers}))?)(?: (?:{percent}))?")
+    rough = "|".join(re.escape(w) for w in lang.word_sets["approximately_after"])
+    return re.compile(
+        rf"(?:{approximately}) (?:\d+|(?:{numbers})(?: (?:{numbers}))?)(?: (?:{percent}))?(?: (?:{rough}))?"
+    )
 
 
 @functools.cache
@@ -119,6 +122,9 @@ def _polite(segment: str, lang: Language) -> str:
 
 
 def _opening(segment: str, lang: Language) -> str:
+    first = segment.split(" ", 2)
+    if first[0] == "but" and len(first) > 1 and first[1] in lang.word_sets["but_asking"]:
+        segment = segment[len("but ") :]  # "but could you make it quieter": a joining "but"
     for pattern, said in _misheard(lang, "opening"):
         segment = pattern.sub(said, segment)
     for heard, meant in lang.misheard_openings:
