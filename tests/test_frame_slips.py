@@ -286,3 +286,12 @@ def test_a_joining_but_and_an_asking_have_keep_the_request() -> None:
     excepting = agent().understand("turn off all the lights, but the bedroom")
     assert [c.device for c in excepting.commands] == ["kitchen_light", "living_room_light"]
     assert not agent().understand("have you turned off the lights?").commands
+
+
+def test_goodnight_beside_thanks_or_a_request_is_a_farewell() -> None:
+    thanks = agent().understand("Thank you, night night")
+    assert thanks.scene is None and not thanks.commands and thanks.text == "Good night."
+    beside = agent("bedroom").understand("I'm off to sleep now, lights out in here please. Goodnight!")
+    assert beside.scene is None
+    assert [(c.device, c.state) for c in beside.commands] == [("bedroom_light", "OFF")]
+    assert agent().understand("goodnight").scene == "good_night"  # alone: the bedtime scene

@@ -18,7 +18,7 @@ def _scene(match: Match) -> Outcome:
     if match.intent == "ResetVibe":
         return Outcome("", scene=RESET_SCENE)
     if match.intent == "Scene":
-        return Outcome("", scene=str(match.get("scene")))
+        return Outcome("", scene=str(match.get("scene")), farewell=bool(match.get("farewell")))
     words = str(match.get("mood")).split()
     while words and words[0] in english().word_sets["mood_openers"]:  # a looser template won
         words.pop(0)

@@ -71,6 +71,7 @@ class Outcome:
     scene: str | None = None
     acted: bool = True  # False for answers and refusals: nothing to do, but understood
     felt: bool = False  # from how it feels ("it's quite strong"): a request beside it says how much
+    farewell: bool = False  # "goodnight": the bedtime scene alone, a farewell beside thanks or a request
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ import logging
 from voiced.devices.model import DeviceCommand, MusicSet
 from voiced.devices.registry import DeviceRegistry
 from voiced.devices.vocabulary import HomeVocabulary
-from voiced.language import english, find, words
+from voiced.language import english, find, phrase, words
 from voiced.language.replies import knows, say
 from voiced.mouth.agent import AgentReply
 from voiced.mouth.understanding.answers import cannot_do
@@ -75,10 +75,18 @@ def names_vocabulary(segment: str, registry: DeviceRegistry, rooms: set[str]) ->
     return any(w in values or w.rstrip("s") in values for w in segment.split())
 
 
+def thanked(text: str) -> bool:
+    """Whether `text` says a courtesy ("thanks", "please") anywhere."""
+    return bool(find(words(text), [phrase(c) for c in english().courtesy]))
+
+
 def compose(
     text: str, outcomes: list[Outcome], missed: list[str], matcher: Matcher, home: Home, rooms: set[str]
 ) -> AgentReply:
     registry = home.registry
+    if any(o.farewell for o in outcomes) and (len(outcomes) > 1 or thanked(text)):
+        # "thank you, night night", "lights out in here please, goodnight!": a farewell, no scene
+        outcomes = [Outcome(say("farewell"), acted=False) if o.farewell else o for o in outcomes]
     if not outcomes:
         # courtesy words are dropped from the parts: "thank you" alone is matched whole
         refusal = matcher.unsupported(" ".join(split_utterance(text))) or matcher.unsupported(clean(text))
