@@ -4,7 +4,7 @@ kind said by its word ("the lounge light") is that kind's, not a title to play."
 
 from __future__ import annotations
 
-from tests.test_frame import agent
+from tests.test_frame import agent, read
 
 
 def test_a_pause_after_the_word_to_play_leaves_the_title_to_play() -> None:
@@ -295,3 +295,30 @@ def test_goodnight_beside_thanks_or_a_request_is_a_farewell() -> None:
     assert beside.scene is None
     assert [(c.device, c.state) for c in beside.commands] == [("bedroom_light", "OFF")]
     assert agent().understand("goodnight").scene == "good_night"  # alone: the bedtime scene
+
+
+def test_a_name_then_you_is_said_to_someone_else() -> None:
+    for text in (
+        "Priya, could you stick the diffuser on? The lavender's fine",
+        "Jonah! Turn your music down",
+    ):
+        assert not agent().understand(text).commands, text
+    assert (
+        agent().understand("Naw, that's bowfin. Lavender.").text
+        != "That sounded like it was for Naw, so I didn't change anything."
+    )
+    assert agent().understand("Oops! turn on the kitchen light").commands
+
+
+def test_a_value_for_another_kind_never_moves_to_the_named_device_s_room() -> None:
+    assert not agent().understand("turn on the diffuser with the orange smell").commands
+    sandalwood = agent().understand("sandalwood in the lounge")  # the lounge: a place, not its light
+    assert [(c.device, c.scent) for c in sandalwood.commands] == [("diffuser", "sandalwood")]
+
+
+def test_a_parting_is_no_time_for_later_and_darker_is_dimmer() -> None:
+    found = agent().understand("turn off the kitchen light, see you later")
+    assert [(c.device, c.state) for c in found.commands] == [("kitchen_light", "OFF")]
+    assert not agent().understand("turn off the lights tomorrow").commands
+    darker = read("can you make the bedroom light a tiny bit darker")
+    assert darker is not None and (darker.targets, darker.direction) == (("bedroom_light",), "down")

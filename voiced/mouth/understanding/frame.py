@@ -316,7 +316,10 @@ def _read(
         k for k, said in (("diffuser", scent), ("music", genre or titles), ("light", colour or white)) if said
     }
     if len(valued_kinds) == 1 and devices and all(words.kinds[d] not in valued_kinds for d in devices):
-        # "sandalwood in the lounge": a device named for its place ("lounge" is the living room light)
+        # "sandalwood in the lounge": a device named for its place ("lounge" is the living room light);
+        # "the diffuser with the orange smell" names no place: orange is no colour for its room's light
+        if any(p not in room_names for _, p in named if cut is None or _ < cut):
+            return None
         rooms += [words.in_room[d] for d in devices if words.in_room[d]]
         devices = []
     kinds = {words.kinds[d] for d in devices}

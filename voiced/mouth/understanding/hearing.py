@@ -67,6 +67,16 @@ def english_words() -> frozenset[str]:
     return frozenset()
 
 
+@cache
+def common_words() -> frozenset[str]:
+    """The dictionary's words written in lower case: "lights", not "Jonah" (a name, written only so)."""
+    for path in DICTIONARIES:
+        if path.is_file():
+            text = path.read_text(encoding="utf-8", errors="ignore")
+            return frozenset(w for w in text.split() if w.isalpha() and w.islower())
+    return frozenset()
+
+
 def _similarity(heard: str, phrase: str) -> float:
     spelled = 1 - jellyfish.levenshtein_distance(heard, phrase) / max(len(heard), len(phrase))
     a, b = _sound(heard), _sound(phrase)

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 from voiced.devices.vocabulary import HomeVocabulary
 from voiced.language import Language, Phrase, find, opens, phrase, words
+from voiced.mouth.understanding.hearing import common_words
 from voiced.mouth.understanding.reported import (
     is_conditional,
     is_for_later,
@@ -95,6 +96,10 @@ class Remarks:
         """Who a request is said to when it opens with someone's name or title and a comma ("Jake,
         kill the lights!", "Lady Mary, ..."): someone else, not us. None when it opens otherwise."""
         clauses = [c for c in _CLAUSE_END.split(text, maxsplit=1) if c.strip(" .!?;,")]
+        rest = words(clauses[-1]) if len(clauses) == 2 else []
+        said_to = set(self.language.word_sets["said_to_them"]) & set(rest)  # the rest speaks to them
+        if said_to and (someone := self._a_name(clauses[0])) is not None:
+            return someone  # "Jonah! Turn your music down": a name, written as one, then "you"
         if len(clauses) < 2 or not re.match(r"\s*[\w' ]+,", text):
             return None
         name = words(clauses[0])
@@ -103,6 +108,15 @@ class Remarks:
         if not 1 <= len(name) <= self.language.name_words or not self.language.others.intersection(name):
             return None
         return None if self.known.intersection(name) - self.language.others else clauses[0].strip()
+
+    def _a_name(self, clause: str) -> str | None:
+        """The one word of `clause` (fillers aside) when it is written with a capital and is no word of
+        ours nor a word of the dictionary in lower case: someone's name ("Priya", "Hey Jonah")."""
+        said = [w for w in clause.strip(" ,!.?").split() if w.lower() not in self.language.fillers]
+        if len(said) != 1 or not said[0][:1].isupper() or not said[0].isalpha():
+            return None
+        word = said[0].lower()
+        return None if word in self.known or word in common_words() else said[0]
 
     def is_statement(self, clause: str) -> bool:
         """Someone said to do or be something ("she hung up", "the peppermint is giving me a headache"):

@@ -37,6 +37,7 @@ def _guards(lang: Language) -> _Guards:
     amount, marks, at = _any(g["amounts_of_time"]), _any(g["clock_marks"]), _any(g["clock_at"])
     quote = rf'["{_Q}]{_any(g["request_verbs"])}\b[^"{_Q}]*["{_Q}]'  # a request in quotation marks
     not_after = "".join(rf"(?<!{w} )" for w in g["not_after_condition"])  # one look-behind each: fixed widths
+    parting = "".join(rf"(?<!{w} )" for w in g["parting"])  # "see you tomorrow": no time to act at
     return _Guards(
         reporting=re.compile(
             rf"\b(?!{_any(g['speaking_to_us'])}\b)([a-z']+) {_any(g['reporting'])}\b"
@@ -51,7 +52,7 @@ def _guards(lang: Language) -> _Guards:
             rf"|{at} (?:(?:0?\d|1[0-2])(?::\d\d)?\s*{marks}?|(?:1[3-9]|2[0-4]):\d\d\s*{marks}?)"
             rf"(?=\W|$)(?!\s*{_any(g['not_a_time'])})"
             rf"|{at} {_any(g['clock_words'])}(?: {_any(g['clock_minutes'])})?\s*{marks}"
-            rf"|{_any(g['later'])})\b"
+            rf"|{parting}{_any(g['later'])})\b"
         ),
         condition=re.compile(
             rf"\b{not_after}{_any(g['conditions'])} (?!{_any(g['not_conditions'])})"
