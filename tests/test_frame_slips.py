@@ -322,3 +322,26 @@ def test_a_parting_is_no_time_for_later_and_darker_is_dimmer() -> None:
     assert not agent().understand("turn off the lights tomorrow").commands
     darker = read("can you make the bedroom light a tiny bit darker")
     assert darker is not None and (darker.targets, darker.direction) == (("bedroom_light",), "down")
+
+
+def test_review_cases_of_this_session_that_must_not_act() -> None:
+    for text in ("have fun", "have a good night", "have some dinner"):  # wishes, no moods asked for
+        found = agent().understand(text)
+        assert found.scene is None and not found.commands, text
+    for first, then in (("turn on the kitchen light", "get off"), ("play some jazz", "get off me")):
+        talk = agent()
+        talk.understand(first)
+        assert not talk.understand(then).commands, then
+    for text in (
+        "turn on the kitchen light. How old are you? Ten.",
+        "turn off the music, fifteen",
+        "pause the music, twenty",
+    ):
+        assert not [
+            c
+            for c in agent().understand(text).commands
+            if getattr(c, "volume", None) or getattr(c, "brightness", None)
+        ], text
+    diffuser = agent().understand("start the diffuser, 30")
+    assert [(c.device, c.duration_min, c.intensity) for c in diffuser.commands] == [("diffuser", 30, None)]
+    assert agent().understand("Hiya! Could you turn the lights on").commands

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime
 
-from voiced.devices.model import DeviceCommand, MusicSet
+from voiced.devices.model import DeviceCommand, LightSet, MusicSet
 from voiced.devices.registry import DeviceRegistry
 from voiced.devices.vocabulary import HomeVocabulary
 from voiced.errors import DeviceError
@@ -83,15 +83,36 @@ class OneRequest:
         if not outcomes or at == 0 or not outcomes[-1].commands:
             return None
         before = tuple(dict.fromkeys(c.device for c in outcomes[-1].commands))
-        if any(isinstance(c, MusicSet) and c.query for c in outcomes[-1].commands) and only_a_number(
-            words(segments[at]), self._language
+        if only_a_number(words(segments[at]), self._language) is not None and not self._level_follows(
+            segments[:at], outcomes[-1]
         ):
-            return None  # "play Adele, 25": a number after a title may be of the title, not a level
+            return None
         framed = self._frame(segments[at], going_on=before)
         if framed is None or not framed.recalled or framed.refusal is not None:
             return None
         found = self._prepared(framed_outcome(framed, self._home, self._handler_args[0]))
         return None if found is None else self._remember(found)
+
+    def _level_follows(self, before: list[str], outcome: Outcome) -> bool:
+        """Whether a number said alone after the parts `before` can be the level of the request among
+        them: no question since it ("…, how old are you? ten"), and it set one kind of one number,
+        lights or music, and left it on and playing ("turn off the music, fifteen", "play Adele, 25",
+        "start the diffuser, 30": minutes or intensity, are not)."""
+        for part in reversed(before):
+            if entity_frame.is_question(words(part), self._language):
+                return False
+            if self._frame(part) is not None:
+                break
+        else:
+            return False
+        for command in outcome.commands:
+            if self._words.kinds.get(command.device) not in ("light", "music"):
+                return False
+            if isinstance(command, MusicSet) and (command.query or command.action not in (None, "play")):
+                return False
+            if isinstance(command, LightSet) and command.state == "OFF":
+                return False
+        return True
 
     def _first(self, segments: list[str]) -> Outcome | None:
         # "lounge light, uh... thirty percent": a hesitation between is no part of the request

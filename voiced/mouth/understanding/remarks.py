@@ -115,8 +115,10 @@ class Remarks:
         said = [w for w in clause.strip(" ,!.?").split() if w.lower() not in self.language.fillers]
         if len(said) != 1 or not said[0][:1].isupper() or not said[0].isalpha():
             return None
-        word = said[0].lower()
-        return None if word in self.known or word in common_words() else said[0]
+        word, common = said[0].lower(), common_words()
+        if not common:
+            return None  # no dictionary to tell a name from a word: no guess
+        return None if word in self.known or word in common else said[0]
 
     def is_statement(self, clause: str) -> bool:
         """Someone said to do or be something ("she hung up", "the peppermint is giving me a headache"):

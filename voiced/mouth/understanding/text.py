@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import re
 
-from voiced.language import Language, english
+from voiced.language import Language, english, phrase
 from voiced.mouth.understanding.indirect import direct
 
 _PERCENT = re.compile(r"(\d)\s*%")
@@ -76,7 +76,8 @@ def _parts(text: str, lang: Language) -> list[str]:
     parts: list[str] = []
     for piece in pieces:
         said = piece.split()
-        if parts and parts[-1].split()[-1:] and parts[-1].split()[-1] in lang.unfinished:
+        restart = said[:1] and (said[0] in lang.openers or phrase(said[0]) in lang.correcting)
+        if parts and parts[-1].split()[-1:] and parts[-1].split()[-1] in lang.unfinished and not restart:
             if said and set(said) <= lang.fillers:
                 continue  # "up to, er, …": the hesitation in an unfinished part is no part
             parts[-1] = f"{parts[-1]} {piece}"
@@ -122,9 +123,9 @@ def _polite(segment: str, lang: Language) -> str:
 
 
 def _opening(segment: str, lang: Language) -> str:
-    first = segment.split(" ", 2)
-    if first[0] == "but" and len(first) > 1 and first[1] in lang.word_sets["but_asking"]:
-        segment = segment[len("but ") :]  # "but could you make it quieter": a joining "but"
+    first, asking = segment.split(" ", 2), lang.word_sets["but_asking"]
+    if first[0] in lang.word_sets["joining_but"] and len(first) > 1 and first[1] in asking:
+        segment = segment[len(first[0]) + 1 :]  # "but could you make it quieter": a joining "but"
     for pattern, said in _misheard(lang, "opening"):
         segment = pattern.sub(said, segment)
     for heard, meant in lang.misheard_openings:
