@@ -345,3 +345,8 @@ def test_review_cases_of_this_session_that_must_not_act() -> None:
     diffuser = agent().understand("start the diffuser, 30")
     assert [(c.device, c.duration_min, c.intensity) for c in diffuser.commands] == [("diffuser", 30, None)]
     assert agent().understand("Hiya! Could you turn the lights on").commands
+
+
+def test_lights_and_screens_of_a_gamer_s_own_are_not_ours() -> None:
+    for text in ("set my rgb to purple", "turn the led strip blue", "turn on my monitor"):
+        assert not agent("kitchen").understand(text).commands, text
