@@ -179,6 +179,7 @@ class Language:
     unstressed_openings: dict[str, str]  # heard: said ("the" + "fuser": "diffuser") (hearing.py)
     indirect: Mapping[str, Any]  # indirect phrasings said as the direct request (indirect.py)
     misheard_patterns: tuple[tuple[str, str, str], ...]  # (stage, pattern, said): Whisper's slips (text.py)
+    white_bands: tuple[int, int]  # (warm_from, cool_to) in mireds (whites.py)
 
     @property
     def guess_scope(self) -> frozenset[str]:
@@ -349,6 +350,7 @@ class Language:
             misheard_patterns=tuple(
                 (str(m["stage"]), str(m["pattern"]), str(m["said"])) for m in raw["misheard_patterns"]
             ),
+            white_bands=(int(raw["white_bands"]["warm_from"]), int(raw["white_bands"]["cool_to"])),
         )
 
 
