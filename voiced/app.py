@@ -38,7 +38,7 @@ from voiced.ear.typed import TypedEar, TypedTurns
 from voiced.ear.utterance import Listener
 from voiced.ear.wake import WakeWordChoice, wake_gate
 from voiced.ear.wyoming_asr import WyomingTranscriber
-from voiced.engines import Engines, private_intents, second_ear
+from voiced.engines import Engines, foresight, private_intents, second_ear
 from voiced.ha_entities import HaEntities
 from voiced.llm_client import open_client
 from voiced.memory import give_back_after_turns
@@ -129,6 +129,12 @@ async def run_daemon(
         client = open_client(config.llm, config.llm.total_timeout_s) if config.llm.base_url else None
         if client is not None:
             stack.push_async_callback(client.close)  # lent to the agent, the planner and the brain
+        stack.callback(engines.rehearsed.close)
+        synthesizer = engines.synthesizer
+        ahead, ahead_follows = foresight(
+            config, registry, lambda sentence: engines.rehearsed.keep(sentence, synthesizer.synthesize)
+        )
+        stack.callback(ahead.close)  # before the rehearsed replies' file closes
         speech = SpeechOutput(
             engines.synthesizer,
             sink,
@@ -137,8 +143,8 @@ async def run_daemon(
             output_rate=EAR_RATE if options.reference is not None else None,
             rehearsed=engines.rehearsed,
             room=room,  # its replies' and narrations' events name the daemon's own room
+            foresight=ahead,
         )
-        stack.callback(engines.rehearsed.close)
         actions = DeviceActions(
             gateway,
             bus,
@@ -163,6 +169,7 @@ async def run_daemon(
                 if hear is not None:
                     hear.hear_home(HomeVocabulary.of(registry))
                 second_follows()
+                ahead_follows()
 
             supervision.follow(
                 "discovery", bus, lambda changes: follow_home(bus, changes, registry, intents, ear_words)
@@ -215,7 +222,7 @@ async def run_daemon(
                 speech,
                 options.reference,
                 stack,
-                ends_request(config, intents),
+                ends_request(config, intents, ahead.foresee),
                 mute,
                 wake,
                 reconsider,
@@ -242,9 +249,10 @@ async def run_daemon(
             home = Home(config, engines, registry, actions, bus, vibe, client)
             home = replace(
                 home,
-                ends_request=partial(ends_request, config),
+                ends_request=partial(ends_request, config, foresee=ahead.foresee),
                 supervision=supervision,
                 rehearsed=speech.rehearsed,  # a room plays the replies rehearsed here
+                foresight=ahead,
                 asr=home_asr,
                 brain=brain,  # the home's memory: every room's turns reach it
                 plans=plans,  # one engine and ledger: a room's requests for later are the home's plans

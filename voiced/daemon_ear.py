@@ -105,14 +105,24 @@ def build_ear(
     )
 
 
-def ends_request(config: Config, intents: LocalIntentAgent) -> Callable[[Heard], Pause] | None:
+def ends_request(
+    config: Config, intents: LocalIntentAgent, foresee: Callable[[str], None] | None = None
+) -> Callable[[Heard], Pause] | None:
     """What the ear's end-of-turn rule is told of words heard at a pause: whether the local intents
     take them as a whole request and Whisper is sure of them. Not for the LLM alone, which takes
-    anything."""
+    anything. `foresee`: given the words of a whole, confident request, to synthesize its reply
+    while the silence decides (Foresight.foresee)."""
     if config.agent_kind == "llm" or not config.vad.complete_hangover_ms:
         return None
-    return lambda heard: Pause(
-        whole=intents.complete(heard.text),
-        confident=heard.confidence >= COMPLETE_MIN_CONFIDENCE,
-        words=words_of(heard.text),
-    )
+
+    def judged(heard: Heard) -> Pause:
+        pause = Pause(
+            whole=intents.complete(heard.text),
+            confident=heard.confidence >= COMPLETE_MIN_CONFIDENCE,
+            words=words_of(heard.text),
+        )
+        if foresee is not None and pause.whole and pause.confident:
+            foresee(heard.text)
+        return pause
+
+    return judged

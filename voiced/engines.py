@@ -26,6 +26,7 @@ from voiced.ear.whisper import PROMPT_EXAMPLES, WhisperTranscriber, vocabulary_h
 from voiced.ear.wyoming_asr import WyomingTranscriber
 from voiced.memory import give_back, limit_arenas
 from voiced.mouth.dry_run import DryRun
+from voiced.mouth.foresight import Foresight
 from voiced.mouth.piper_tts import PiperSynthesizer
 from voiced.mouth.rehearsal import rehearsal_agent
 from voiced.mouth.rehearsal_file import RehearsalFile
@@ -189,3 +190,17 @@ def second_ear(
         dry.home_changed()
 
     return reconsider, home_changed
+
+
+def foresight(
+    config: Config, registry: DeviceRegistry, keep: Callable[[str], bool]
+) -> tuple[Foresight, Callable[[], None]]:
+    """Replies synthesized while the ear waits for the turn's end (foresight.py), from a private
+    copy of the local intents of their own; and what to call when the home's devices change."""
+    dry = DryRun(private_intents(config, registry, rehearsal_agent))
+
+    def reply_of(text: str) -> str | None:
+        dry.new_turn()  # each pause's words in a fresh conversation, the devices as they are now
+        return dry.reply(text)
+
+    return Foresight(reply_of, keep), dry.home_changed

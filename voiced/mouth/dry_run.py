@@ -59,6 +59,14 @@ class DryRun:
             return False
         return not reply.missed and not waiting and reply.text not in _DECLINED_FOR_FORM
 
+    def reply(self, text: str) -> str | None:
+        """What the intents would answer words taken as heard, in a fresh conversation, when they
+        would act on them (`acts`); None otherwise (blocking, ~3-10 ms)."""
+        reply, waiting, _question = self._understood(text, (), ())
+        if reply.missed or waiting or not reply.commands or reply.text in _DECLINED_FOR_FORM:
+            return None
+        return reply.text
+
     def asked(
         self, text: str, doubtful: Collection[str] = (), alternatives: Sequence[str] = ()
     ) -> tuple[str, tuple[str, ...]] | None:

@@ -22,6 +22,7 @@ from voiced.audio.pcm import resample_band_limited
 from voiced.audio.sinks import AudioSink
 from voiced.bus import EventBus
 from voiced.events import AgentText, TtsStarted, TtsStopped
+from voiced.mouth.foresight import Foresight
 from voiced.mouth.rehearsal_file import RehearsalFile
 from voiced.mouth.sentences import SentenceSplitter
 from voiced.mouth.synthesizer import Synthesizer
@@ -31,6 +32,7 @@ _LOGGER = logging.getLogger(__name__)
 VOICE_CACHE = 128  # sentences; a few seconds of 16-bit audio each, a few MB in all
 KEPT_LIMIT = 400  # rehearsed replies kept for good (~60-110 KB each)
 SLICE_S = 0.04  # one audio block: the longest a stop can lag
+SETTLE_S = 1.0  # the longest a reply waits for one synthesized ahead (piper takes ~0.1-0.3 s)
 
 
 @dataclass
@@ -100,11 +102,13 @@ class SpeechOutput:
         output_rate: int | None = None,
         rehearsed: Rehearsed | None = None,
         room: str = "",
+        foresight: Foresight | None = None,
     ) -> None:
         """`output_rate`: resample the voice to this rate (the echo canceller's) before playing.
         `rehearsed`: replies synthesized ahead of time, shared with the home's other speakers (a
         satellite's room plays the daemon's rehearsed replies; a new store when None). `room`: where
-        it plays (audio.room, or a satellite's room), named by its events."""
+        it plays (audio.room, or a satellite's room), named by its events. `foresight`: replies
+        synthesized while the ear waits for the turn's end, into `rehearsed`."""
         self._room = room
         self._synthesizer = synthesizer
         self._sink = sink
@@ -125,6 +129,7 @@ class SpeechOutput:
         self._recalled = functools.lru_cache(maxsize=VOICE_CACHE)(self._synthesized)
         # ahead of time (`keep`): never evicted
         self.rehearsed = Rehearsed() if rehearsed is None else rehearsed
+        self._foresight = foresight
 
     @property
     def recently_spoken(self) -> str:
@@ -290,6 +295,10 @@ class SpeechOutput:
 
     def _voice(self, sentence: str) -> np.ndarray:
         kept = self.rehearsed.get(sentence)
+        if kept is None and self._foresight is not None:
+            # piper may be saying this very sentence ahead: waiting costs no more than its lock would
+            self._foresight.settle(SETTLE_S)
+            kept = self.rehearsed.get(sentence)
         if kept is None:
             return self._recalled(sentence)
         return resample_band_limited(kept, self._synthesizer.sample_rate, self._rate)  # ~3 ms

@@ -47,6 +47,7 @@ from voiced.ear.wake import wake_gate
 from voiced.engines import Engines
 from voiced.memory import give_back, give_back_after_turns
 from voiced.mouth.agent import NO_CONTEXT, Agent, TurnContext
+from voiced.mouth.foresight import Foresight
 from voiced.mouth.home_changes import follow_home
 from voiced.mouth.hybrid import build_agent
 from voiced.mouth.intents import LocalIntentAgent
@@ -87,6 +88,8 @@ class Home:
     supervision: Supervision = field(default_factory=Supervision)
     # the replies synthesized ahead of time, shared by every room's speaker (the daemon's)
     rehearsed: Rehearsed | None = None
+    # replies synthesized while an ear waits for a turn's end, into `rehearsed` (the daemon's)
+    foresight: Foresight | None = None
     # the Whisper queue every room shares with the daemon's ear, taken room by room (asr_home.py);
     # None: each room a queue of its own
     asr: HomeAsr | None = None
@@ -173,6 +176,7 @@ class SatelliteRoom:
             output_rate=None if self._reference is None else EAR_RATE,  # the reference's rate
             rehearsed=home.rehearsed,
             room=self.satellite.room,  # its events on the room's bus name it
+            foresight=home.foresight,
         )
         room = self.satellite.room
         actions = home.actions.in_room(room)  # its commands name its room (the scenes stay the home's)
