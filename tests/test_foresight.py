@@ -122,6 +122,7 @@ def test_the_reply_plays_what_was_synthesized_ahead_without_piper_again(registry
     )
 
     async def scenario() -> None:
+        ahead.settle(WAIT_S)  # the private intents built, as before the daemon's first turn
         ahead.foresee("Turn the living room light blue.")
         # the turn closes while piper may still be saying it: the reply waits for that, not a second run
         await asyncio.wait_for(speech.speak(1, "Setting the living room light to blue."), timeout=WAIT_S)

@@ -290,8 +290,9 @@ async def run_daemon(
             )
             await entities.start()
             stack.push_async_callback(entities.stop)
-        await asyncio.to_thread(speech.warm, familiar_replies(registry))
-        if config.agent_kind != "llm":  # the rest of the local replies, while nobody talks to us
+        if config.tts.rehearse != "none":
+            await asyncio.to_thread(speech.warm, familiar_replies(registry))
+        if config.agent_kind != "llm" and config.tts.rehearse == "likely":  # the rest, while nobody talks
             replies = private_intents(config, registry, home_replies)
             supervision.follow("rehearsal", bus, lambda events: rehearse(events, speech.keep, replies))
             stack.push_async_callback(supervision.stop, "rehearsal")

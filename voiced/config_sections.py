@@ -75,7 +75,7 @@ class VadConfig(_Section):
     )
     max_utterance_s: Float = Field(15.0, gt=1, le=120, description="an utterance is cut at this length")
     early_asr_ms: Int = Field(
-        60, ge=0, le=5000, description="start ASR after this much silence (0 = at the end)"
+        30, ge=0, le=5000, description="start ASR after this much silence (0 = at the end)"
     )
     early_asr_over_reply_ms: Int = Field(
         150, ge=0, le=5000, description="the same for speech over our reply: a gap in a word is not its end"
@@ -178,6 +178,13 @@ class TtsConfig(_Remote):
         None, ge=0, le=2, description="piper's timing variation; null = the voice's own; 0 = repeatable"
     )
     sentence_silence_s: Float = Field(0.15, ge=0, le=2, description="silence between two spoken sentences")
+    rehearse: Literal["likely", "familiar", "none"] = Field(
+        "none",
+        description="the replies synthesized ahead of time, while nobody talks to us: 'likely' those of "
+        "the requests this home's devices get most (~130 for the sample home, ~0.2 s of CPU each, once: "
+        "they are kept in rehearsal_file), 'familiar' each device turned on and off, 'none' only those "
+        "said (each reply is synthesized while the turn's end is awaited, and kept)",
+    )
     rehearsal_file: SafePath | None = Field(
         None,
         description="the replies rehearsed ahead of time (SQLite, ~60-110 KB each), so a restart need not "

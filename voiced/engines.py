@@ -203,4 +203,4 @@ def foresight(
         dry.new_turn()  # each pause's words in a fresh conversation, the devices as they are now
         return dry.reply(text)
 
-    return Foresight(reply_of, keep), dry.home_changed
+    return Foresight(reply_of, keep, prepare=dry.prepare), dry.home_changed

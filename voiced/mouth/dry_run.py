@@ -59,6 +59,11 @@ class DryRun:
             return False
         return not reply.missed and not waiting and reply.text not in _DECLINED_FOR_FORM
 
+    def prepare(self) -> None:
+        """Build the private copy now (blocking, ~1 s when the grammar is not compiled yet)."""
+        with self._lock:
+            self._fresh()
+
     def reply(self, text: str) -> str | None:
         """What the intents would answer words taken as heard, in a fresh conversation, when they
         would act on them (`acts`); None otherwise (blocking, ~3-10 ms)."""

@@ -29,16 +29,24 @@ def first_sentence(text: str) -> str | None:
 
 
 class Foresight:
-    def __init__(self, reply_of: Callable[[str], str | None], keep: Callable[[str], bool]) -> None:
+    def __init__(
+        self,
+        reply_of: Callable[[str], str | None],
+        keep: Callable[[str], bool],
+        prepare: Callable[[], None] | None = None,
+    ) -> None:
         """`reply_of`: what the private intents would answer words heard (None: they would not act
         on them as they stand), blocking. `keep`: synthesize a sentence and keep it with the
-        rehearsed replies (blocking; False when it was kept already)."""
+        rehearsed replies (blocking; False when it was kept already). `prepare`: run first, on the
+        worker (building the private intents takes ~1 s: not at the first turn's pause)."""
         self._reply_of = reply_of
         self._keep = keep
         self._pool = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="foresight")
         self._lock = threading.Lock()
         self._job: concurrent.futures.Future[None] | None = None
         self._closed = False
+        if prepare is not None:
+            self._job = self._pool.submit(self._safely, prepare)
 
     def foresee(self, text: str) -> None:
         """Words heard at a pause, judged a whole request (on the event loop: returns at once). A
@@ -48,7 +56,7 @@ class Foresight:
                 return
             if self._job is not None:
                 self._job.cancel()  # no effect once it runs: it finishes, and is kept
-            self._job = self._pool.submit(self._ahead, text)
+            self._job = self._pool.submit(self._safely, lambda: self._ahead(text))
 
     def settle(self, timeout_s: float) -> None:
         """Wait (at most `timeout_s`) for the reply being synthesized ahead, if any (blocking: from
@@ -66,10 +74,13 @@ class Foresight:
         self._pool.shutdown(wait=True, cancel_futures=True)
 
     def _ahead(self, text: str) -> None:
+        reply = self._reply_of(text)
+        sentence = first_sentence(reply) if reply else None
+        if sentence and self._keep(sentence):
+            _LOGGER.debug("synthesized ahead of the turn's end: %r", sentence)
+
+    def _safely(self, job: Callable[[], None]) -> None:
         try:
-            reply = self._reply_of(text)
-            sentence = first_sentence(reply) if reply else None
-            if sentence and self._keep(sentence):
-                _LOGGER.debug("synthesized ahead of the turn's end: %r", sentence)
+            job()
         except Exception:  # a reply not ready ahead is synthesized when said
             _LOGGER.warning("a reply could not be synthesized ahead of time", exc_info=True)
