@@ -38,7 +38,7 @@ from voiced.ear.typed import TypedEar, TypedTurns
 from voiced.ear.utterance import Listener
 from voiced.ear.wake import WakeWordChoice, wake_gate
 from voiced.ear.wyoming_asr import WyomingTranscriber
-from voiced.engines import Engines, foresight, private_intents, second_ear
+from voiced.engines import Engines, foresight, judges_pauses, private_intents, second_ear
 from voiced.ha_entities import HaEntities
 from voiced.llm_client import open_client
 from voiced.memory import give_back_after_turns
@@ -130,11 +130,12 @@ async def run_daemon(
         if client is not None:
             stack.push_async_callback(client.close)  # lent to the agent, the planner and the brain
         stack.callback(engines.rehearsed.close)
-        synthesizer = engines.synthesizer
-        ahead, ahead_follows = foresight(
-            config, registry, lambda sentence: engines.rehearsed.keep(sentence, synthesizer.synthesize)
-        )
-        stack.callback(ahead.close)  # before the rehearsed replies' file closes
+        ahead, ahead_follows = None, lambda: None
+        if judges_pauses(config) and not isinstance(source, TypedTurns):
+            ahead, ahead_follows = foresight(
+                config, registry, engines.synthesizer, engines.rehearsed, room=config.audio.room
+            )
+            stack.callback(ahead.close)  # before the rehearsed replies' file closes
         speech = SpeechOutput(
             engines.synthesizer,
             sink,
@@ -222,7 +223,7 @@ async def run_daemon(
                 speech,
                 options.reference,
                 stack,
-                ends_request(config, intents, ahead.foresee),
+                ends_request(config, intents, ahead.foresee if ahead is not None else None),
                 mute,
                 wake,
                 reconsider,
@@ -249,10 +250,9 @@ async def run_daemon(
             home = Home(config, engines, registry, actions, bus, vibe, client)
             home = replace(
                 home,
-                ends_request=partial(ends_request, config, foresee=ahead.foresee),
+                ends_request=partial(ends_request, config),
                 supervision=supervision,
                 rehearsed=speech.rehearsed,  # a room plays the replies rehearsed here
-                foresight=ahead,
                 asr=home_asr,
                 brain=brain,  # the home's memory: every room's turns reach it
                 plans=plans,  # one engine and ledger: a room's requests for later are the home's plans

@@ -180,16 +180,17 @@ class TtsConfig(_Remote):
     sentence_silence_s: Float = Field(0.15, ge=0, le=2, description="silence between two spoken sentences")
     rehearse: Literal["likely", "familiar", "none"] = Field(
         "none",
-        description="the replies synthesized ahead of time, while nobody talks to us: 'likely' those of "
-        "the requests this home's devices get most (~130 for the sample home, ~0.2 s of CPU each, once: "
-        "they are kept in rehearsal_file), 'familiar' each device turned on and off, 'none' only those "
-        "said (each reply is synthesized while the turn's end is awaited, and kept)",
+        description="the replies synthesized at start, ahead of any request: 'likely' those of the "
+        "requests this home's devices get most (~130 for the sample home, ~0.2 s of CPU each, once: "
+        "they are kept in rehearsal_file), 'familiar' only each device turned on and off, 'none' none. "
+        "Whatever this says, a local reply is synthesized while the ear waits for its turn's end, and "
+        "kept once said",
     )
     rehearsal_file: SafePath | None = Field(
         None,
         description="the replies rehearsed ahead of time (SQLite, ~60-110 KB each), so a restart need not "
         "synthesize them again; null = voiced-rehearsed.sqlite beside brain.state_file. With voiced "
-        "stopped it may be deleted: the replies are rehearsed again",
+        "stopped it may be deleted: the replies are synthesized again",
     )
     memory_arena: bool = Field(
         True,

@@ -19,7 +19,7 @@ from voiced.ear.listener import Ear
 from voiced.ear.utterance import Heard
 from voiced.ear.wake import WakeGate
 from voiced.ear.wyoming_asr import WyomingTranscriber
-from voiced.engines import Engines
+from voiced.engines import Engines, judges_pauses
 from voiced.memory import give_back
 from voiced.mouth.intents import LocalIntentAgent
 from voiced.mouth.speech import SpeechOutput
@@ -112,7 +112,7 @@ def ends_request(
     take them as a whole request and Whisper is sure of them. Not for the LLM alone, which takes
     anything. `foresee`: given the words of a whole, confident request, to synthesize its reply
     while the silence decides (Foresight.foresee)."""
-    if config.agent_kind == "llm" or not config.vad.complete_hangover_ms:
+    if not judges_pauses(config):
         return None
 
     def judged(heard: Heard) -> Pause:

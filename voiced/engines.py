@@ -26,11 +26,12 @@ from voiced.ear.whisper import PROMPT_EXAMPLES, WhisperTranscriber, vocabulary_h
 from voiced.ear.wyoming_asr import WyomingTranscriber
 from voiced.memory import give_back, limit_arenas
 from voiced.mouth.dry_run import DryRun
-from voiced.mouth.foresight import Foresight
+from voiced.mouth.foresight import WAIT_S, Foresight
 from voiced.mouth.piper_tts import PiperSynthesizer
 from voiced.mouth.rehearsal import rehearsal_agent
 from voiced.mouth.rehearsal_file import RehearsalFile
 from voiced.mouth.speech import Rehearsed
+from voiced.mouth.synthesizer import Synthesizer
 from voiced.mouth.understanding.hearing import english_words
 from voiced.mouth.understanding.learning import learn_ahead
 from voiced.mouth.understanding.titles import may_name_a_title
@@ -192,15 +193,44 @@ def second_ear(
     return reconsider, home_changed
 
 
+def judges_pauses(config: Config) -> bool:
+    """Whether the ear's end-of-turn rule is told what words heard at a pause are (the local intents
+    judge them; the LLM alone takes anything)."""
+    return config.agent_kind != "llm" and bool(config.vad.complete_hangover_ms)
+
+
 def foresight(
-    config: Config, registry: DeviceRegistry, keep: Callable[[str], bool]
+    config: Config,
+    registry: DeviceRegistry,
+    synthesizer: Synthesizer,
+    rehearsed: Rehearsed,
+    *,
+    room: str | None,
+    wait_s: float = WAIT_S,
 ) -> tuple[Foresight, Callable[[], None]]:
-    """Replies synthesized while the ear waits for the turn's end (foresight.py), from a private
-    copy of the local intents of their own; and what to call when the home's devices change."""
-    dry = DryRun(private_intents(config, registry, rehearsal_agent))
+    """Replies synthesized while the ear of `room` waits for the turn's end (foresight.py), from a
+    private copy of the local intents of their own, and kept in `rehearsed` once said; and what to
+    call when the home's devices change."""
+    dry = DryRun(
+        functools.partial(
+            rehearsal_agent,
+            registry,
+            config.agent.brightness_step_pct,
+            room=room,
+            scent_limit=config.safety.scent_max_intensity,
+        )
+    )
 
     def reply_of(text: str) -> str | None:
         dry.new_turn()  # each pause's words in a fresh conversation, the devices as they are now
         return dry.reply(text)
 
-    return Foresight(reply_of, keep, prepare=dry.prepare), dry.home_changed
+    def said(sentence: str, audio: np.ndarray) -> None:
+        rehearsed.keep(sentence, lambda _sentence: audio)
+
+    def home_changed() -> None:  # on the event loop: the copy is built anew on the worker
+        dry.home_changed()
+        ahead.prepare()
+
+    ahead = Foresight(reply_of, synthesizer.synthesize, said, prepare=dry.prepare, wait_s=wait_s)
+    return ahead, home_changed

@@ -32,7 +32,6 @@ _LOGGER = logging.getLogger(__name__)
 VOICE_CACHE = 128  # sentences; a few seconds of 16-bit audio each, a few MB in all
 KEPT_LIMIT = 400  # rehearsed replies kept for good (~60-110 KB each)
 SLICE_S = 0.04  # one audio block: the longest a stop can lag
-SETTLE_S = 1.0  # the longest a reply waits for one synthesized ahead (piper takes ~0.1-0.3 s)
 
 
 @dataclass
@@ -108,7 +107,7 @@ class SpeechOutput:
         `rehearsed`: replies synthesized ahead of time, shared with the home's other speakers (a
         satellite's room plays the daemon's rehearsed replies; a new store when None). `room`: where
         it plays (audio.room, or a satellite's room), named by its events. `foresight`: replies
-        synthesized while the ear waits for the turn's end, into `rehearsed`."""
+        synthesized while the ear waits for the turn's end (kept in `rehearsed` once said)."""
         self._room = room
         self._synthesizer = synthesizer
         self._sink = sink
@@ -296,9 +295,7 @@ class SpeechOutput:
     def _voice(self, sentence: str) -> np.ndarray:
         kept = self.rehearsed.get(sentence)
         if kept is None and self._foresight is not None:
-            # piper may be saying this very sentence ahead: waiting costs no more than its lock would
-            self._foresight.settle(SETTLE_S)
-            kept = self.rehearsed.get(sentence)
+            kept = self._foresight.take(sentence)  # piper may be saying it now: no second run
         if kept is None:
             return self._recalled(sentence)
         return resample_band_limited(kept, self._synthesizer.sample_rate, self._rate)  # ~3 ms

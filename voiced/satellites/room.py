@@ -44,10 +44,9 @@ from voiced.ear.frontend import echo_front
 from voiced.ear.listener import Ear
 from voiced.ear.utterance import Heard
 from voiced.ear.wake import wake_gate
-from voiced.engines import Engines
+from voiced.engines import Engines, foresight, judges_pauses
 from voiced.memory import give_back, give_back_after_turns
 from voiced.mouth.agent import NO_CONTEXT, Agent, TurnContext
-from voiced.mouth.foresight import Foresight
 from voiced.mouth.home_changes import follow_home
 from voiced.mouth.hybrid import build_agent
 from voiced.mouth.intents import LocalIntentAgent
@@ -82,14 +81,15 @@ class Home:
     bus: EventBus
     vibe: VibeControl | None = None
     client: openai.AsyncOpenAI | None = None
-    # Whether words heard at a pause are a whole request (app.ends_request), per room's intents.
-    ends_request: Callable[[LocalIntentAgent], Callable[[Heard], Pause] | None] = lambda _intents: None
+    # Whether words heard at a pause are a whole request (app.ends_request), per room's intents, and
+    # where those words go to have their reply synthesized ahead (the room's own Foresight)
+    ends_request: Callable[
+        [LocalIntentAgent, Callable[[str], None] | None], Callable[[Heard], Pause] | None
+    ] = lambda _intents, _foresee: None
     # what keeps the rooms' turns and relays running (restarted if they raise): the daemon's
     supervision: Supervision = field(default_factory=Supervision)
     # the replies synthesized ahead of time, shared by every room's speaker (the daemon's)
     rehearsed: Rehearsed | None = None
-    # replies synthesized while an ear waits for a turn's end, into `rehearsed` (the daemon's)
-    foresight: Foresight | None = None
     # the Whisper queue every room shares with the daemon's ear, taken room by room (asr_home.py);
     # None: each room a queue of its own
     asr: HomeAsr | None = None
@@ -168,15 +168,23 @@ class SatelliteRoom:
             changes = home.bus.subscribe(self._learning)
             self._stack.callback(home.bus.unsubscribe, changes)
         intents = await asyncio.to_thread(self._intents)  # its grammar takes a second to learn
+        rehearsed = Rehearsed() if home.rehearsed is None else home.rehearsed
+        ahead, ahead_follows = None, None
+        if judges_pauses(config):  # its replies synthesized while its ear waits, with its own "here"
+            synthesizer = home.engines.synthesizer
+            ahead, ahead_follows = foresight(
+                config, home.registry, synthesizer, rehearsed, room=self.satellite.room
+            )
+            self._stack.callback(ahead.close)
         speech = SpeechOutput(
             home.engines.synthesizer,
             SatelliteSpeaker(self.link, self._reference),
             self._bus,
             sentence_silence_s=config.tts.sentence_silence_s,
             output_rate=None if self._reference is None else EAR_RATE,  # the reference's rate
-            rehearsed=home.rehearsed,
+            rehearsed=rehearsed,
             room=self.satellite.room,  # its events on the room's bus name it
-            foresight=home.foresight,
+            foresight=ahead,
         )
         room = self.satellite.room
         actions = home.actions.in_room(room)  # its commands name its room (the scenes stay the home's)
@@ -199,7 +207,7 @@ class SatelliteRoom:
             config.vad,
             transcriber,
             self._bus,
-            judge=home.ends_request(intents),
+            judge=home.ends_request(intents, ahead.foresee if ahead is not None else None),
             wake=wake,
             first_turn=self._first_turn,
             tidy=give_back if tidy else None,
@@ -241,7 +249,7 @@ class SatelliteRoom:
             self._stack.push_async_callback(supervision.stop, self._memory)
         if changes is not None:  # devices discovered come and go: its understanding follows, as the
             # daemon's own does (app.py); the ear's words are the home's Whisper's, made anew there
-            learn = partial(follow_home, self._bus, changes, home.registry, intents)
+            learn = partial(follow_home, self._bus, changes, home.registry, intents, ahead_follows)
             supervision.start(self._learning, learn)  # HomeLearned on its bus: room_learned at home
             self._stack.push_async_callback(supervision.stop, self._learning)
         if home.voices is not None:  # a line for one of its turns (a scene's, the interview's end): here
