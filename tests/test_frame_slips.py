@@ -4,7 +4,10 @@ kind said by its word ("the lounge light") is that kind's, not a title to play."
 
 from __future__ import annotations
 
-from tests.test_frame import agent, read
+from tests.test_frame import REGISTRY, agent, read
+from voiced.devices.vocabulary import HomeVocabulary
+from voiced.language import english
+from voiced.mouth.understanding.corrections import taken_back
 
 
 def test_a_pause_after_the_word_to_play_leaves_the_title_to_play() -> None:
@@ -350,3 +353,29 @@ def test_review_cases_of_this_session_that_must_not_act() -> None:
 def test_lights_and_screens_of_a_gamer_s_own_are_not_ours() -> None:
     for text in ("set my rgb to purple", "turn the led strip blue", "turn on my monitor"):
         assert not agent("kitchen").understand(text).commands, text
+
+
+def test_how_long_said_as_a_phrase_is_minutes_without_for_but_not_a_time() -> None:
+    given = agent().understand("Give us half an hour of sandalwood from the diffuser")
+    assert [(c.device, c.scent, c.duration_min, c.intensity) for c in given.commands] == [
+        ("diffuser", "sandalwood", 30, None)
+    ]
+    bounded = agent().understand("run the diffuser for no more than half an hour")
+    assert [(c.device, c.duration_min) for c in bounded.commands] == [("diffuser", 30)]
+    assert not agent().understand("I turned the diffuser on half an hour ago").commands
+    later = agent().understand("in half an hour turn off the diffuser")
+    assert not later.commands  # a time, for later: not now, and no 30 minutes
+    assert agent().understand("set the kitchen light to half").commands[0].brightness is not None
+
+
+def test_a_verb_s_own_out_stops_nothing() -> None:
+    heard = agent().understand("I can barely make out the tune at all")
+    assert not [c for c in heard.commands if getattr(c, "action", None) == "stop"]
+
+
+def test_what_follows_not_that_is_the_wrong_one() -> None:
+    vocabulary = HomeVocabulary.of(REGISTRY)
+    said = "and a warm white if you can not that cold hospital colour"
+    assert taken_back(said, vocabulary, english()) is None  # was "and a cold if you can hospital colour"
+    fixed = taken_back("kitchen light to 75 sorry 65 warm white", vocabulary, english())
+    assert fixed is not None and "65" in fixed and "75" not in fixed  # a correcting word alone: the next

@@ -187,6 +187,10 @@ class Language:
         return self.guess_everywhere | self.guess_here
 
     @functools.cached_property
+    def courtesy_phrases(self) -> tuple[Phrase, ...]:
+        return tuple(phrase(c) for c in self.courtesy)
+
+    @functools.cached_property
     def known(self) -> frozenset[str]:
         """Every word some class of this file holds as a word of its own, and every word of the phrases
         that ask for something ("carry" of "carry on"); a place's words only whole ("room" of "living

@@ -309,7 +309,11 @@ def _number_ending(tokens: list[str], at: int, lang: Language) -> tuple[int, int
 def _and_then(tokens: list[str], cue: int, vocabulary: HomeVocabulary, lang: Language) -> str | None:
     """ "Kitchen light to 75, sorry, 65, warm white": the thing said right after the correcting phrase
     replaces its like before it, and the request goes on with the words after it."""
-    cue_end = next(start + len(p) for start, p in find(tokens, lang.correcting) if start == cue)
+    cue_end, cue_said = next(
+        (start + len(p), p) for start, p in find(tokens, lang.correcting) if start == cue
+    )
+    if lang.plain_not in cue_said:
+        return None  # "a warm white, not that cold hospital colour": what follows is the wrong one
     at = cue_end
     while at < len(tokens) and tokens[at] in lang.correction_words:
         at += 1

@@ -8,7 +8,7 @@ import logging
 from voiced.devices.model import DeviceCommand, MusicSet
 from voiced.devices.registry import DeviceRegistry
 from voiced.devices.vocabulary import HomeVocabulary
-from voiced.language import english, find, phrase, words
+from voiced.language import english, find, words
 from voiced.language.replies import knows, say
 from voiced.mouth.agent import AgentReply
 from voiced.mouth.understanding.answers import cannot_do
@@ -77,7 +77,7 @@ def names_vocabulary(segment: str, registry: DeviceRegistry, rooms: set[str]) ->
 
 def thanked(text: str) -> bool:
     """Whether `text` says a courtesy ("thanks", "please") anywhere."""
-    return bool(find(words(text), [phrase(c) for c in english().courtesy]))
+    return bool(find(words(text), english().courtesy_phrases))
 
 
 def compose(

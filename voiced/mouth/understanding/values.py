@@ -189,13 +189,21 @@ def _timed(tokens: list[str], at: int, lang: Language) -> bool:
 
 
 def minutes(tokens: list[str], taken: set[int], lang: Language) -> int | None:
-    """ "For twenty minutes", "for an hour"; a number with its unit says it without "for" ("only 15 min")."""
+    """ "For twenty minutes", "for an hour"; a number with its unit says it without "for" ("only 15 min"),
+    and so does one of the minutes' phrases ("half an hour of sandalwood"), but after a word that makes
+    it a time ("in half an hour") or before "ago"."""
+    bounds, before = lang.word_sets["duration_bounds"], lang.word_sets["time_before"]
     for i, token in enumerate(tokens):
         lasting = token == lang.lasting
         if i + 1 >= len(tokens) or (not lasting and not _timed(tokens, i, lang)):
+            if (i == 0 or tokens[i - 1] not in before) and (said := _lasting_phrase(tokens, i, lang)):
+                taken.update(range(i, i + len(said[0])))
+                return said[1]
             continue
         after = i + 1 if lasting else i
-        while after < len(tokens) and tokens[after] in lang.approximately:
+        while after < len(tokens) and (
+            tokens[after] in lang.approximately or (lasting and tokens[after] in bounds)
+        ):
             after += 1
         rest = tokens[after:]
         for p, value in lang.minutes.items():
@@ -215,6 +223,15 @@ def minutes(tokens: list[str], taken: set[int], lang: Language) -> int | None:
             if lasting and not unit:  # "lavender for 15": for a while, said last, is minutes
                 taken.update(range(i, after + n))
                 return value
+    return None
+
+
+def _lasting_phrase(tokens: list[str], at: int, lang: Language) -> tuple[Phrase, int] | None:
+    """One of the minutes' phrases starting at `at`, not followed by "ago"."""
+    for p, value in lang.minutes.items():
+        end = at + len(p)
+        if tuple(tokens[at:end]) == p and tokens[end : end + 1] != ["ago"]:
+            return p, value
     return None
 
 
