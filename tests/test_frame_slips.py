@@ -379,3 +379,17 @@ def test_what_follows_not_that_is_the_wrong_one() -> None:
     assert taken_back(said, vocabulary, english()) is None  # was "and a cold if you can hospital colour"
     fixed = taken_back("kitchen light to 75 sorry 65 warm white", vocabulary, english())
     assert fixed is not None and "65" in fixed and "75" not in fixed  # a correcting word alone: the next
+
+
+def test_a_letter_held_in_typing_is_the_word_it_stretches() -> None:
+    talk = agent()
+    talk.understand("play some jazz")
+    louder = talk.understand("LOUDERRR")
+    assert [(c.device, c.volume is not None) for c in louder.commands] == [("music", True)]
+    cool = agent().understand("coool white in the kitchen pleaseee")  # twice where that is the word
+    assert [(c.device, c.color_temp is not None) for c in cool.commands] == [("kitchen_light", True)]
+
+
+def test_as_bright_as_it_will_go_is_full() -> None:
+    full = agent().understand("make the kitchen light as bright as it will go")
+    assert [(c.device, c.brightness) for c in full.commands] == [("kitchen_light", 254)]  # its full

@@ -6,6 +6,7 @@ import functools
 import re
 
 from voiced.language import Language, english, phrase
+from voiced.mouth.understanding.hearing import common_words
 from voiced.mouth.understanding.indirect import direct
 
 _PERCENT = re.compile(r"(\d)\s*%")
@@ -32,13 +33,26 @@ def _patterns(lang: Language) -> tuple[re.Pattern[str], re.Pattern[str]]:
     )
 
 
+_HELD = re.compile(r"([a-z])\1{2,}")  # a letter three times or more: held, in typing
+_STRETCHED = re.compile(r"\b[a-z]*([a-z])\1{2,}[a-z]*\b")
+
+
 def clean(segment: str) -> str:
     """Lower case, words and apostrophes only ("it's" stays: Home Assistant's templates use it)."""
     return " ".join(_NOT_WORD.sub(" ", segment.lower()).replace(" '", " ").replace("' ", " ").split())
 
 
+def _unstretched(match: re.Match[str]) -> str:
+    """A word typed with a letter held ("LOUDERRR", "pleaseee", "sooo"): the word it stretches, the
+    held letter twice if that is a word ("coool"), else once if that is ("sooo"), else twice."""
+    stretched = match.group(0)
+    known = english().known | common_words()
+    once, twice = _HELD.sub(r"\1", stretched), _HELD.sub(r"\1\1", stretched)
+    return once if once in known and twice not in known else twice
+
+
 def normalise(text: str) -> str:
-    text = text.translate(_QUOTES).lower()
+    text = _STRETCHED.sub(_unstretched, text.translate(_QUOTES).lower())
     text = _KELVIN.sub(r"\1 k", _THOUSANDS.sub("", text))
     text = _PERCENT.sub(r"\1 percent", text).replace("%", " percent ")
     for pattern, said in _misheard(english(), "text"):
