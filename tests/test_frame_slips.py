@@ -393,3 +393,20 @@ def test_a_letter_held_in_typing_is_the_word_it_stretches() -> None:
 def test_as_bright_as_it_will_go_is_full() -> None:
     full = agent().understand("make the kitchen light as bright as it will go")
     assert [(c.device, c.brightness) for c in full.commands] == [("kitchen_light", 254)]  # its full
+
+
+def test_what_a_review_found_the_rules_above_must_not_do() -> None:
+    off = agent().understand("turn the diffuser off in about a minute")
+    assert [(c.device, c.state, c.duration_min) for c in off.commands] == [("diffuser", "OFF", None)]
+    assert [c.query for c in agent().understand("play wait a minute").commands] == ["wait a minute"]
+    assert [c.query for c in agent().understand("play xxxtentacion").commands] == ["xxxtentacion"]
+    gone = agent().understand("make bedroom go out")
+    assert [(c.device, c.state) for c in gone.commands] == [("bedroom_light", "OFF")]
+    blue = agent().understand("kitchen light red, not that, blue, and play jazz")
+    assert [
+        (c.device, getattr(c, "color_hex", None) or getattr(c, "genre", None)) for c in blue.commands
+    ] == [
+        ("kitchen_light", "#0000FF"),
+        ("music", "jazz"),
+    ]
+    assert agent().understand("lavender for 20 minutes, give me a minute").commands[0].duration_min == 20

@@ -312,8 +312,6 @@ def _and_then(tokens: list[str], cue: int, vocabulary: HomeVocabulary, lang: Lan
     cue_end, cue_said = next(
         (start + len(p), p) for start, p in find(tokens, lang.correcting) if start == cue
     )
-    if lang.plain_not in cue_said:
-        return None  # "a warm white, not that cold hospital colour": what follows is the wrong one
     at = cue_end
     while at < len(tokens) and tokens[at] in lang.correction_words:
         at += 1
@@ -330,6 +328,9 @@ def _and_then(tokens: list[str], cue: int, vocabulary: HomeVocabulary, lang: Lan
         )
     else:
         return None
+    pointing = len(cue_said) == 2 and cue_said[0] == lang.plain_not and at == cue_end  # "not that"
+    if pointing and tokens[after : after + 1] and tokens[after] not in lang.correction_words | lang.fillers:
+        return None  # "a warm white, not that cold hospital colour": it says which is wrong
     redo = corrected(" ".join(tokens[:cue]), Correction(value, None, sort), vocabulary, lang=lang)
     if redo is None or after >= len(tokens):
         return None  # nothing goes on after it: `said_right` had the whole of it

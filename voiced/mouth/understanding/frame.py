@@ -270,7 +270,11 @@ def _read(
     own_out = {  # "would you mind sorting that out": the verb's own "out", not off
         i
         for i, t in enumerate(tokens)
-        if t in lang.word_sets["out_word"] and set(tokens[max(0, i - 3) : i]) & set(lang.word_sets["own_out"])
+        if t in lang.word_sets["out_word"]
+        and (
+            set(tokens[max(0, i - 3) : i]) & set(lang.word_sets["own_out"])
+            or (tokens[i - 1 : i] and tokens[i - 1] in lang.word_sets["own_out_next"])
+        )
     }
     power = values.one_of(tokens, lang.power, taken | acted | own_out)  # "off you go" is no "off"
     if power == "off" and values.eased_off(tokens, lang):

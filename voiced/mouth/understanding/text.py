@@ -44,11 +44,12 @@ def clean(segment: str) -> str:
 
 def _unstretched(match: re.Match[str]) -> str:
     """A word typed with a letter held ("LOUDERRR", "pleaseee", "sooo"): the word it stretches, the
-    held letter twice if that is a word ("coool"), else once if that is ("sooo"), else twice."""
+    held letter twice if that is a word ("coool"), else once if that is ("sooo"); else as typed (a name:
+    "xxxtentacion")."""
     stretched = match.group(0)
     known = english().known | common_words()
-    once, twice = _HELD.sub(r"\1", stretched), _HELD.sub(r"\1\1", stretched)
-    return once if once in known and twice not in known else twice
+    twice, once = _HELD.sub(r"\1\1", stretched), _HELD.sub(r"\1", stretched)
+    return next((w for w in (twice, once) if w in known and len(w) > 1), stretched)
 
 
 def normalise(text: str) -> str:

@@ -206,7 +206,7 @@ def minutes(tokens: list[str], taken: set[int], lang: Language) -> int | None:
         ):
             after += 1
         rest = tokens[after:]
-        for p, value in lang.minutes.items():
+        for p, value in sorted(lang.minutes.items(), key=lambda item: -len(item[0])):
             if tuple(rest[: len(p)]) == p:
                 taken.update(range(i, after + len(p)))
                 return value
@@ -227,10 +227,11 @@ def minutes(tokens: list[str], taken: set[int], lang: Language) -> int | None:
 
 
 def _lasting_phrase(tokens: list[str], at: int, lang: Language) -> tuple[Phrase, int] | None:
-    """One of the minutes' phrases starting at `at`, not followed by "ago"."""
-    for p, value in lang.minutes.items():
+    """One of the minutes' phrases starting at `at` (the longest), then "of" ("half an hour of
+    sandalwood"): how long, said without "for"."""
+    for p, value in sorted(lang.minutes.items(), key=lambda item: -len(item[0])):
         end = at + len(p)
-        if tuple(tokens[at:end]) == p and tokens[end : end + 1] != ["ago"]:
+        if tuple(tokens[at:end]) == p and tokens[end : end + 1] == ["of"]:
             return p, value
     return None
 
