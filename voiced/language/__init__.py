@@ -191,6 +191,10 @@ class Language:
         return tuple(phrase(c) for c in self.courtesy)
 
     @functools.cached_property
+    def minutes_longest_first(self) -> tuple[tuple[Phrase, int], ...]:
+        return tuple(sorted(self.minutes.items(), key=lambda item: -len(item[0])))
+
+    @functools.cached_property
     def known(self) -> frozenset[str]:
         """Every word some class of this file holds as a word of its own, and every word of the phrases
         that ask for something ("carry" of "carry on"); a place's words only whole ("room" of "living

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from voiced.language import Language, find, has, opens, phrase
+from voiced.language import Language, find, has, opens
 from voiced.language.replies import say
 from voiced.mouth.understanding import values
 from voiced.mouth.understanding.home_words import Words
@@ -121,7 +121,7 @@ def _read(
         or told_of_the_past(tokens, lang, nouns(words, lang))
     ):
         return None  # one word alone ("blues") is a part of something else, or a mishearing
-    courtesy = [phrase(c) for c in lang.courtesy]
+    courtesy = lang.courtesy_phrases
     polite_at = {i for s, p in find(tokens, courtesy) for i in range(s, s + len(p))}
     unhedged = [t for i, t in enumerate(tokens) if i not in polite_at]  # "if you don't mind" negates nothing
     negated = has(unhedged, lang.negations) and not values.felt_only_negation(unhedged, lang)

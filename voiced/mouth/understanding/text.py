@@ -47,9 +47,9 @@ def _unstretched(match: re.Match[str]) -> str:
     held letter twice if that is a word ("coool"), else once if that is ("sooo"); else as typed (a name:
     "xxxtentacion")."""
     stretched = match.group(0)
-    known = english().known | common_words()
+    known, common = english().known, common_words()
     twice, once = _HELD.sub(r"\1\1", stretched), _HELD.sub(r"\1", stretched)
-    return next((w for w in (twice, once) if w in known and len(w) > 1), stretched)
+    return next((w for w in (twice, once) if (w in known or w in common) and len(w) > 1), stretched)
 
 
 def normalise(text: str) -> str:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Collection, Container, Iterator, Sequence
 
-from voiced.language import Language, Phrase, find, has, opens, phrase
+from voiced.language import Language, Phrase, find, has, opens
 
 TWO_VALUES = -1  # two different percentages in one part: which goes where is a guess
 
@@ -206,7 +206,7 @@ def minutes(tokens: list[str], taken: set[int], lang: Language) -> int | None:
         ):
             after += 1
         rest = tokens[after:]
-        for p, value in sorted(lang.minutes.items(), key=lambda item: -len(item[0])):
+        for p, value in lang.minutes_longest_first:
             if tuple(rest[: len(p)]) == p:
                 taken.update(range(i, after + len(p)))
                 return value
@@ -229,7 +229,7 @@ def minutes(tokens: list[str], taken: set[int], lang: Language) -> int | None:
 def _lasting_phrase(tokens: list[str], at: int, lang: Language) -> tuple[Phrase, int] | None:
     """One of the minutes' phrases starting at `at` (the longest), then "of" ("half an hour of
     sandalwood"): how long, said without "for"."""
-    for p, value in sorted(lang.minutes.items(), key=lambda item: -len(item[0])):
+    for p, value in lang.minutes_longest_first:
         end = at + len(p)
         if tuple(tokens[at:end]) == p and tokens[end : end + 1] == ["of"]:
             return p, value
@@ -262,7 +262,7 @@ def also_said(tokens: list[str], lang: Language) -> bool:
     """Whether the words say "as well" ("the kitchen too"); a word that is also one of degree, with
     more than courtesy after it, is the degree ("it's way too yellow in the lounge")."""
     both = set(lang.also) & set(lang.degree)
-    courtesy = [phrase(c) for c in lang.courtesy]
+    courtesy = lang.courtesy_phrases
 
     def said_after(at: int) -> list[str]:  # "…too, if you would": courtesy says nothing
         polite = {i for s, p in find(tokens[at:], courtesy) for i in range(at + s, at + s + len(p))}
